@@ -1,0 +1,363 @@
+// This file runs edge as a server: it loads the configuration (a file, or
+// the built-in site), tests or dumps it, sends signals to a running edge
+// (-s), or serves until told to stop, reloading on HUP.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/signal"
+	"path/filepath"
+	goruntime "runtime"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"edge/conf"
+	"edge/proxy"
+)
+
+func run(o *options) int {
+	if o.version {
+		printVersion(o.build)
+		if o.help {
+			printHelp()
+		}
+		if !o.test && o.signal == "" {
+			return 0
+		}
+	}
+	plan, err := load(o)
+	if o.test {
+		return testConfig(o, plan, err)
+	}
+	if err != nil {
+		emerg(err)
+		return 1
+	}
+	if o.signal != "" {
+		return sendSignal(plan, o.signal)
+	}
+	if plan.Main.Daemon && os.Getenv(daemonEnv) == "" {
+		return daemonize()
+	}
+	return serve(o, plan)
+}
+
+// emerg prints a configuration error the way nginx does on stderr.
+func emerg(err error) {
+	level := "emerg"
+	var ce *conf.Error
+	if errors.As(err, &ce) {
+		level = ce.Level.String()
+	}
+	fmt.Fprintf(os.Stderr, "edge: [%s] %s\n", level, err)
+}
+
+// configPath is the file named in messages.
+func configPath(o *options) string {
+	if o.conf == "" {
+		return "<built-in site>"
+	}
+	p, _ := filepath.Abs(o.conf)
+	return p
+}
+
+// load reads the configuration named by -c, or the built-in site.
+func load(o *options) (*conf.Plan, error) {
+	var plan *conf.Plan
+	var err error
+	var builtins []string
+	readFile := func(path string) ([]byte, error) {
+		data, builtin, err := conf.ReadFileWithBuiltins(path)
+		if builtin {
+			builtins = append(builtins, path)
+		}
+		return data, err
+	}
+	if o.conf == "" {
+		plan, err = loadDefault(o)
+	} else {
+		path, _ := filepath.Abs(o.conf)
+		prefix := o.prefix
+		if prefix == "" {
+			prefix = filepath.Dir(path)
+		}
+		prefix, _ = filepath.Abs(prefix)
+		plan, err = conf.Load(path, conf.LoadOptions{Prefix: prefix, Extra: o.extra, ReadFile: readFile})
+	}
+	if err != nil {
+		return nil, err
+	}
+	for _, b := range builtins {
+		plan.Warnings = append(plan.Warnings, &conf.Error{Level: conf.LevelNotice,
+			Msg: fmt.Sprintf("\"%s\" does not exist; using edge's built-in %s", b, filepath.Base(b))})
+	}
+	if o.errLog != "" && !errorLogSet(plan) {
+		plan.Main.ErrorLogs = []conf.ErrorLog{{Path: o.errLog, Level: conf.LevelError}}
+	}
+	return plan, nil
+}
+
+// errorLogSet reports whether the configuration named an error log.
+func errorLogSet(p *conf.Plan) bool {
+	for _, d := range p.Tree.Main {
+		if d.Name == "error_log" {
+			return true
+		}
+	}
+	return false
+}
+
+// loadDefault builds the built-in site: ./public, or the current
+// directory, on localhost. EDGE_ROOT and EDGE_HTTP_PORT override the
+// directory and port.
+func loadDefault(o *options) (*conf.Plan, error) {
+	src, err := conf.Builtin("default.conf")
+	if err != nil {
+		return nil, err
+	}
+	cwd, _ := os.Getwd()
+	root := os.Getenv("EDGE_ROOT")
+	if root == "" {
+		root = cwd
+		if st, err := os.Stat(filepath.Join(cwd, "public")); err == nil && st.IsDir() {
+			root = filepath.Join(cwd, "public")
+		}
+	}
+	root, _ = filepath.Abs(root)
+	port := envOr("EDGE_HTTP_PORT", "8080")
+	text := strings.NewReplacer("{{ROOT}}", root, "{{HTTP_PORT}}", port).Replace(string(src))
+	prefix := o.prefix
+	if prefix == "" {
+		prefix = filepath.Join(cwd, ".edge")
+	}
+	if err := os.MkdirAll(filepath.Join(prefix, "logs"), 0o755); err != nil {
+		return nil, err
+	}
+	readFile := func(path string) ([]byte, error) {
+		if b, err := conf.Builtin(filepath.Base(path)); err == nil {
+			return b, nil
+		}
+		return os.ReadFile(path)
+	}
+	tree, err := conf.ParseBytes("<built-in site>", []byte(text), conf.ParseOptions{Prefix: prefix, ReadFile: readFile})
+	if err != nil {
+		return nil, err
+	}
+	if o.extra != "" {
+		extra, err := conf.ParseBytes("command line", []byte(o.extra), conf.ParseOptions{Prefix: prefix})
+		if err != nil {
+			return nil, err
+		}
+		tree.Main = append(tree.Main, extra.Main...)
+	}
+	return conf.Compile(tree, conf.CompileOptions{Path: "<built-in site>", Prefix: prefix})
+}
+
+func envOr(name, def string) string {
+	if v := os.Getenv(name); v != "" {
+		return v
+	}
+	return def
+}
+
+// testConfig is -t and -T.
+func testConfig(o *options, plan *conf.Plan, err error) int {
+	path := configPath(o)
+	if err != nil {
+		emerg(err)
+		fmt.Fprintf(os.Stderr, "edge: configuration file %s test failed\n", path)
+		return 1
+	}
+	for _, w := range plan.Warnings {
+		fmt.Fprintf(os.Stderr, "edge: [%s] %s\n", w.Level, w)
+	}
+	if !o.quiet {
+		fmt.Fprintf(os.Stderr, "edge: the configuration file %s syntax is ok\n", path)
+		fmt.Fprintf(os.Stderr, "edge: configuration file %s test is successful\n", path)
+	}
+	if o.dump {
+		if o.nginx {
+			fmt.Printf("# configuration file %s (edge-only directives left out):\n", path)
+			fmt.Print(conf.Format(plan.Tree.Main, true))
+			return 0
+		}
+		for _, f := range plan.Tree.Files {
+			fmt.Printf("# configuration file %s:\n", f.Path)
+			os.Stdout.Write(f.Data)
+			if len(f.Data) > 0 && f.Data[len(f.Data)-1] != '\n' {
+				fmt.Println()
+			}
+			fmt.Println()
+		}
+	}
+	return 0
+}
+
+// sendSignal is -s: it signals the edge whose pid file the
+// configuration names.
+func sendSignal(plan *conf.Plan, name string) int {
+	sig := map[string]syscall.Signal{"stop": syscall.SIGTERM, "quit": syscall.SIGQUIT,
+		"reopen": syscall.SIGUSR1, "reload": syscall.SIGHUP}[name]
+	pidFile := plan.Main.PidFile
+	data, err := os.ReadFile(pidFile)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "edge: [error] open() \"%s\" failed (%s)\n", pidFile, errnoText(err))
+		return 1
+	}
+	pid, err := strconv.Atoi(strings.TrimSpace(string(data)))
+	if err != nil || pid <= 0 {
+		fmt.Fprintf(os.Stderr, "edge: [error] invalid PID number \"%s\" in \"%s\"\n", strings.TrimSpace(string(data)), pidFile)
+		return 1
+	}
+	if err := syscall.Kill(pid, sig); err != nil {
+		fmt.Fprintf(os.Stderr, "edge: [error] kill(%d, %d) failed (%s)\n", pid, int(sig), errnoText(err))
+		return 1
+	}
+	return 0
+}
+
+func errnoText(err error) string {
+	var errno syscall.Errno
+	if errors.As(err, &errno) {
+		return fmt.Sprintf("%d: %s", int(errno), errno.Error())
+	}
+	return err.Error()
+}
+
+// serve runs until a stop signal.
+func serve(o *options, plan *conf.Plan) int {
+	goruntime.GOMAXPROCS(workerCount(plan))
+	srv := proxy.NewServer(proxy.Options{})
+	if err := srv.Apply(plan); err != nil {
+		fmt.Fprintf(os.Stderr, "edge: [emerg] %s\n", err)
+		daemonReady(err)
+		return 1
+	}
+	log := srv.ErrorLog()
+	for _, w := range plan.Warnings {
+		log.Logf(w.Level, "%s", w)
+	}
+	if pf := plan.Main.PidFile; pf != "" {
+		if err := writePid(pf); err != nil {
+			log.Logf(conf.LevelEmerg, "%s", err)
+			daemonReady(err)
+			srv.Close()
+			return 1
+		}
+		defer os.Remove(pf)
+	}
+	daemonReady(nil)
+	if o.conf == "" {
+		announce(srv, plan)
+	}
+	log.Logf(conf.LevelNotice, "edge/%s (nginx/%s configuration language) started", proxy.Version, proxy.NginxVersion)
+
+	sigs := make(chan os.Signal, 8)
+	signal.Notify(sigs, syscall.SIGHUP, syscall.SIGQUIT, syscall.SIGTERM, syscall.SIGINT, syscall.SIGUSR1, syscall.SIGWINCH)
+	for sig := range sigs {
+		s := sig.(syscall.Signal)
+		log = srv.ErrorLog()
+		log.Logf(conf.LevelNotice, "signal %d (%s) received", int(s), signalName(s))
+		switch s {
+		case syscall.SIGHUP:
+			reload(o, srv)
+		case syscall.SIGUSR1:
+			if err := srv.ReopenLogs(); err != nil {
+				log.Logf(conf.LevelAlert, "reopening logs failed: %v", err)
+			} else {
+				log.Logf(conf.LevelNotice, "reopening logs")
+			}
+		case syscall.SIGQUIT:
+			log.Logf(conf.LevelNotice, "gracefully shutting down")
+			timeout := plan.Main.WorkerShutdownTimeout
+			ctx := context.Background()
+			if timeout > 0 {
+				var cancel context.CancelFunc
+				ctx, cancel = context.WithTimeout(ctx, timeout)
+				defer cancel()
+			}
+			_ = srv.Shutdown(ctx)
+			log.Logf(conf.LevelNotice, "exit")
+			return 0
+		case syscall.SIGTERM, syscall.SIGINT:
+			log.Logf(conf.LevelNotice, "exiting")
+			srv.Close()
+			ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+			_ = srv.Shutdown(ctx)
+			cancel()
+			return 0
+		}
+	}
+	return 0
+}
+
+// reload loads the configuration again; on any error the running one
+// stays, as with nginx.
+func reload(o *options, srv *proxy.Server) {
+	log := srv.ErrorLog()
+	plan, err := load(o)
+	if err != nil {
+		log.Logf(conf.LevelEmerg, "%s", err)
+		return
+	}
+	if err := srv.Apply(plan); err != nil {
+		log.Logf(conf.LevelEmerg, "%s", err)
+		return
+	}
+	goruntime.GOMAXPROCS(workerCount(plan))
+	log = srv.ErrorLog()
+	for _, w := range plan.Warnings {
+		log.Logf(w.Level, "%s", w)
+	}
+	log.Logf(conf.LevelNotice, "reconfiguring done")
+}
+
+func workerCount(p *conf.Plan) int {
+	if p.Main.WorkerProcesses > 0 {
+		return p.Main.WorkerProcesses
+	}
+	return goruntime.NumCPU()
+}
+
+func signalName(s syscall.Signal) string {
+	switch s {
+	case syscall.SIGHUP:
+		return "SIGHUP"
+	case syscall.SIGQUIT:
+		return "SIGQUIT"
+	case syscall.SIGTERM:
+		return "SIGTERM"
+	case syscall.SIGINT:
+		return "SIGINT"
+	case syscall.SIGUSR1:
+		return "SIGUSR1"
+	case syscall.SIGWINCH:
+		return "SIGWINCH"
+	}
+	return s.String()
+}
+
+// writePid writes the pid file (after every listener is bound).
+func writePid(path string) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	if err := os.WriteFile(path, []byte(strconv.Itoa(os.Getpid())+"\n"), 0o644); err != nil {
+		return fmt.Errorf("open() \"%s\" failed (%s)", path, errnoText(err))
+	}
+	return nil
+}
+
+// announce prints where the built-in site is served.
+func announce(srv *proxy.Server, plan *conf.Plan) {
+	root := plan.HTTP.Servers[0].Loc.Root.Raw
+	fmt.Fprintf(os.Stderr, "edge: serving %s\n", root)
+	for _, a := range srv.Addrs() {
+		fmt.Fprintf(os.Stderr, "edge:   http://%s/\n", strings.Replace(a.String(), "127.0.0.1", "localhost", 1))
+	}
+}

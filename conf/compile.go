@@ -1,0 +1,372 @@
+// This file holds the compile step: it walks the syntax tree with the
+// directive tables, builds the http/server/location structure, merges
+// inherited settings the way nginx's merge_loc_conf functions do, resolves
+// variables and returns an immutable Plan.
+package conf
+
+import (
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+)
+
+// LoadOptions controls Load.
+type LoadOptions struct {
+	// Prefix is nginx's -p: relative paths in the configuration (pid,
+	// logs, root) resolve against it. Empty means the directory of the
+	// configuration file's parent, like nginx's default prefix; callers
+	// usually set it.
+	Prefix string
+	// ConfPrefix is the directory includes resolve against; empty means
+	// the directory of the main file.
+	ConfPrefix string
+	// Extra is the text of -g.
+	Extra string
+	// ReadFile and Glob replace file access (nil: the os package).
+	ReadFile ReadFileFunc
+	Glob     GlobFunc
+}
+
+// Load parses and compiles a configuration file.
+func Load(path string, o LoadOptions) (*Plan, error) {
+	tree, err := ParseFile(path, ParseOptions{Prefix: o.ConfPrefix, ReadFile: o.ReadFile, Glob: o.Glob, Extra: o.Extra})
+	if err != nil {
+		return nil, err
+	}
+	prefix := o.Prefix
+	if prefix == "" {
+		prefix = filepath.Dir(path)
+	}
+	return Compile(tree, CompileOptions{Path: path, Prefix: prefix})
+}
+
+// CompileOptions says where a tree came from.
+type CompileOptions struct {
+	Path   string // the main file, for messages
+	Prefix string // relative paths resolve against it
+}
+
+// compiler holds the state of one compilation.
+type compiler struct {
+	plan   *Plan
+	prefix string
+
+	pendingVars []pendingVar
+	slots       map[string]int
+	slotNames   []string
+	slotMaps    []*Map
+
+	// set records which directives were given at each level (keyed by the
+	// level's Location), for "is duplicate" and for merging.
+	set map[*Location]map[string]bool
+	// ifs holds the "if" locations under each location, for merging.
+	ifs map[*Location][]*Location
+
+	mainLoc  *Location // the level key for main/events directives
+	httpLoc  *Location // http-level location settings
+	httpSrv  *Server   // http-level server settings
+	defaults *Location // nginx's defaults, the root of inheritance
+
+	fastcgiPasses []*FastCGIPass
+	fpmPools      []*FPMPool
+}
+
+// frame is the context a directive is read in.
+type frame struct {
+	ctx  ctx
+	srv  *Server
+	loc  *Location // the level's settings (also the duplicate-check key)
+	prog *[]Op     // where rewrite-module directives append
+	up   *Upstream
+	fpm  *FPMPool
+}
+
+// Compile turns a syntax tree into a Plan.
+func Compile(tree *Tree, o CompileOptions) (*Plan, error) {
+	c := &compiler{
+		plan:    &Plan{Tree: tree, Path: o.Path, Prefix: o.Prefix},
+		prefix:  o.Prefix,
+		slots:   map[string]int{},
+		set:     map[*Location]map[string]bool{},
+		ifs:     map[*Location][]*Location{},
+		mainLoc: &Location{},
+		httpLoc: &Location{Kind: LocServer},
+		httpSrv: &Server{},
+	}
+	c.defaults = defaultLocation()
+	c.plan.Main = MainConf{WorkerProcesses: 1, Daemon: true, PidFile: c.path("logs/nginx.pid")}
+	f := &frame{ctx: ctxMain, loc: c.mainLoc}
+	if err := c.block(f, tree.Main); err != nil {
+		return nil, err
+	}
+	if err := c.finish(); err != nil {
+		return nil, err
+	}
+	return c.plan, nil
+}
+
+// block reads a list of directives in one context.
+func (c *compiler) block(f *frame, list []*Directive) error {
+	for _, d := range list {
+		s, err := c.lookup(d, f.ctx)
+		if err != nil {
+			return err
+		}
+		if s == nil {
+			continue
+		}
+		if !s.multi && c.isSet(f.loc, d.Name) {
+			return emergf(d, "\"%s\" directive is duplicate", d.Name)
+		}
+		c.mark(f.loc, d.Name)
+		if err := s.set(c, f, d); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (c *compiler) mark(l *Location, name string) {
+	m := c.set[l]
+	if m == nil {
+		m = map[string]bool{}
+		c.set[l] = m
+	}
+	m[name] = true
+}
+
+func (c *compiler) isSet(l *Location, names ...string) bool {
+	m := c.set[l]
+	for _, n := range names {
+		if m[n] {
+			return true
+		}
+	}
+	return false
+}
+
+func (c *compiler) warnf(d *Directive, format string, args ...any) {
+	e := emergf(d, format, args...)
+	e.Level = LevelWarn
+	c.plan.Warnings = append(c.plan.Warnings, e)
+}
+
+// path resolves a relative path against the prefix, like nginx's
+// ngx_conf_full_name.
+func (c *compiler) path(p string) string {
+	if p == "" || filepath.IsAbs(p) || strings.HasPrefix(p, "$") {
+		return p
+	}
+	return filepath.Join(c.prefix, p)
+}
+
+func init() {
+	register(
+		&spec{name: "http", ctx: ctxMain, args: take0 | isBlock, set: setHTTP},
+		&spec{name: "events", ctx: ctxMain, args: take0 | isBlock, set: setEvents},
+		&spec{name: "server", ctx: ctxHTTP, args: take0 | isBlock, set: setServer, multi: true},
+		&spec{name: "location", ctx: ctxServer | ctxLocation, args: take12 | isBlock, set: setLocation, multi: true},
+	)
+}
+
+func setHTTP(c *compiler, f *frame, d *Directive) error {
+	c.plan.HTTP = &HTTPConf{LogFormats: map[string]*LogFormat{}, Upstreams: map[string]*Upstream{}}
+	c.plan.HTTP.LogFormats["combined"] = combinedFormat(c)
+	return c.block(&frame{ctx: ctxHTTP, srv: c.httpSrv, loc: c.httpLoc}, d.Block)
+}
+
+func setEvents(c *compiler, f *frame, d *Directive) error {
+	return c.block(&frame{ctx: ctxEvents, loc: &Location{}}, d.Block)
+}
+
+func setServer(c *compiler, f *frame, d *Directive) error {
+	srv := &Server{Loc: &Location{Kind: LocServer, File: d.File, Line: d.Line}, Named: map[string]*Location{}, File: d.File, Line: d.Line}
+	if err := c.block(&frame{ctx: ctxServer, srv: srv, loc: srv.Loc, prog: &srv.Rewrite}, d.Block); err != nil {
+		return err
+	}
+	c.plan.HTTP.Servers = append(c.plan.HTTP.Servers, srv)
+	return nil
+}
+
+// setLocation reads "location [modifier] name { ... }" with nginx's rules
+// for modifiers and nesting (ngx_http_core_location).
+func setLocation(c *compiler, f *frame, d *Directive) error {
+	loc := &Location{File: d.File, Line: d.Line}
+	var name string
+	if len(d.Args) == 2 {
+		mod := d.Args[0]
+		name = d.Args[1]
+		switch mod {
+		case "=":
+			loc.Kind = LocExact
+		case "^~":
+			loc.Kind = LocNoRegex
+		case "~", "~*":
+			loc.Kind = LocRegex
+			re, err := c.compileRegex(d, name, mod == "~*")
+			if err != nil {
+				return err
+			}
+			loc.Regex = re
+		default:
+			return emergf(d, "invalid location modifier \"%s\"", mod)
+		}
+	} else {
+		name = d.Args[0]
+		switch {
+		case strings.HasPrefix(name, "="):
+			loc.Kind = LocExact
+			name = name[1:]
+		case strings.HasPrefix(name, "~"):
+			name = name[1:]
+			ci := false
+			if strings.HasPrefix(name, "*") {
+				ci = true
+				name = name[1:]
+			}
+			loc.Kind = LocRegex
+			re, err := c.compileRegex(d, name, ci)
+			if err != nil {
+				return err
+			}
+			loc.Regex = re
+		case strings.HasPrefix(name, "@"):
+			loc.Kind = LocNamed
+		default:
+			loc.Kind = LocPrefix
+		}
+	}
+	loc.Name = name
+	parent := f.loc
+	if parent.Kind != LocServer {
+		switch {
+		case parent.Kind == LocExact:
+			return emergf(d, "location \"%s\" cannot be inside the exact location \"%s\"", name, parent.Name)
+		case parent.Kind == LocNamed:
+			return emergf(d, "location \"%s\" cannot be inside the named location \"%s\"", name, parent.Name)
+		case loc.Kind == LocNamed:
+			return emergf(d, "named location \"%s\" can be on the server level only", name)
+		case loc.Kind != LocRegex && !strings.HasPrefix(name, parent.Name):
+			return emergf(d, "location \"%s\" is outside location \"%s\"", name, parent.Name)
+		}
+	}
+	loc.Parent = parent
+	if loc.Kind == LocNamed {
+		if _, dup := f.srv.Named[name]; dup {
+			return emergf(d, "duplicate location \"%s\"", name)
+		}
+		f.srv.Named[name] = loc
+	} else if loc.Kind == LocRegex {
+		parent.Regexes = append(parent.Regexes, loc)
+	} else {
+		for _, o := range parent.Prefixes {
+			if o.Name == name && (o.Kind == LocExact) == (loc.Kind == LocExact) {
+				return emergf(d, "duplicate location \"%s\"", name)
+			}
+		}
+		parent.Prefixes = append(parent.Prefixes, loc)
+	}
+	return c.block(&frame{ctx: ctxLocation, srv: f.srv, loc: loc, prog: &loc.Rewrite}, d.Block)
+}
+
+// finish runs once the whole tree is read: it resolves variables, merges
+// inheritance and builds the lookup structures.
+func (c *compiler) finish() error {
+	if err := c.finishMain(); err != nil {
+		return err
+	}
+	h := c.plan.HTTP
+	if h == nil {
+		return c.resolveVars()
+	}
+	if err := c.resolveVars(); err != nil {
+		return err
+	}
+	h.Vars = c.slotNames
+	c.defaults.AccessLogs = []*AccessLog{{Path: StaticScript(c.path("logs/access.log")), Format: h.LogFormats["combined"]}}
+	if err := c.resolveFastCGIPasses(); err != nil {
+		return err
+	}
+	c.mergeLoc(c.httpLoc, c.defaults)
+	for _, srv := range h.Servers {
+		c.mergeServer(srv)
+		c.mergeTree(srv.Loc, c.httpLoc)
+		for _, n := range srv.Named {
+			c.mergeTree(n, srv.Loc)
+		}
+		if err := c.checkServer(srv); err != nil {
+			return err
+		}
+	}
+	return c.buildListens()
+}
+
+// mergeTree merges a location and everything under it.
+func (c *compiler) mergeTree(l, parent *Location) {
+	c.mergeLoc(l, parent)
+	for _, ch := range c.ifs[l] {
+		c.mergeTree(ch, l)
+	}
+	for _, ch := range l.Prefixes {
+		c.mergeTree(ch, l)
+	}
+	for _, ch := range l.Regexes {
+		c.mergeTree(ch, l)
+	}
+	sortPrefixes(l.Prefixes)
+}
+
+// sortPrefixes orders prefix locations longest first, so the first that
+// matches is the longest match (nginx builds a tree for the same answer).
+func sortPrefixes(list []*Location) {
+	sort.SliceStable(list, func(i, j int) bool {
+		if len(list[i].Name) != len(list[j].Name) {
+			return len(list[i].Name) > len(list[j].Name)
+		}
+		// An exact location is tried before a prefix with the same name.
+		return list[i].Kind == LocExact && list[j].Kind != LocExact
+	})
+}
+
+func (c *compiler) finishMain() error {
+	if !c.isSet(c.mainLoc, "events") {
+		return &Error{Level: LevelEmerg, Msg: "no \"events\" section in configuration"}
+	}
+	m := &c.plan.Main
+	if m.WorkerConnections == 0 {
+		m.WorkerConnections = 512
+	}
+	if len(m.ErrorLogs) == 0 {
+		m.ErrorLogs = []ErrorLog{{Path: c.path("logs/error.log"), Level: LevelError}}
+	}
+	return nil
+}
+
+// checkServer applies the cross-directive checks of one server.
+func (c *compiler) checkServer(srv *Server) error {
+	if len(srv.Listens) == 0 {
+		port := "80"
+		if os.Geteuid() != 0 {
+			port = "8000"
+		}
+		srv.Listens = []Listen{{Network: "tcp", Addr: "0.0.0.0:" + port, File: srv.File, Line: srv.Line}}
+	}
+	if len(srv.Names) == 0 {
+		srv.Names = []ServerName{{Name: "", Kind: NameExact}}
+	}
+	return nil
+}
+
+// describe is used in messages about a location.
+func (l *Location) describe() string {
+	switch l.Kind {
+	case LocExact:
+		return "= " + l.Name
+	case LocNoRegex:
+		return "^~ " + l.Name
+	case LocRegex:
+		return "~ " + l.Name
+	}
+	return l.Name
+}

@@ -1,0 +1,201 @@
+// This file prints configurations: the syntax tree back as nginx text
+// ("edge -T --nginx" feeds it to nginx in the A/B harness, without the
+// edge-only directives), and a compiled plan as a stable text used by the
+// golden tests to show what inheritance and defaults produced.
+package conf
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// Format writes directives back as configuration text. With nginxOnly,
+// edge-only directives and blocks are left out.
+func Format(list []*Directive, nginxOnly bool) string {
+	var b strings.Builder
+	formatList(&b, list, 0, nginxOnly)
+	return b.String()
+}
+
+func formatList(b *strings.Builder, list []*Directive, depth int, nginxOnly bool) {
+	for _, d := range list {
+		if nginxOnly && IsEdgeOnly(d.Name) {
+			continue
+		}
+		b.WriteString(strings.Repeat("    ", depth))
+		b.WriteString(quoteWord(d.Name))
+		for _, a := range d.Args {
+			b.WriteByte(' ')
+			b.WriteString(quoteWord(a))
+		}
+		if d.HasBlock {
+			b.WriteString(" {\n")
+			formatList(b, d.Block, depth+1, nginxOnly)
+			b.WriteString(strings.Repeat("    ", depth))
+			b.WriteString("}\n")
+			continue
+		}
+		b.WriteString(";\n")
+	}
+}
+
+// quoteWord quotes a word when the lexer would otherwise split or change it.
+func quoteWord(w string) string {
+	if w != "" && !strings.ContainsAny(w, " \t\r\n;{}\"'#\\") {
+		return w
+	}
+	var b strings.Builder
+	b.WriteByte('"')
+	for i := 0; i < len(w); i++ {
+		switch c := w[i]; c {
+		case '"':
+			b.WriteString(`\"`)
+		case '\\':
+			// A backslash before a letter is kept as written by the lexer,
+			// so only escape it where it would be read as an escape.
+			if i+1 < len(w) && strings.IndexByte(`"'\ntr`, w[i+1]) >= 0 {
+				b.WriteString(`\\`)
+			} else {
+				b.WriteByte('\\')
+			}
+		case '\n':
+			b.WriteString(`\n`)
+		case '\r':
+			b.WriteString(`\r`)
+		case '\t':
+			b.WriteString(`\t`)
+		default:
+			b.WriteByte(c)
+		}
+	}
+	b.WriteByte('"')
+	return b.String()
+}
+
+// Dump describes a compiled plan, one setting per line, for golden tests
+// and for people reading what edge made of their configuration.
+func (p *Plan) Dump() string {
+	var b strings.Builder
+	m := p.Main
+	fmt.Fprintf(&b, "main worker_processes=%d worker_connections=%d daemon=%v\n", m.WorkerProcesses, m.WorkerConnections, m.Daemon)
+	for _, w := range p.Warnings {
+		fmt.Fprintf(&b, "warn %s\n", w.Msg)
+	}
+	if p.HTTP == nil {
+		return b.String()
+	}
+	for _, g := range p.HTTP.Listens {
+		fmt.Fprintf(&b, "listen %s %s default=%s ssl=%v http2=%v\n", g.Listen.Network, g.Listen.Addr, serverLabel(g.Default), g.Listen.SSL, g.Listen.HTTP2)
+	}
+	for i, s := range p.HTTP.Servers {
+		fmt.Fprintf(&b, "server #%d names=%s\n", i, serverLabel(s))
+		dumpOps(&b, s.Rewrite, 1)
+		dumpLoc(&b, s.Loc, 1)
+		var named []string
+		for n := range s.Named {
+			named = append(named, n)
+		}
+		sort.Strings(named)
+		for _, n := range named {
+			dumpLoc(&b, s.Named[n], 1)
+		}
+	}
+	return b.String()
+}
+
+func serverLabel(s *Server) string {
+	var names []string
+	for _, n := range s.Names {
+		names = append(names, n.Name)
+	}
+	return strings.Join(names, ",")
+}
+
+func dumpLoc(b *strings.Builder, l *Location, depth int) {
+	ind := strings.Repeat("  ", depth)
+	label := "location " + l.describe()
+	if l.Kind == LocServer {
+		label = "server-level"
+	}
+	fmt.Fprintf(b, "%s%s\n", ind, label)
+	ind += "  "
+	root := "-"
+	if l.Root != nil {
+		root = l.Root.Raw
+		if l.Alias {
+			root = "alias " + root
+		}
+	}
+	fmt.Fprintf(b, "%sroot %s\n", ind, root)
+	if len(l.TryFiles) > 0 {
+		var parts []string
+		for _, t := range l.TryFiles {
+			switch {
+			case t.Code != 0:
+				parts = append(parts, fmt.Sprintf("=%d", t.Code))
+			case t.Named != "":
+				parts = append(parts, t.Named)
+			default:
+				s := t.Path.Raw
+				if t.Dir {
+					s += "/"
+				}
+				parts = append(parts, s)
+			}
+		}
+		fmt.Fprintf(b, "%stry_files %s\n", ind, strings.Join(parts, " "))
+	}
+	if l.Expires.Mode != ExpiresOff {
+		fmt.Fprintf(b, "%sexpires mode=%d time=%s\n", ind, l.Expires.Mode, l.Expires.Time)
+	}
+	for _, h := range l.AddHeaders {
+		fmt.Fprintf(b, "%sadd_header %s %q always=%v\n", ind, h.Name, h.Value.Raw, h.Always)
+	}
+	if len(l.AccessLogs) == 0 {
+		fmt.Fprintf(b, "%saccess_log off\n", ind)
+	} else {
+		for _, a := range l.AccessLogs {
+			fmt.Fprintf(b, "%saccess_log %s %s\n", ind, a.Path.Raw, a.Format.Name)
+		}
+	}
+	if !l.LogNotFound {
+		fmt.Fprintf(b, "%slog_not_found off\n", ind)
+	}
+	if l.Gzip.On {
+		fmt.Fprintf(b, "%sgzip on level=%d min_length=%d\n", ind, l.Gzip.CompLevel, l.Gzip.MinLength)
+	}
+	if l.Content.Kind == ContentFastCGI {
+		fmt.Fprintf(b, "%sfastcgi_pass %s params=%d\n", ind, l.Content.FastCGI.Raw, len(l.FastCGI.Params))
+	}
+	dumpOps(b, l.Rewrite, depth+1)
+	for _, c := range l.Prefixes {
+		dumpLoc(b, c, depth+1)
+	}
+	for _, c := range l.Regexes {
+		dumpLoc(b, c, depth+1)
+	}
+}
+
+func dumpOps(b *strings.Builder, ops []Op, depth int) {
+	ind := strings.Repeat("  ", depth)
+	for _, op := range ops {
+		switch op.Kind {
+		case OpRewrite:
+			fmt.Fprintf(b, "%srewrite %s %s flag=%d redirect=%v\n", ind, op.Regex.Source, op.Replace.Raw, op.Flag, op.Redirect)
+		case OpReturn:
+			text := ""
+			if op.Text != nil {
+				text = " " + op.Text.Raw
+			}
+			fmt.Fprintf(b, "%sreturn %d%s\n", ind, op.Code, text)
+		case OpSet:
+			fmt.Fprintf(b, "%sset $%s %s\n", ind, op.Var.Name, op.Value.Raw)
+		case OpBreak:
+			fmt.Fprintf(b, "%sbreak\n", ind)
+		case OpIf:
+			fmt.Fprintf(b, "%sif kind=%d negate=%v\n", ind, op.Cond.Kind, op.Cond.Negate)
+			dumpOps(b, op.Body, depth+1)
+		}
+	}
+}

@@ -1,0 +1,424 @@
+// This file holds the Plan: the immutable result of compiling a
+// configuration. Everything the server needs at request time is here, with
+// inheritance already merged, regexps and variable scripts compiled and
+// defaults filled. Nothing in a Plan changes after Compile returns; a reload
+// builds a new Plan and the server swaps it atomically.
+package conf
+
+import (
+	"net/netip"
+	"regexp"
+	"time"
+)
+
+// Plan is a compiled configuration.
+type Plan struct {
+	// Tree is the syntax tree the plan was compiled from (for "edge -T").
+	Tree *Tree
+	// Path is the main configuration file ("" for the embedded default).
+	Path string
+	// Prefix is the directory relative paths were resolved against.
+	Prefix string
+
+	Main MainConf
+	// HTTP is nil when the configuration has no http{} block.
+	HTTP *HTTPConf
+	// Warnings are the [warn] diagnostics compiling produced.
+	Warnings []*Error
+}
+
+// MainConf holds the main and events contexts.
+type MainConf struct {
+	// WorkerProcesses sets GOMAXPROCS; 0 means "auto" (all CPUs).
+	WorkerProcesses int
+	// WorkerConnections caps concurrent client connections (nginx's limit is
+	// per worker; edge multiplies it by the worker count). Default 512 x workers.
+	WorkerConnections int
+	PidFile           string // default "logs/nginx.pid" under the prefix, like nginx; "" disables
+	Daemon            bool   // default true, as in nginx; edge never forks, see docs
+	User              string // accepted; see docs for what edge does with it
+	ErrorLogs         []ErrorLog
+	// WorkerShutdownTimeout bounds a graceful stop; 0 waits for every request.
+	WorkerShutdownTimeout time.Duration
+	// Env lists "env" directives (names kept for children such as php-fpm).
+	Env []string
+}
+
+// ErrorLog is one error_log destination.
+type ErrorLog struct {
+	Path  string // file path, "stderr", or "syslog:..." (refused at compile)
+	Level Level
+}
+
+// HTTPConf is the http{} block.
+type HTTPConf struct {
+	Servers []*Server
+	// Listens groups servers by the address they listen on, in the order the
+	// addresses first appear.
+	Listens []*ListenGroup
+
+	LogFormats map[string]*LogFormat
+	Maps       []*Map
+	Upstreams  map[string]*Upstream
+
+	// Vars names the per-request variable slots (set, map, named captures),
+	// indexed by VarRef.Slot.
+	Vars []string
+
+	// VariablesHashMaxSize and friends are accepted and ignored.
+	ServerNamesHashBucketSize int
+}
+
+// ListenGroup is every server{} that listens on one address.
+type ListenGroup struct {
+	Listen  Listen    // the options in effect (from the first listen that named them)
+	Servers []*Server // in file order
+	Default *Server   // default_server, else the first
+	// Names resolves Host/SNI to a server for this address.
+	Names *ServerNames
+}
+
+// Listen is one listen directive.
+type Listen struct {
+	Network       string // "tcp" or "unix"
+	Addr          string // "127.0.0.1:80", "[::]:443", "0.0.0.0:8080", or a socket path
+	DefaultServer bool
+	SSL           bool
+	HTTP2         bool // listen ... http2 (deprecated in nginx, still accepted) or http2 on
+	Backlog       int  // 0 means the system default
+	ReusePort     bool
+	IPv6Only      bool
+	ProxyProtocol bool
+	File          string
+	Line          int
+}
+
+// Server is one server{} block.
+type Server struct {
+	Names   []ServerName
+	Listens []Listen
+	// Loc holds the server-level location settings; requests that match no
+	// location use it, and every location inherits from it.
+	Loc *Location
+	// Rewrite is the server-level rewrite program (nginx's
+	// SERVER_REWRITE phase): it runs once, before the location search.
+	Rewrite []Op
+	// Named holds the "@name" locations.
+	Named map[string]*Location
+
+	HTTP2 bool // "http2 on" in this server
+
+	MergeSlashes           bool
+	UnderscoresInHeaders   bool
+	IgnoreInvalidHeaders   bool
+	ClientHeaderTimeout    time.Duration
+	ClientHeaderBufferSize int
+	LargeHeaderBuffers     int // number
+	LargeHeaderBufferSize  int // bytes: the longest request line or header line
+	KeepaliveTimeout       time.Duration
+	KeepaliveHeader        time.Duration // -1: no Keep-Alive header
+	KeepaliveRequests      int
+
+	TLS *ServerTLS // nil when no listen of this server has ssl
+
+	File string
+	Line int
+}
+
+// ServerName is one server_name entry.
+type ServerName struct {
+	Name  string         // as written, lowercased
+	Kind  ServerNameKind // how it matches
+	Regex *Regex         // for regex names
+}
+
+// ServerNameKind says how a server_name matches a host.
+type ServerNameKind int
+
+const (
+	NameExact      ServerNameKind = iota
+	NameWildPrefix                // "*.example.com" or ".example.com" (also matches example.com)
+	NameWildSuffix                // "www.example.*"
+	NameRegex                     // "~^www\d+\.example\.net$"
+)
+
+// ServerNames is the lookup structure for a ListenGroup, built once: exact
+// names in a map, then wildcard names longest first, then regexps in order,
+// which is nginx's precedence.
+type ServerNames struct {
+	Exact      map[string]*Server
+	WildPrefix []WildName // longest first
+	WildSuffix []WildName // longest first
+	Regex      []RegexName
+}
+
+// WildName is a wildcard server name ready for matching.
+type WildName struct {
+	Pattern string // for prefix wildcards ".example.com" (leading dot), for suffix "www.example."
+	Dot     bool   // ".example.com" form: also matches "example.com"
+	Server  *Server
+}
+
+// RegexName is a regex server name.
+type RegexName struct {
+	Regex  *Regex
+	Server *Server
+}
+
+// LocationKind says how a location matches.
+type LocationKind int
+
+const (
+	LocPrefix  LocationKind = iota // location /path
+	LocExact                       // location = /path
+	LocNoRegex                     // location ^~ /path
+	LocRegex                       // location ~ re, ~* re
+	LocNamed                       // location @name
+	LocServer                      // the server's implicit location
+	LocIf                          // the body of an "if" block
+)
+
+// Location is a location{} block (or a server's implicit location, or an
+// "if" block), with every inherited setting merged in.
+type Location struct {
+	Kind  LocationKind
+	Name  string // the prefix, exact path, regex source or @name
+	Regex *Regex // for LocRegex
+
+	Parent *Location
+	// Prefixes holds nested prefix/exact/^~ locations sorted for matching.
+	Prefixes []*Location
+	// Regexes holds nested regex locations in file order.
+	Regexes []*Location
+
+	// Rewrite is this location's rewrite program (not inherited).
+	Rewrite []Op
+
+	// Internal: only internal redirects may reach this location.
+	Internal bool
+
+	// Content is what produces the response when nothing earlier did.
+	Content Content
+
+	LocConf
+
+	File string
+	Line int
+}
+
+// ContentKind names the content handlers.
+type ContentKind int
+
+const (
+	ContentStatic     ContentKind = iota // files under root/alias (the default)
+	ContentFastCGI                       // fastcgi_pass
+	ContentStubStatus                    // stub_status
+	ContentFPMStatus                     // fpm_status
+	ContentMetrics                       // edge_metrics
+	ContentEmptyGIF                      // empty_gif
+)
+
+// Content is a location's content handler and its settings.
+type Content struct {
+	Kind ContentKind
+	// FastCGI is set for ContentFastCGI.
+	FastCGI *FastCGIPass
+	// Pool names the fpm_pool for ContentFPMStatus ("" = the only one).
+	Pool string
+}
+
+// LocConf is every setting a location inherits from its parents.
+type LocConf struct {
+	// Root is the root or alias path script; Alias tells which.
+	Root  *Script
+	Alias bool
+	// RootFromParent is true when Root was inherited (affects nothing at
+	// request time; kept for "edge -T" explanations).
+	Index    []*Script
+	TryFiles []TryFile // nil: no try_files (never inherited, as in nginx)
+
+	Types       map[string]string // lowercase extension -> MIME type
+	DefaultType string
+
+	ErrorPages          map[int]*ErrorPage
+	RecursiveErrorPages bool
+	LogNotFound         bool
+	LogSubrequest       bool
+
+	ClientMaxBodySize      int64 // bytes; 0 disables the check
+	ClientBodyBufferSize   int64
+	ClientBodyTimeout      time.Duration
+	ClientBodyTempPath     string
+	ClientBodyInFileOnly   bool
+	SendTimeout            time.Duration
+	KeepaliveTimeout       time.Duration // location-level keepalive_timeout (0 closes after the response)
+	KeepaliveHeader        time.Duration
+	KeepaliveRequests      int
+	ServerTokens           string // "on", "off", "build"
+	Etag                   bool
+	IfModifiedSince        string // "exact", "before", "off"
+	AbsoluteRedirect       bool
+	ServerNameInRedirect   bool
+	PortInRedirect         bool
+	MsiePadding            bool
+	ChunkedTransferEncode  bool
+	Charset                string // "" = off
+	CharsetTypes           map[string]bool
+	OverrideCharset        bool
+	SourceCharset          string
+	Autoindex              bool
+	OpenFileCacheValid     time.Duration
+	OpenFileCacheMax       int // 0 = the default
+	OpenFileCacheInactive  time.Duration
+	OpenFileCacheErrors    bool
+	OpenFileCacheMinUses   int
+	DisableSymlinks        bool
+	OutputBuffers          string
+	PostponeOutput         int
+	ResetTimedoutConn      bool
+	LingeringClose         string
+	ServerNameInRedirectOn bool
+
+	AccessLogs []*AccessLog // empty: off
+	AddHeaders []HeaderAdd
+	Expires    Expires
+	Access     []AccessRule
+	Gzip       Gzip
+	GzipStatic string // "off", "on", "always"
+
+	RewriteLog           bool
+	UninitializedVarWarn bool
+
+	FastCGI FastCGI
+}
+
+// TryFile is one try_files argument.
+type TryFile struct {
+	Path  *Script
+	Dir   bool   // ends with "/": tests for a directory
+	Code  int    // the last argument "=404"
+	Named string // the last argument "@name"
+	URI   bool   // the last argument, a URI for an internal redirect
+}
+
+// ErrorPage is one error_page mapping.
+type ErrorPage struct {
+	URI *Script
+	// Override is the status the client gets: 0 keeps the original code,
+	// -1 ("=" alone) takes the status of the page's response.
+	Override int
+	Named    string // "@name" target
+	Redirect bool   // the URI is absolute (http://...) or the code is 301..308
+}
+
+// HeaderAdd is one add_header directive.
+type HeaderAdd struct {
+	Name   string
+	Value  *Script
+	Always bool
+}
+
+// ExpiresMode is what expires does.
+type ExpiresMode int
+
+const (
+	ExpiresOff      ExpiresMode = iota // no headers changed (the default)
+	ExpiresEpoch                       // Expires: Thu, 01 Jan 1970 00:00:01 GMT, Cache-Control: no-cache
+	ExpiresMax                         // Expires: Thu, 31 Dec 2037 23:55:55 GMT, Cache-Control: max-age=315360000
+	ExpiresAccess                      // now + Time
+	ExpiresModified                    // Last-Modified + Time
+	ExpiresDaily                       // "@15h30m": the next such time of day
+	ExpiresVar                         // the value of a variable, parsed per request
+)
+
+// Expires is the expires directive.
+type Expires struct {
+	Mode ExpiresMode
+	Time time.Duration // may be negative
+	Var  *Script       // for ExpiresVar
+}
+
+// AccessRule is allow or deny.
+type AccessRule struct {
+	Allow bool
+	All   bool
+	Net   netip.Prefix
+	Unix  bool // "unix:"
+}
+
+// Gzip is the gzip module's settings.
+type Gzip struct {
+	On           bool
+	Types        map[string]bool // MIME types; "*" in AnyType
+	AnyType      bool
+	MinLength    int64
+	CompLevel    int
+	HTTPVersion  string
+	Proxied      []string // off, expired, no-cache, no-store, private, no_last_modified, no_etag, auth, any
+	DisableMSIE6 bool
+	Disable      []*Regex
+	Vary         bool
+	Buffers      string
+}
+
+// AccessLog is one access_log destination.
+type AccessLog struct {
+	Path   *Script // a file path (variables allowed in nginx; edge needs a static path)
+	Format *LogFormat
+	Buffer int           // bytes; 0 = the default buffering
+	Flush  time.Duration // 0 = the default
+	Gzip   bool
+	If     *Script // if=condition
+}
+
+// LogFormat is a compiled log_format.
+type LogFormat struct {
+	Name   string
+	Escape string // "default", "json", "none"
+	Script *Script
+}
+
+// Map is a map{} block: Dest is computed lazily from Source.
+type Map struct {
+	Source    *Script
+	Dest      string // variable name without "$"
+	Slot      int
+	Hostnames bool
+	Volatile  bool
+	Default   *Script
+	Exact     map[string]*Script
+	// Wildcards holds hostnames patterns when Hostnames is set.
+	WildPrefix []MapWild
+	WildSuffix []MapWild
+	Regexes    []MapRegex
+}
+
+// MapWild is a hostnames wildcard entry of a map.
+type MapWild struct {
+	Pattern string
+	Dot     bool
+	Value   *Script
+}
+
+// MapRegex is a regex entry of a map.
+type MapRegex struct {
+	Regex *Regex
+	Value *Script
+}
+
+// Regex is a compiled regular expression and where its named captures go.
+type Regex struct {
+	Source string
+	Re     *regexp.Regexp
+	// Named maps capture group numbers to variable slots.
+	Named []NamedCapture
+	// Captures is the number of capture groups.
+	Captures int
+}
+
+// NamedCapture binds a regex group to a variable slot.
+type NamedCapture struct {
+	Group int
+	Slot  int
+	Name  string
+}

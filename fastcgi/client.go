@@ -1,0 +1,775 @@
+// client.go holds the FastCGI client: the Client that limits requests in
+// flight with a FIFO queue, keeps idle connections for reuse
+// (FCGI_KEEP_CONN), dials new ones and counts what it does; and the
+// sending half of a request (opening records, body streaming, retry on a
+// kept connection the backend had closed).
+package fastcgi
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+)
+
+// Errors returned by Client.Do and Response.Body, to be told apart with
+// errors.Is. The comment says which HTTP status a handler should answer.
+var (
+	// ErrConnect: the dial failed or was refused; the backend is down or
+	// its listen queue is full. 502, like nginx's "connect() failed".
+	ErrConnect = errors.New("fastcgi: connect failed")
+	// ErrTimeout: ConnectTimeout, SendTimeout or ReadTimeout expired. 504,
+	// like nginx's "upstream timed out".
+	ErrTimeout = errors.New("fastcgi: timeout")
+	// ErrInvalidHeader: the response header block is malformed or too
+	// large. 502, like nginx's "upstream sent invalid header".
+	ErrInvalidHeader = errors.New("fastcgi: invalid response header")
+	// ErrProtocol: the backend broke the record protocol, reported a
+	// non-complete END_REQUEST (overloaded, ...) or closed the connection
+	// before END_REQUEST. 502, like nginx's "upstream prematurely closed".
+	ErrProtocol = errors.New("fastcgi: protocol error")
+	// ErrQueueFull: MaxConns requests are in flight and QueueLimit wait
+	// already. 503: the backend is healthy but saturated, and a client or
+	// load balancer may retry elsewhere.
+	ErrQueueFull = errors.New("fastcgi: queue full")
+	// ErrQueueTimeout: the request waited QueueTimeout for a slot. 503,
+	// for the same reason as ErrQueueFull.
+	ErrQueueTimeout = errors.New("fastcgi: queue timeout")
+)
+
+const (
+	// readBufferSize is the connection's read buffer: php-fpm writes
+	// STDOUT in records of up to 8 KiB, so two fit.
+	readBufferSize = 16 << 10
+	// inlineBody is how much of a request body is read before anything
+	// is sent, so that a small body leaves in the same write as the
+	// params and is kept for a retry without needing a Seeker.
+	inlineBody = 16 << 10
+)
+
+// Client talks FastCGI to one backend address. Its zero value has no
+// address; set the fields before the first Do and do not change or copy
+// the Client afterwards. A Client is safe for concurrent use.
+//
+// php-fpm serves one connection per worker: a kept idle connection pins
+// its worker until it is closed. MaxIdle must therefore stay below the
+// pool's pm.max_children, or N kept connections starve a pool of N
+// workers while new connections wait in the listen queue. MaxConns set to
+// pm.max_children keeps the excess in edge's queue instead of the
+// kernel's, where it is counted and bounded.
+type Client struct {
+	// Network is "tcp" or "unix"; "" means "tcp".
+	Network string
+	// Address is host:port for tcp, the socket path for unix.
+	Address string
+	// MaxConns is the maximum number of requests in flight (connections
+	// busy); requests beyond it wait in a FIFO queue. 0 means unlimited.
+	MaxConns int
+	// MaxIdle is the maximum number of idle connections kept for reuse.
+	// 0 keeps none and does not ask for FCGI_KEEP_CONN, so the backend
+	// closes each connection after its request.
+	MaxIdle int
+	// QueueLimit is the maximum number of requests waiting for a slot;
+	// beyond it Do fails at once with ErrQueueFull. 0 means unlimited.
+	QueueLimit int
+	// QueueTimeout is the longest wait in the queue before
+	// ErrQueueTimeout. 0 waits until the context is done.
+	QueueTimeout time.Duration
+	// ConnectTimeout bounds a dial. 0 means no limit but the context's.
+	ConnectTimeout time.Duration
+	// SendTimeout bounds each write to the backend, so it is the longest
+	// time between two successive writes (nginx's fastcgi_send_timeout).
+	// 0 means none.
+	SendTimeout time.Duration
+	// ReadTimeout bounds each read from the backend once the request is
+	// sent, so it is the longest silence between two successive reads
+	// (nginx's fastcgi_read_timeout). 0 means none.
+	ReadTimeout time.Duration
+
+	mu       sync.Mutex
+	idle     []*conn // most recently used last
+	inFlight int
+	queue    waitQueue
+	st       counters
+}
+
+// Request is one FastCGI request. A caller may keep Requests in a pool:
+// Reset the Params and set Body and Stderr again.
+type Request struct {
+	// Params are the CGI parameters, built by the caller and sent as
+	// they are. CONTENT_LENGTH among them must be the exact number of
+	// bytes Body yields: PHP reads that many and ignores the rest, and a
+	// body without CONTENT_LENGTH is never seen by the script.
+	Params Params
+	// Body is the request body, or nil. It is read to io.EOF and sent as
+	// STDIN records, then the empty STDIN record that ends the stream.
+	// The first 16 KiB are read before anything is sent; the rest is
+	// sent by a goroutine while the response is read, so a script that
+	// answers before reading its input cannot deadlock against the body.
+	// Do, Response.Body and Response.Close never return while that
+	// goroutine is inside Body.Read. If Body is an io.Seeker it can be
+	// rewound for the one retry on a fresh connection; otherwise a retry
+	// is only made when nothing past the first 16 KiB was read.
+	Body io.Reader
+	// Stderr, if not nil, is called with the content of each FCGI_STDERR
+	// record, without a trailing line end and without the "; " that
+	// php-fpm puts between messages. php-fpm sends error_log() messages
+	// there ("PHP message: ..."), one record per message or several joined
+	// by "; "; fwrite(STDERR) goes to the worker's own stderr instead (the
+	// FPM log). It runs on the goroutine reading the response; msg is
+	// valid only during the call.
+	Stderr func(msg []byte)
+}
+
+// Stats is a snapshot of a Client's counters (since it was created) and
+// gauges (now).
+type Stats struct {
+	Requests      uint64        // calls to Do with valid params and a live context
+	Connects      uint64        // connections dialled successfully
+	Reused        uint64        // requests sent on a kept connection
+	Stale         uint64        // kept connections found closed by the backend before use
+	Retries       uint64        // requests resent on a fresh connection after a kept one failed
+	ConnectErrors uint64        // failed dials
+	Timeouts      uint64        // results of ErrTimeout
+	QueueFull     uint64        // results of ErrQueueFull
+	QueueTimeouts uint64        // results of ErrQueueTimeout
+	Queued        uint64        // requests that had to wait for a slot
+	QueueWait     time.Duration // total time requests spent waiting for a slot
+	QueueWaitMax  time.Duration // longest wait for a slot
+	Waiting       int           // requests waiting for a slot now
+	InFlight      int           // requests holding a slot now
+	Idle          int           // idle kept connections now
+}
+
+type counters struct {
+	requests, connects, reused, stale, retries  atomic.Uint64
+	connectErrors, timeouts, queueFull, queueTO atomic.Uint64
+	queued                                      atomic.Uint64
+	queueWait, queueWaitMax                     time.Duration // under Client.mu
+}
+
+// Stats returns the client's counters.
+func (c *Client) Stats() Stats {
+	c.mu.Lock()
+	s := Stats{
+		QueueWait:    c.st.queueWait,
+		QueueWaitMax: c.st.queueWaitMax,
+		Waiting:      c.queue.waiting,
+		InFlight:     c.inFlight,
+		Idle:         len(c.idle),
+	}
+	c.mu.Unlock()
+	s.Requests = c.st.requests.Load()
+	s.Connects = c.st.connects.Load()
+	s.Reused = c.st.reused.Load()
+	s.Stale = c.st.stale.Load()
+	s.Retries = c.st.retries.Load()
+	s.ConnectErrors = c.st.connectErrors.Load()
+	s.Timeouts = c.st.timeouts.Load()
+	s.QueueFull = c.st.queueFull.Load()
+	s.QueueTimeouts = c.st.queueTO.Load()
+	s.Queued = c.st.queued.Load()
+	return s
+}
+
+// CloseIdle closes the idle kept connections, which frees the FPM workers
+// they pin (before a pool reload, at shutdown).
+func (c *Client) CloseIdle() {
+	c.mu.Lock()
+	idle := c.idle
+	c.idle = nil
+	c.mu.Unlock()
+	for _, cn := range idle {
+		cn.nc.Close()
+	}
+}
+
+// Do sends req and reads the response up to the end of its header block.
+// On success the caller must Close the Response exactly once, and must not
+// use it, its Header or its Body afterwards: it is recycled. ctx bounds
+// the whole exchange, including reading Body. A ctx whose Done is nil
+// (context.Background) skips the watcher (context.AfterFunc) that
+// otherwise costs an allocation per request, and a goroutine for
+// contexts not made by package context; the timeouts still apply.
+//
+// A request is sent at most twice: again on a fresh connection only when a
+// kept connection turned out to be closed by the backend before anything
+// of the response arrived. A dead backend fails at once with ErrConnect.
+func (c *Client) Do(ctx context.Context, req *Request) (*Response, error) {
+	if err := req.Params.err; err != nil {
+		return nil, err
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("fastcgi: %w", err)
+	}
+	c.st.requests.Add(1)
+	if err := c.acquire(ctx); err != nil {
+		return nil, err
+	}
+	r := respPool.Get().(*Response)
+	r.client = c
+	if err := r.roundTrip(ctx, req); err != nil {
+		r.recycle()
+		c.release()
+		return nil, err
+	}
+	return r, nil
+}
+
+// Close releases the response's connection: back to the idle pool if the
+// request ended cleanly (END_REQUEST read, connection kept, body fully
+// sent), closed otherwise. Unread body is not drained: the connection is
+// closed instead, which also stops the script's output. Close must be
+// called exactly once; it returns nil.
+func (r *Response) Close() error {
+	c, cn := r.client, r.conn
+	keep := r.err == nil && r.stream.ended && r.stream.end.protocolStatus == statusRequestComplete &&
+		c.MaxIdle > 0 && cn.br.Buffered() == 0
+	if r.stop != nil && !r.stop() {
+		keep = false // the context watcher fired and broke the deadlines
+	}
+	if r.writing {
+		select {
+		case r.werr = <-r.wdone:
+		default:
+			// The backend answered without taking the whole body; only
+			// closing the connection frees the writer.
+			keep = false
+			cn.nc.Close()
+			r.werr = <-r.wdone
+		}
+		r.writing = false
+	}
+	if r.werr != nil {
+		keep = false
+	}
+	c.putConn(cn, keep)
+	r.conn = nil
+	r.recycle()
+	c.release()
+	return nil
+}
+
+var respPool = sync.Pool{New: func() any {
+	r := &Response{wdone: make(chan error, 1)}
+	r.body.r = r
+	return r
+}}
+
+// recycle clears r and puts it back in the pool; r.conn must be handled.
+func (r *Response) recycle() {
+	if r.conn != nil {
+		r.settle(true)
+		r.conn.nc.Close()
+	}
+	hbuf, wbuf, fields := r.hbuf[:0], r.wbuf[:0], r.Header[:0]
+	if cap(hbuf) > maxPooledHead {
+		hbuf = nil
+	}
+	if cap(wbuf) > maxPooledRequest {
+		wbuf = nil
+	}
+	clear(fields[:cap(fields)])
+	stderrBuf := r.stream.stderr.buf[:0]
+	wdone := r.wdone
+	*r = Response{hbuf: hbuf, wbuf: wbuf, Header: fields, wdone: wdone}
+	r.stream.stderr.buf = stderrBuf
+	r.body.r = r
+	respPool.Put(r)
+}
+
+// roundTrip sends the request and reads the response header, retrying once
+// on a fresh connection when a kept one proves stale.
+func (r *Response) roundTrip(ctx context.Context, req *Request) error {
+	c := r.client
+	complete, err := r.buildHead(req)
+	if err != nil {
+		return err
+	}
+	fresh := false
+	for {
+		cn, err := c.getConn(ctx, fresh)
+		if err != nil {
+			return err
+		}
+		r.attach(ctx, cn, req)
+		err = r.send(req.Body, complete)
+		if err == nil {
+			err = r.readHead()
+		}
+		if err == nil {
+			r.Body = &r.body
+			return nil
+		}
+		retry := !fresh && cn.reused && !r.stream.gotRecord && connGone(err)
+		err = r.fail(err) // stops the writer, so r.streamed is final
+		if r.stop != nil {
+			r.stop()
+		}
+		r.conn, r.stop = nil, nil
+		cn.nc.Close()
+		if !retry || !rewind(req.Body, r.streamed) {
+			return err
+		}
+		c.st.retries.Add(1)
+		fresh = true
+	}
+}
+
+// buildHead encodes BEGIN_REQUEST, the params and up to inlineBody bytes
+// of the body into r.wbuf. complete reports that the body ended within
+// them, in which case the empty STDIN record is included too and the
+// whole request leaves in one write.
+func (r *Response) buildHead(req *Request) (complete bool, err error) {
+	b := appendBeginRequest(r.wbuf[:0], r.client.MaxIdle > 0)
+	b = appendParams(b, &req.Params)
+	complete = true
+	if req.Body != nil {
+		at := len(b)
+		b = growLen(b, headerSize+inlineBody+8)
+		n, rerr := io.ReadFull(req.Body, b[at+headerSize:at+headerSize+inlineBody])
+		b = b[:at]
+		if n > 0 {
+			pad := putHeader(b[at:at+headerSize], typeStdin, n)
+			b = b[:at+headerSize+n]
+			b = append(b, zeroPad[:pad]...)
+		}
+		switch rerr {
+		case io.EOF, io.ErrUnexpectedEOF:
+		case nil:
+			complete = false
+		default:
+			r.wbuf = b
+			return false, fmt.Errorf("fastcgi: reading request body: %w", rerr)
+		}
+	}
+	if complete {
+		b = appendRecord(b, typeStdin, nil)
+	}
+	r.wbuf = b
+	return complete, nil
+}
+
+// growLen returns b with room for n more bytes, its length unchanged in
+// content but extended to len(b)+n.
+func growLen(b []byte, n int) []byte {
+	if cap(b)-len(b) < n {
+		nb := make([]byte, len(b), len(b)+n+len(b)/2)
+		copy(nb, b)
+		b = nb
+	}
+	return b[:len(b)+n]
+}
+
+// rewind prepares the body for a resend: nothing to do when the writer
+// read none of it, a seek back when it can.
+func rewind(body io.Reader, streamed int64) bool {
+	if streamed == 0 {
+		return true
+	}
+	s, ok := body.(io.Seeker)
+	if !ok {
+		return false
+	}
+	_, err := s.Seek(-streamed, io.SeekCurrent)
+	return err == nil
+}
+
+// attach binds r to a connection for one attempt.
+func (r *Response) attach(ctx context.Context, cn *conn, req *Request) {
+	r.conn, r.ctx = cn, ctx
+	r.err, r.werr, r.streamed = nil, nil, 0
+	r.Status, r.Reason, r.Header, r.pending = 0, nil, r.Header[:0], nil
+	cn.canceled.Store(false)
+	r.stream.reset(cn.br, req.Stderr)
+	if ctx.Done() != nil {
+		r.stop = context.AfterFunc(ctx, cn.cancelFn)
+	}
+}
+
+// send writes the opening records and, when the body is longer than what
+// they hold, starts the goroutine that streams the rest.
+func (r *Response) send(body io.Reader, complete bool) error {
+	cn := r.conn
+	if _, err := cn.write(r.wbuf); err != nil {
+		return err
+	}
+	if complete {
+		return nil
+	}
+	// nginx starts fastcgi_read_timeout once the request is sent; until
+	// the writer is done the reader waits without a deadline.
+	cn.sending.Store(true)
+	if cn.readTimeout > 0 {
+		cn.setReadDeadline(time.Time{})
+	}
+	r.writing = true
+	go r.sendBody(body)
+	return nil
+}
+
+// bodyError is a failure to read Request.Body, as opposed to a failure to
+// write to the backend.
+type bodyError struct{ err error }
+
+func (e *bodyError) Error() string { return "fastcgi: reading request body: " + e.err.Error() }
+func (e *bodyError) Unwrap() error { return e.err }
+
+var chunkPool = sync.Pool{New: func() any {
+	b := make([]byte, headerSize+maxRecordContent+8+headerSize)
+	return &b
+}}
+
+// sendBody streams the rest of the body as STDIN records, one record per
+// Read, followed by the empty STDIN record. It runs on its own goroutine
+// and reports on r.wdone.
+func (r *Response) sendBody(body io.Reader) {
+	cn := r.conn
+	bp := chunkPool.Get().(*[]byte)
+	buf := *bp
+	var err error
+	var streamed int64
+	for {
+		n, rerr := body.Read(buf[headerSize : headerSize+maxRecordContent])
+		end := 0
+		if n > 0 {
+			streamed += int64(n)
+			pad := putHeader(buf, typeStdin, n)
+			end = headerSize + n + pad
+			clear(buf[headerSize+n : end])
+		}
+		if rerr == io.EOF { // the closing record rides with the last chunk
+			putHeader(buf[end:end+headerSize], typeStdin, 0)
+			_, err = cn.write(buf[:end+headerSize])
+			break
+		}
+		if rerr != nil {
+			err = &bodyError{rerr}
+			break
+		}
+		if end > 0 {
+			if _, err = cn.write(buf[:end]); err != nil {
+				break
+			}
+		}
+	}
+	chunkPool.Put(bp)
+	r.streamed = streamed
+	var be *bodyError
+	if err != nil && (errors.As(err, &be) || isTimeout(err)) {
+		// The backend waits for STDIN that will not come, and the reader
+		// has no deadline yet: closing is the only way to end both.
+		cn.nc.Close()
+	}
+	cn.sending.Store(false)
+	if err == nil && cn.readTimeout > 0 {
+		cn.setReadDeadline(time.Now().Add(cn.readTimeout))
+	}
+	r.wdone <- err
+}
+
+// settle waits for the body writer, if one runs, closing the connection
+// first when closeConn is set so that a writer blocked on it returns.
+func (r *Response) settle(closeConn bool) error {
+	if !r.writing {
+		return r.werr
+	}
+	if closeConn {
+		r.conn.nc.Close()
+	}
+	r.werr = <-r.wdone
+	r.writing = false
+	return r.werr
+}
+
+// fail turns an error met while reading the response into the error the
+// caller sees, preferring its cause: a cancelled context, a body that
+// could not be read or a send timeout.
+func (r *Response) fail(err error) error {
+	werr := r.settle(true)
+	if r.conn.canceled.Load() {
+		if cerr := r.ctx.Err(); cerr != nil {
+			return fmt.Errorf("fastcgi: %w", cerr)
+		}
+	}
+	var be *bodyError
+	if errors.As(werr, &be) {
+		return werr
+	}
+	if werr != nil && isTimeout(werr) {
+		err = werr
+	}
+	return r.client.classify(err)
+}
+
+// classify wraps a connection error in the sentinel a caller tests for.
+func (c *Client) classify(err error) error {
+	switch {
+	case errors.Is(err, ErrProtocol), errors.Is(err, ErrInvalidHeader):
+		return err
+	case isTimeout(err):
+		c.st.timeouts.Add(1)
+		return fmt.Errorf("%w: %w", ErrTimeout, err)
+	case connGone(err):
+		return fmt.Errorf("%w: connection closed before the end of the response: %w", ErrProtocol, err)
+	default:
+		return fmt.Errorf("fastcgi: %w", err)
+	}
+}
+
+func isTimeout(err error) bool {
+	var ne net.Error
+	return errors.As(err, &ne) && ne.Timeout()
+}
+
+// connGone reports an error that means the peer had closed the connection.
+func connGone(err error) bool {
+	return errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) ||
+		errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE) ||
+		errors.Is(err, syscall.ECONNABORTED)
+}
+
+// getConn returns a kept connection that still looks open or, when there
+// is none or fresh is set, a new one.
+func (c *Client) getConn(ctx context.Context, fresh bool) (*conn, error) {
+	for !fresh {
+		c.mu.Lock()
+		n := len(c.idle)
+		if n == 0 {
+			c.mu.Unlock()
+			break
+		}
+		cn := c.idle[n-1]
+		c.idle[n-1] = nil
+		c.idle = c.idle[:n-1]
+		c.mu.Unlock()
+		if cn.alive() {
+			cn.reused = true
+			c.st.reused.Add(1)
+			return cn, nil
+		}
+		c.st.stale.Add(1)
+		cn.nc.Close()
+	}
+	return c.dial(ctx)
+}
+
+func (c *Client) dial(ctx context.Context) (*conn, error) {
+	network := c.Network
+	if network == "" {
+		network = "tcp"
+	}
+	d := net.Dialer{Timeout: c.ConnectTimeout}
+	nc, err := d.DialContext(ctx, network, c.Address)
+	if err != nil {
+		c.st.connectErrors.Add(1)
+		switch {
+		case ctx.Err() != nil:
+			return nil, fmt.Errorf("fastcgi: %w", ctx.Err())
+		case isTimeout(err):
+			c.st.timeouts.Add(1)
+			return nil, fmt.Errorf("%w: connecting: %w", ErrTimeout, err)
+		default:
+			return nil, fmt.Errorf("%w: %w", ErrConnect, err)
+		}
+	}
+	c.st.connects.Add(1)
+	return newConn(nc, c.ReadTimeout, c.SendTimeout), nil
+}
+
+// putConn keeps cn for reuse when keep is set and there is room, and
+// closes it otherwise.
+func (c *Client) putConn(cn *conn, keep bool) {
+	if keep {
+		c.mu.Lock()
+		if len(c.idle) < c.MaxIdle {
+			c.idle = append(c.idle, cn)
+			c.mu.Unlock()
+			return
+		}
+		c.mu.Unlock()
+	}
+	cn.nc.Close()
+}
+
+// waiter is a request queued for a slot.
+type waiter struct {
+	ready    chan struct{} // closed when the slot is handed over
+	granted  bool          // under Client.mu
+	canceled bool          // under Client.mu: gave up; skip it
+}
+
+// waitQueue is a FIFO of waiters; cancelled ones stay until popped.
+type waitQueue struct {
+	items   []*waiter
+	head    int
+	waiting int // live waiters
+}
+
+func (q *waitQueue) push(w *waiter) {
+	if q.head > 0 && len(q.items) == cap(q.items) {
+		n := copy(q.items, q.items[q.head:])
+		clear(q.items[n:])
+		q.items, q.head = q.items[:n], 0
+	}
+	q.items = append(q.items, w)
+	q.waiting++
+}
+
+func (q *waitQueue) pop() *waiter {
+	for q.head < len(q.items) {
+		w := q.items[q.head]
+		q.items[q.head] = nil
+		q.head++
+		if q.head == len(q.items) {
+			q.items, q.head = q.items[:0], 0
+		}
+		if !w.canceled {
+			q.waiting--
+			return w
+		}
+	}
+	return nil
+}
+
+// acquire takes a request slot, waiting in FIFO order when MaxConns are
+// busy.
+func (c *Client) acquire(ctx context.Context) error {
+	c.mu.Lock()
+	if c.MaxConns <= 0 || c.inFlight < c.MaxConns {
+		c.inFlight++
+		c.mu.Unlock()
+		return nil
+	}
+	if c.QueueLimit > 0 && c.queue.waiting >= c.QueueLimit {
+		c.mu.Unlock()
+		c.st.queueFull.Add(1)
+		return ErrQueueFull
+	}
+	w := &waiter{ready: make(chan struct{})}
+	c.queue.push(w)
+	c.mu.Unlock()
+	c.st.queued.Add(1)
+	return c.wait(ctx, w)
+}
+
+func (c *Client) wait(ctx context.Context, w *waiter) error {
+	start := time.Now()
+	var expired <-chan time.Time
+	if c.QueueTimeout > 0 {
+		t := time.NewTimer(c.QueueTimeout)
+		defer t.Stop()
+		expired = t.C
+	}
+	var err error
+	select {
+	case <-w.ready:
+	case <-ctx.Done():
+		err = fmt.Errorf("fastcgi: waiting for a connection slot: %w", ctx.Err())
+	case <-expired:
+		err = ErrQueueTimeout
+	}
+	waited := time.Since(start)
+	c.mu.Lock()
+	if err != nil {
+		if w.granted {
+			c.releaseLocked() // the slot came too late: pass it on
+		} else {
+			w.canceled = true
+			c.queue.waiting--
+		}
+	}
+	c.st.queueWait += waited
+	c.st.queueWaitMax = max(c.st.queueWaitMax, waited)
+	c.mu.Unlock()
+	if err == ErrQueueTimeout {
+		c.st.queueTO.Add(1)
+	}
+	return err
+}
+
+// release gives the slot to the first waiter, or frees it.
+func (c *Client) release() {
+	c.mu.Lock()
+	c.releaseLocked()
+	c.mu.Unlock()
+}
+
+func (c *Client) releaseLocked() {
+	if w := c.queue.pop(); w != nil {
+		w.granted = true
+		close(w.ready)
+		return
+	}
+	c.inFlight--
+}
+
+// conn is one connection to the backend. The buffered reader reads through
+// conn.Read, which arms ReadTimeout before each read from the socket.
+type conn struct {
+	nc          net.Conn
+	br          *bufio.Reader
+	readTimeout time.Duration
+	sendTimeout time.Duration
+	reused      bool
+	sending     atomic.Bool // a body writer runs: no read deadline yet
+	canceled    atomic.Bool // the context watcher fired
+	cancelFn    func()      // c.cancel, bound once so AfterFunc does not allocate it
+	check       connCheck   // platform liveness probe for kept connections
+}
+
+func newConn(nc net.Conn, readTimeout, sendTimeout time.Duration) *conn {
+	cn := &conn{nc: nc, readTimeout: readTimeout, sendTimeout: sendTimeout}
+	cn.br = bufio.NewReaderSize(cn, readBufferSize)
+	cn.cancelFn = cn.cancel
+	cn.check.init(nc)
+	return cn
+}
+
+func (cn *conn) Read(p []byte) (int, error) {
+	if cn.readTimeout > 0 && !cn.sending.Load() {
+		cn.setReadDeadline(time.Now().Add(cn.readTimeout))
+	}
+	return cn.nc.Read(p)
+}
+
+func (cn *conn) write(p []byte) (int, error) {
+	if cn.sendTimeout > 0 {
+		cn.nc.SetWriteDeadline(time.Now().Add(cn.sendTimeout))
+		if cn.canceled.Load() {
+			cn.nc.SetDeadline(aLongTimeAgo)
+		}
+	}
+	return cn.nc.Write(p)
+}
+
+// setReadDeadline sets the read deadline without undoing a cancellation
+// that raced with it: the watcher sets its flag before its deadline, so
+// one of the two always sees the other.
+func (cn *conn) setReadDeadline(t time.Time) {
+	cn.nc.SetReadDeadline(t)
+	if cn.canceled.Load() {
+		cn.nc.SetDeadline(aLongTimeAgo)
+	}
+}
+
+var aLongTimeAgo = time.Unix(1, 0)
+
+// cancel runs when the request's context is done: a deadline in the past
+// wakes every blocked read and write.
+func (cn *conn) cancel() {
+	cn.canceled.Store(true)
+	cn.nc.SetDeadline(aLongTimeAgo)
+}
+
+// alive reports whether a kept connection is still usable: no stray bytes
+// buffered, and the socket neither closed by the backend nor holding data.
+func (cn *conn) alive() bool {
+	return cn.br.Buffered() == 0 && cn.check.alive()
+}

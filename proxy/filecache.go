@@ -1,0 +1,222 @@
+// This file holds the open-file cache every static response, try_files
+// test and "if (-e ...)" goes through (nginx's open_file_cache, always on
+// here): what a path is (file, directory, missing, forbidden), its size
+// and time with the ETag and Last-Modified text prepared, and for small
+// files the bytes themselves, so a hot small file costs no system call.
+// Entries are checked against the disk again once they are older than the
+// validity (open_file_cache_valid, 1 s by default in edge), which is the
+// only way edge's answers can differ from nginx without a cache: a file
+// changed less than that ago may be served in its previous state.
+package proxy
+
+import (
+	"errors"
+	"io"
+	"io/fs"
+	"os"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+)
+
+// memFileLimit is the largest file kept in memory; bigger files are sent
+// from the disk (sendfile on plain TCP).
+const memFileLimit = 256 << 10
+
+// fileCacheMax bounds the number of entries.
+const fileCacheMax = 20000
+
+// fileCacheBytes bounds the bytes of file content kept in memory.
+const fileCacheBytes = 256 << 20
+
+// fileInfo is what a path is.
+type fileInfo struct {
+	exists bool
+	isDir  bool
+	mode   fs.FileMode
+	err    error // errNotFound, errForbidden, or another error
+	size   int64
+	mtime  time.Time
+}
+
+var (
+	errNotFound  = errors.New("proxy: not found")
+	errForbidden = errors.New("proxy: forbidden")
+	errNotDir    = errors.New("proxy: not a directory")
+)
+
+// fileEntry is one cached path.
+type fileEntry struct {
+	path    string
+	info    fileInfo
+	checked atomic.Int64 // unix nanoseconds of the last stat
+	used    atomic.Int64 // unix seconds of the last use, for eviction
+
+	etag         string // `"%x-%x"` of mtime and size, as nginx makes it
+	lastModified string // HTTP date of mtime
+	data         []byte // the content when small enough (nil otherwise)
+
+	gzMu sync.Mutex
+	gz   map[int][]byte // compressed content by level
+}
+
+// fileCache maps paths to entries.
+type fileCache struct {
+	mu    sync.RWMutex
+	m     map[string]*fileEntry
+	bytes atomic.Int64
+	valid time.Duration
+	now   func() time.Time
+}
+
+func newFileCache(valid time.Duration, now func() time.Time) *fileCache {
+	return &fileCache{m: map[string]*fileEntry{}, valid: valid, now: now}
+}
+
+// get returns a fresh entry for path.
+func (c *fileCache) get(path string) *fileEntry {
+	now := c.now()
+	c.mu.RLock()
+	e := c.m[path]
+	c.mu.RUnlock()
+	if e != nil {
+		checked := e.checked.Load()
+		if now.UnixNano()-checked < int64(c.valid) {
+			e.used.Store(now.Unix())
+			return e
+		}
+		// Only one request re-checks a stale entry; the others keep using
+		// it meanwhile.
+		if !e.checked.CompareAndSwap(checked, now.UnixNano()) {
+			return e
+		}
+		fresh := c.load(path, e)
+		if fresh == e {
+			return e
+		}
+		e = fresh
+	} else {
+		e = c.load(path, nil)
+	}
+	e.used.Store(now.Unix())
+	c.mu.Lock()
+	if old := c.m[path]; old != nil {
+		c.bytes.Add(-int64(len(old.data)))
+	}
+	if len(c.m) >= fileCacheMax || c.bytes.Load() > fileCacheBytes {
+		c.evictLocked(now)
+	}
+	c.m[path] = e
+	c.bytes.Add(int64(len(e.data)))
+	c.mu.Unlock()
+	return e
+}
+
+// stat is get for callers that only need what the path is.
+func (c *fileCache) stat(path string) fileInfo {
+	return c.get(path).info
+}
+
+// load reads a path's state; it returns old when nothing changed.
+func (c *fileCache) load(path string, old *fileEntry) *fileEntry {
+	e := &fileEntry{path: path}
+	e.checked.Store(c.now().UnixNano())
+	st, err := os.Stat(path)
+	if err != nil {
+		e.info.err = classify(err)
+		if old != nil && old.info.err == e.info.err {
+			return old
+		}
+		return e
+	}
+	e.info = fileInfo{exists: true, isDir: st.IsDir(), mode: st.Mode(), size: st.Size(), mtime: st.ModTime()}
+	if old != nil && old.info.exists && old.info.size == e.info.size && old.info.mtime.Equal(e.info.mtime) && old.info.isDir == e.info.isDir {
+		return old
+	}
+	if e.info.isDir {
+		return e
+	}
+	e.etag = makeETag(e.info.mtime, e.info.size)
+	e.lastModified = e.info.mtime.UTC().Format(httpTimeFormat)
+	if e.info.size <= memFileLimit && st.Mode().IsRegular() {
+		data, err := readFull(path, e.info.size)
+		switch {
+		case err != nil:
+			e.info.err = classify(err)
+			e.info.exists = err != errNotFound
+		default:
+			e.data = data
+		}
+	}
+	return e
+}
+
+// readFull reads a small file; a file that changed size meanwhile is read
+// again on the next check.
+func readFull(path string, size int64) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	data := make([]byte, size)
+	n, err := io.ReadFull(f, data)
+	if err != nil && err != io.ErrUnexpectedEOF {
+		return nil, err
+	}
+	return data[:n], nil
+}
+
+// evictLocked drops entries not used in the last minute, or every entry
+// when that frees nothing (a crude bound; the cache refills itself).
+func (c *fileCache) evictLocked(now time.Time) {
+	limit := now.Unix() - 60
+	for k, e := range c.m {
+		if e.used.Load() < limit {
+			delete(c.m, k)
+			c.bytes.Add(-int64(len(e.data)))
+		}
+	}
+	if len(c.m) >= fileCacheMax || c.bytes.Load() > fileCacheBytes {
+		c.m = map[string]*fileEntry{}
+		c.bytes.Store(0)
+	}
+}
+
+// classify maps an open/stat error to what nginx answers.
+func classify(err error) error {
+	var errno syscall.Errno
+	if errors.As(err, &errno) {
+		switch errno {
+		case syscall.ENOENT, syscall.ENAMETOOLONG:
+			return errNotFound
+		case syscall.ENOTDIR:
+			return errNotDir
+		case syscall.EACCES, syscall.EPERM:
+			return errForbidden
+		}
+	}
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return errNotFound
+	case errors.Is(err, fs.ErrPermission):
+		return errForbidden
+	}
+	return err
+}
+
+// makeETag builds nginx's ETag: hex mtime seconds, "-", hex size.
+func makeETag(mtime time.Time, size int64) string {
+	b := make([]byte, 0, 24)
+	b = append(b, '"')
+	b = strconv.AppendInt(b, mtime.Unix(), 16)
+	b = append(b, '-')
+	b = strconv.AppendInt(b, size, 16)
+	b = append(b, '"')
+	return string(b)
+}
+
+// httpTimeFormat is the IMF-fixdate of RFC 9110 5.6.7.
+const httpTimeFormat = "Mon, 02 Jan 2006 15:04:05 GMT"

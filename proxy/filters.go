@@ -1,0 +1,722 @@
+// This file holds the response filters, in the order nginx runs its
+// header filters (the reverse of module registration):
+//
+//  1. not-modified   If-Modified-Since / If-None-Match -> 304, If-Match /
+//     If-Unmodified-Since -> 412 (ngx_http_not_modified_filter_module)
+//  2. headers        expires and add_header, on the statuses nginx allows
+//     unless "always" (ngx_http_headers_filter_module)
+//  3. charset        "; charset=utf-8" for charset_types
+//  4. gzip           gzip_types, gzip_min_length, gzip_proxied, Vary
+//  5. range          single and multipart byte ranges, If-Range
+//  6. header         Server, Location made absolute, Keep-Alive
+//     (ngx_http_header_filter_module)
+package proxy
+
+import (
+	"bytes"
+	"io"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/klauspost/compress/gzip"
+
+	"edge/cache"
+	"edge/conf"
+)
+
+// safeStatus lists the statuses expires and plain add_header apply to.
+func safeStatus(s int) bool {
+	switch s {
+	case 200, 201, 204, 206, 301, 302, 303, 304, 307, 308:
+		return true
+	}
+	return false
+}
+
+func (rt *runtime) filters(r *Request) {
+	resp := r.resp
+	if resp.Status == 444 {
+		return
+	}
+	if r.errStatus != 0 {
+		resp.Status = r.errStatus
+	}
+	rt.notModified(r)
+	rt.headersFilter(r)
+	rt.charsetFilter(r)
+	rt.gzipFilter(r)
+	rt.rangeFilter(r)
+	rt.headerFilter(r)
+}
+
+func (rt *runtime) notModified(r *Request) {
+	resp := r.resp
+	if resp.Status != 200 {
+		return
+	}
+	lmText := resp.Header.Get("Last-Modified")
+	etag := resp.Header.Get("ETag")
+	if lmText == "" && etag == "" {
+		return
+	}
+	req := cache.CondRequest{
+		IfModifiedSince:   r.Header.get("If-Modified-Since"),
+		IfUnmodifiedSince: r.Header.get("If-Unmodified-Since"),
+		IfMatch:           r.Header.get("If-Match"),
+		IfNoneMatch:       r.Header.get("If-None-Match"),
+	}
+	if req == (cache.CondRequest{}) {
+		return
+	}
+	var lm time.Time
+	if r.fileCache != nil {
+		lm = r.fileCache.info.mtime
+	} else if lmText != "" {
+		lm, _ = time.Parse(httpTimeFormat, lmText)
+	}
+	switch cache.Check(req, lm, etag, cache.IMSMode(r.loc.IfModifiedSince)) {
+	case cache.CondNotModified:
+		resp.Status = 304
+		resp.Header.Del("Content-Type")
+		resp.Header.Del("Content-Length")
+		resp.Header.Del("Accept-Ranges")
+		resp.Header.Del("Content-Encoding")
+		rt.dropBody(resp)
+	case cache.CondPreconditionFailed:
+		rt.dropBody(resp)
+		resp.Header.Del("Last-Modified")
+		resp.Header.Del("ETag")
+		resp.Header.Del("Accept-Ranges")
+		rt.specialResponse(r, 412)
+	}
+}
+
+// dropBody releases a body that will not be sent.
+func (rt *runtime) dropBody(resp *Response) {
+	if resp.Kind == BodyFile && resp.CloseFile && resp.File != nil {
+		resp.File.Close()
+	}
+	resp.Kind, resp.Bytes, resp.File, resp.Stream, resp.Length = BodyNone, nil, nil, nil, 0
+}
+
+// headersFilter applies expires and add_header.
+func (rt *runtime) headersFilter(r *Request) {
+	resp := r.resp
+	l := r.loc
+	safe := safeStatus(resp.Status)
+	if safe && l.Expires.Mode != conf.ExpiresOff {
+		rt.applyExpires(r, l.Expires)
+	}
+	for i := range l.AddHeaders {
+		h := &l.AddHeaders[i]
+		if !safe && !h.Always {
+			continue
+		}
+		v := rt.eval(r, h.Value)
+		switch strings.ToLower(h.Name) {
+		case "cache-control":
+			if v != "" {
+				resp.Header.Add(h.Name, v)
+			}
+		case "last-modified", "etag":
+			if v == "" {
+				resp.Header.Del(h.Name)
+			} else {
+				resp.Header.Set(h.Name, v)
+			}
+			if strings.EqualFold(h.Name, "last-modified") {
+				r.fileCache = nil
+			}
+		default:
+			if v != "" {
+				resp.Header.Add(h.Name, v)
+			}
+		}
+	}
+}
+
+func (rt *runtime) applyExpires(r *Request, e conf.Expires) {
+	if e.Mode == conf.ExpiresVar {
+		v := rt.eval(r, e.Var)
+		parsed, ok := conf.ParseExpires(v)
+		if !ok {
+			rt.log.errorf(r, "invalid \"expires\" value \"%s\"", v)
+			return
+		}
+		e = parsed
+	}
+	var lm time.Time
+	if r.fileCache != nil {
+		lm = r.fileCache.info.mtime
+	} else if t := r.resp.Header.Get("Last-Modified"); t != "" {
+		lm, _ = time.Parse(httpTimeFormat, t)
+	}
+	exp, cc, ok := cache.ExpiresHeaders(e, rt.now(), lm)
+	if !ok {
+		return
+	}
+	r.resp.Header.Set("Expires", exp)
+	r.resp.Header.Set("Cache-Control", cc)
+}
+
+// charsetFilter appends "; charset=X" to types in charset_types.
+func (rt *runtime) charsetFilter(r *Request) {
+	l := r.loc
+	if l.Charset == "" {
+		return
+	}
+	ct := r.resp.Header.Get("Content-Type")
+	if ct == "" || strings.Contains(ct, "charset=") {
+		return
+	}
+	base := strings.ToLower(strings.TrimSpace(strings.SplitN(ct, ";", 2)[0]))
+	if !l.CharsetTypes[base] {
+		return
+	}
+	r.resp.Header.Set("Content-Type", ct+"; charset="+l.Charset)
+}
+
+// rangeFilter answers Range requests on full 200 responses.
+func (rt *runtime) rangeFilter(r *Request) {
+	resp := r.resp
+	if resp.Status != 200 || resp.Header.Get("Accept-Ranges") != "bytes" || resp.Length < 0 {
+		return
+	}
+	rng := r.Header.get("Range")
+	if len(rng) < 6 || !strings.EqualFold(rng[:6], "bytes=") {
+		return
+	}
+	if ir := r.Header.get("If-Range"); ir != "" {
+		var lm time.Time
+		if r.fileCache != nil {
+			lm = r.fileCache.info.mtime
+		}
+		if !cache.IfRangeMatches(ir, lm, resp.Header.Get("ETag")) {
+			return
+		}
+	}
+	ranges, status := parseRanges(rng[6:], resp.Length)
+	switch status {
+	case rangeDeclined:
+		return
+	case rangeUnsatisfiable:
+		size := resp.Length
+		rt.dropBody(resp)
+		resp.Header.Del("Accept-Ranges")
+		resp.Header.Del("Last-Modified")
+		resp.Header.Del("ETag")
+		resp.Header.Set("Content-Range", "bytes */"+strconv.FormatInt(size, 10))
+		rt.specialResponse(r, 416)
+		return
+	}
+	if len(ranges) == 1 {
+		rt.singleRange(r, ranges[0])
+		return
+	}
+	rt.multiRange(r, ranges)
+}
+
+func (rt *runtime) singleRange(r *Request, rg byteRange) {
+	resp := r.resp
+	size := resp.Length
+	resp.Status = 206
+	resp.Header.Set("Content-Range", "bytes "+strconv.FormatInt(rg.start, 10)+"-"+strconv.FormatInt(rg.end-1, 10)+"/"+strconv.FormatInt(size, 10))
+	resp.Length = rg.end - rg.start
+	switch resp.Kind {
+	case BodyBytes:
+		resp.Bytes = resp.Bytes[rg.start:rg.end]
+	case BodyFile:
+		resp.Offset += rg.start
+	}
+}
+
+// multipartBoundary numbers boundaries like nginx (a 10-digit counter).
+var multipartBoundary struct {
+	sync.Mutex
+	n uint64
+}
+
+func nextBoundary() string {
+	multipartBoundary.Lock()
+	multipartBoundary.n++
+	n := multipartBoundary.n
+	multipartBoundary.Unlock()
+	s := strconv.FormatUint(n, 10)
+	return strings.Repeat("0", max(0, 10-len(s))) + s
+}
+
+func (rt *runtime) multiRange(r *Request, ranges []byteRange) {
+	resp := r.resp
+	size := resp.Length
+	ct := resp.Header.Get("Content-Type")
+	boundary := nextBoundary()
+	var heads [][]byte
+	total := int64(0)
+	for _, rg := range ranges {
+		var b strings.Builder
+		b.WriteString("\r\n--" + boundary + "\r\n")
+		if ct != "" {
+			b.WriteString("Content-Type: " + ct + "\r\n")
+		}
+		b.WriteString("Content-Range: bytes " + strconv.FormatInt(rg.start, 10) + "-" + strconv.FormatInt(rg.end-1, 10) + "/" + strconv.FormatInt(size, 10) + "\r\n\r\n")
+		heads = append(heads, []byte(b.String()))
+		total += int64(b.Len()) + rg.end - rg.start
+	}
+	tail := []byte("\r\n--" + boundary + "--\r\n")
+	total += int64(len(tail))
+	data, file, base := resp.Bytes, resp.File, resp.Offset
+	kind := resp.Kind
+	closeFile := kind == BodyFile && resp.CloseFile
+	resp.Status = 206
+	resp.Header.Set("Content-Type", "multipart/byteranges; boundary="+boundary)
+	resp.Kind = BodyStream
+	resp.Length = total
+	resp.File, resp.Bytes = nil, nil
+	resp.Stream = func(w io.Writer, flush func() error) error {
+		if closeFile {
+			defer file.Close()
+		}
+		for i, rg := range ranges {
+			if _, err := w.Write(heads[i]); err != nil {
+				return err
+			}
+			if kind == BodyBytes {
+				if _, err := w.Write(data[rg.start:rg.end]); err != nil {
+					return err
+				}
+				continue
+			}
+			if _, err := io.Copy(w, io.NewSectionReader(file, base+rg.start, rg.end-rg.start)); err != nil {
+				return err
+			}
+		}
+		_, err := w.Write(tail)
+		return err
+	}
+}
+
+// byteRange is [start, end).
+type byteRange struct{ start, end int64 }
+
+type rangeStatus int
+
+const (
+	rangeOK rangeStatus = iota
+	rangeDeclined
+	rangeUnsatisfiable
+)
+
+// parseRanges reads a Range header's byte-range-set (after "bytes=") for a
+// body of size bytes, as ngx_http_range_parse does: syntax errors and
+// sets with no satisfiable range give 416; a set larger than the body is
+// ignored (the full body is sent).
+func parseRanges(s string, size int64) ([]byteRange, rangeStatus) {
+	var out []byteRange
+	var total int64
+	i := 0
+	skipSpaces := func() {
+		for i < len(s) && s[i] == ' ' {
+			i++
+		}
+	}
+	num := func() (int64, bool) {
+		if i >= len(s) || s[i] < '0' || s[i] > '9' {
+			return 0, false
+		}
+		var n int64
+		for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+			if n > (1<<62)/10 {
+				return 0, false
+			}
+			n = n*10 + int64(s[i]-'0')
+			i++
+		}
+		return n, true
+	}
+	for {
+		var start, end int64
+		suffix := false
+		skipSpaces()
+		if i < len(s) && s[i] == '-' {
+			suffix = true
+			i++
+		} else {
+			var ok bool
+			if start, ok = num(); !ok {
+				return nil, rangeUnsatisfiable
+			}
+			skipSpaces()
+			if i >= len(s) || s[i] != '-' {
+				return nil, rangeUnsatisfiable
+			}
+			i++
+			skipSpaces()
+			if i >= len(s) || s[i] == ',' {
+				end = size
+				goto found
+			}
+		}
+		{
+			var ok bool
+			if end, ok = num(); !ok {
+				return nil, rangeUnsatisfiable
+			}
+			skipSpaces()
+			if i < len(s) && s[i] != ',' {
+				return nil, rangeUnsatisfiable
+			}
+			if suffix {
+				if end < size {
+					start = size - end
+				} else {
+					start = 0
+				}
+				end = size - 1
+			}
+			if end >= size {
+				end = size
+			} else {
+				end++
+			}
+		}
+	found:
+		if start < end {
+			out = append(out, byteRange{start, end})
+			total += end - start
+		} else if start == 0 {
+			return nil, rangeDeclined
+		}
+		if i >= len(s) || s[i] != ',' {
+			break
+		}
+		i++
+	}
+	if len(out) == 0 {
+		return nil, rangeUnsatisfiable
+	}
+	if total > size {
+		return nil, rangeDeclined
+	}
+	return out, rangeOK
+}
+
+// headerFilter adds what nginx's header filter adds last.
+func (rt *runtime) headerFilter(r *Request) {
+	resp := r.resp
+	l := r.loc
+	switch l.ServerTokens {
+	case "off":
+		resp.Header.Set("Server", "edge")
+	default:
+		resp.Header.Set("Server", "edge/"+Version)
+	}
+	if loc := resp.Header.Get("Location"); strings.HasPrefix(loc, "/") && l.AbsoluteRedirect {
+		resp.Header.Set("Location", rt.absoluteURL(r, loc))
+	}
+	if !resp.Close && l.KeepaliveHeader >= 0 && r.Proto != "HTTP/2.0" {
+		resp.Header.Set("Keep-Alive", "timeout="+strconv.FormatInt(int64(l.KeepaliveHeader/time.Second), 10))
+	}
+	if l.KeepaliveTimeout == 0 {
+		resp.Close = true
+	}
+	if l.KeepaliveRequests > 0 && r.connRequests >= l.KeepaliveRequests {
+		resp.Close = true
+	}
+	if r.Method == "HEAD" || resp.Status == 304 || resp.Status == 204 {
+		resp.HeadOnly = true
+	}
+}
+
+// absoluteURL makes a local redirect absolute the way nginx's header
+// filter does: the Host header's name (or server_name, or the local
+// address), and the local port unless it is the scheme's default.
+func (rt *runtime) absoluteURL(r *Request, path string) string {
+	l := r.loc
+	scheme := "http"
+	defPort := "80"
+	if r.conn.tls != nil {
+		scheme, defPort = "https", "443"
+	}
+	host := r.host
+	if l.ServerNameInRedirect || host == "" {
+		host = rt.serverName(r)
+	}
+	if host == "" {
+		host = r.conn.local.Addr().Unmap().String()
+		if r.conn.local.Addr().Is6() && !r.conn.local.Addr().Is4In6() {
+			host = "[" + host + "]"
+		}
+	}
+	port := ""
+	if l.PortInRedirect && r.conn.port != defPort && r.conn.port != "" {
+		port = ":" + r.conn.port
+	}
+	return scheme + "://" + host + port + path
+}
+
+// gzipFilter compresses eligible responses (ngx_http_gzip_header_filter).
+func (rt *runtime) gzipFilter(r *Request) {
+	resp := r.resp
+	g := &r.loc.Gzip
+	if !g.On || resp.HeadOnly || resp.Kind == BodyNone || r.Method == "HEAD" {
+		return
+	}
+	switch resp.Status {
+	case 200, 403, 404:
+	default:
+		return
+	}
+	if resp.Header.Get("Content-Encoding") != "" {
+		return
+	}
+	if resp.Length >= 0 && resp.Length < g.MinLength {
+		return
+	}
+	if !gzipType(g, resp.Header.Get("Content-Type")) {
+		return
+	}
+	if g.Vary {
+		resp.Header.Add("Vary", "Accept-Encoding")
+	}
+	if !rt.gzipOK(r, g) {
+		return
+	}
+	resp.Header.Set("Content-Encoding", "gzip")
+	resp.Header.Del("Accept-Ranges")
+	if et := resp.Header.Get("ETag"); et != "" {
+		switch {
+		case strings.HasPrefix(et, "W/"):
+		case strings.HasPrefix(et, "\""):
+			resp.Header.Set("ETag", "W/"+et)
+		default:
+			resp.Header.Del("ETag")
+		}
+	}
+	level := g.CompLevel
+	switch resp.Kind {
+	case BodyBytes:
+		var z []byte
+		if r.fileCache != nil && len(resp.Bytes) == len(r.fileCache.data) {
+			z = r.fileCache.gzipped(level)
+		} else {
+			z = gzipBytes(resp.Bytes, level)
+		}
+		origLen := len(resp.Bytes)
+		resp.Bytes = z
+		resp.Length = int64(len(z))
+		r.gzipRatio = ratio(origLen, len(z))
+	case BodyFile:
+		f, closeFile := resp.File, resp.CloseFile
+		off, n := resp.Offset, resp.Length
+		resp.Kind = BodyStream
+		resp.Length = -1
+		resp.File = nil
+		resp.Stream = func(w io.Writer, flush func() error) error {
+			if closeFile {
+				defer f.Close()
+			}
+			zw, _ := gzip.NewWriterLevel(w, level)
+			if _, err := io.Copy(zw, io.NewSectionReader(f, off, n)); err != nil {
+				return err
+			}
+			return zw.Close()
+		}
+	case BodyStream:
+		inner := resp.Stream
+		resp.Length = -1
+		resp.Stream = func(w io.Writer, flush func() error) error {
+			zw, _ := gzip.NewWriterLevel(w, level)
+			zflush := func() error {
+				if err := zw.Flush(); err != nil {
+					return err
+				}
+				return flush()
+			}
+			if err := inner(zw, zflush); err != nil {
+				return err
+			}
+			return zw.Close()
+		}
+	}
+}
+
+// gzipType tests a Content-Type against gzip_types.
+func gzipType(g *conf.Gzip, ct string) bool {
+	if g.AnyType {
+		return true
+	}
+	base := ct
+	if i := strings.IndexByte(base, ';'); i >= 0 {
+		base = base[:i]
+	}
+	base = strings.ToLower(strings.TrimSpace(base))
+	return g.Types[base]
+}
+
+// gzipOK applies the request-side checks (ngx_http_gzip_ok).
+func (rt *runtime) gzipOK(r *Request, g *conf.Gzip) bool {
+	if !acceptsGzip(r.Header.get("Accept-Encoding")) {
+		return false
+	}
+	if g.HTTPVersion == "1.1" && r.Proto == "HTTP/1.0" {
+		return false
+	}
+	if r.Header.get("Via") != "" && !rt.gzipProxiedOK(r, g) {
+		return false
+	}
+	ua := r.Header.get("User-Agent")
+	if g.DisableMSIE6 && isMSIE6(ua) {
+		return false
+	}
+	for _, re := range g.Disable {
+		if re.Re.MatchString(ua) {
+			return false
+		}
+	}
+	return true
+}
+
+// acceptsGzip finds a "gzip" token not weighted q=0
+// (ngx_http_gzip_accept_encoding).
+func acceptsGzip(ae string) bool {
+	start := 0
+	for {
+		i := indexFold(ae[start:], "gzip")
+		if i < 0 {
+			return false
+		}
+		p := start + i
+		if p == 0 || ae[p-1] == ',' || ae[p-1] == ' ' {
+			start = p + 4
+			break
+		}
+		start = p + 4
+	}
+	for p := start; p < len(ae); p++ {
+		switch ae[p] {
+		case ',':
+			return true
+		case ';':
+			return !zeroQ(ae[p+1:])
+		case ' ':
+			continue
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// zeroQ reports whether a parameter list says q=0 (or 0.0...).
+func zeroQ(s string) bool {
+	s = strings.TrimLeft(s, " ")
+	if !strings.HasPrefix(strings.ToLower(s), "q=") {
+		return false
+	}
+	s = s[2:]
+	if s == "" || s[0] != '0' {
+		return false
+	}
+	for i := 1; i < len(s); i++ {
+		switch c := s[i]; {
+		case c == '.' || c == '0':
+		case c == ',' || c == ' ' || c == ';':
+			return true
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+func indexFold(s, sub string) int {
+	for i := 0; i+len(sub) <= len(s); i++ {
+		if strings.EqualFold(s[i:i+len(sub)], sub) {
+			return i
+		}
+	}
+	return -1
+}
+
+func isMSIE6(ua string) bool {
+	i := strings.Index(ua, "MSIE ")
+	if i < 0 || i+5 >= len(ua) || strings.Contains(ua, "Opera") {
+		return false
+	}
+	v := ua[i+5]
+	return v >= '4' && v <= '6' && !strings.Contains(ua, "SV1")
+}
+
+// gzipProxiedOK applies gzip_proxied to a request that came through a
+// proxy (it has Via).
+func (rt *runtime) gzipProxiedOK(r *Request, g *conf.Gzip) bool {
+	h := &r.resp.Header
+	for _, p := range g.Proxied {
+		switch p {
+		case "any":
+			return true
+		case "expired":
+			if h.Has("Expires") {
+				return true
+			}
+		case "no-cache", "no-store", "private":
+			if strings.Contains(strings.ToLower(h.Get("Cache-Control")), p) {
+				return true
+			}
+		case "no_last_modified":
+			if !h.Has("Last-Modified") {
+				return true
+			}
+		case "no_etag":
+			if !h.Has("ETag") {
+				return true
+			}
+		case "auth":
+			if r.Header.get("Authorization") != "" {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+var gzipWriters [10]sync.Pool
+
+// gzipBytes compresses a whole body.
+func gzipBytes(b []byte, level int) []byte {
+	var out bytes.Buffer
+	zw, _ := gzipWriters[level].Get().(*gzip.Writer)
+	if zw == nil {
+		zw, _ = gzip.NewWriterLevel(&out, level)
+	} else {
+		zw.Reset(&out)
+	}
+	_, _ = zw.Write(b)
+	_ = zw.Close()
+	gzipWriters[level].Put(zw)
+	return out.Bytes()
+}
+
+// gzipped returns the file's content compressed at level, made once.
+func (e *fileEntry) gzipped(level int) []byte {
+	e.gzMu.Lock()
+	defer e.gzMu.Unlock()
+	if z, ok := e.gz[level]; ok {
+		return z
+	}
+	if e.gz == nil {
+		e.gz = map[int][]byte{}
+	}
+	z := gzipBytes(e.data, level)
+	e.gz[level] = z
+	return z
+}
+
+func ratio(orig, z int) string {
+	if z == 0 {
+		return "0.00"
+	}
+	return strconv.FormatFloat(float64(orig)/float64(z), 'f', 2, 64)
+}

@@ -1,0 +1,281 @@
+// This file is the HTTP/1.x adapter: fasthttp serves each connection
+// (Server.ServeConn); the handler fills an engine-neutral Request from the
+// RequestCtx, runs the pipeline and writes the Response back. fasthttp
+// reuses its buffers after the handler returns, so the strings taken from
+// it here are views that must not outlive the request.
+package proxy
+
+import (
+	"bufio"
+	"errors"
+	"io"
+	"net"
+	"strings"
+	"time"
+	"unsafe"
+
+	"github.com/valyala/fasthttp"
+
+	"edge/conf"
+)
+
+// b2s views bytes as a string without copying; valid while the bytes are.
+func b2s(b []byte) string { return unsafe.String(unsafe.SliceData(b), len(b)) }
+
+// fastHeaders reads request headers from fasthttp.
+type fastHeaders struct{ h *fasthttp.RequestHeader }
+
+func (f *fastHeaders) get(name string) string { return b2s(f.h.Peek(name)) }
+
+func (f *fastHeaders) each(fn func(name, value string)) {
+	for k, v := range f.h.All() {
+		fn(b2s(k), b2s(v))
+	}
+}
+
+// http1Server makes the fasthttp server for a listen group; its limits
+// come from the group's default server, which nginx also uses to read a
+// request's headers before it knows the server.
+func (s *Server) http1Server(g *conf.ListenGroup) *fasthttp.Server {
+	def := g.Default
+	return &fasthttp.Server{
+		Handler:                       s.handleHTTP1,
+		ErrorHandler:                  s.http1Error,
+		Name:                          "edge",
+		ReadBufferSize:                def.LargeHeaderBuffers * def.LargeHeaderBufferSize,
+		WriteBufferSize:               16 << 10,
+		ReadTimeout:                   def.ClientHeaderTimeout,
+		IdleTimeout:                   def.Loc.KeepaliveTimeout,
+		MaxRequestsPerConn:            def.Loc.KeepaliveRequests,
+		MaxRequestBodySize:            1 << 62,
+		StreamRequestBody:             true,
+		DisablePreParseMultipartForm:  true,
+		NoDefaultServerHeader:         true,
+		NoDefaultContentType:          true,
+		DisableHeaderNamesNormalizing: false,
+		SecureErrorLogMessage:         true,
+		Logger:                        fastLogger{s},
+		ConnState: func(c net.Conn, st fasthttp.ConnState) {
+			if ec, ok := c.(edgeConn); ok {
+				ec.connInfo().idle.Store(st == fasthttp.StateIdle)
+			}
+		},
+	}
+}
+
+type fastLogger struct{ s *Server }
+
+func (l fastLogger) Printf(format string, args ...any) {
+	l.s.shared.errLog.Logf(conf.LevelInfo, format, args...)
+}
+
+// serveHTTP1 serves an HTTP/1.x connection to its end.
+func (s *Server) serveHTTP1(c net.Conn) {
+	rt := s.rt.Load()
+	g := c.(edgeConn).connInfo().group
+	fs := rt.http1(s, g)
+	_ = fs.ServeConn(c)
+}
+
+// http1 returns the runtime's fasthttp server for a group, made once.
+func (rt *runtime) http1(s *Server, g *conf.ListenGroup) *fasthttp.Server {
+	rt.h1mu.Lock()
+	defer rt.h1mu.Unlock()
+	if rt.h1 == nil {
+		rt.h1 = map[*conf.ListenGroup]*fasthttp.Server{}
+	}
+	fs := rt.h1[g]
+	if fs == nil {
+		fs = s.http1Server(g)
+		rt.h1[g] = fs
+	}
+	return fs
+}
+
+// handleHTTP1 is fasthttp's handler.
+func (s *Server) handleHTTP1(ctx *fasthttp.RequestCtx) {
+	rt := s.rt.Load()
+	info := ctx.Conn().(edgeConn).connInfo()
+	r := acquireRequest()
+	r.conn = info
+	r.connRequests = int(ctx.ConnRequestNum())
+	r.start = ctx.Time()
+	if r.start.IsZero() {
+		r.start = rt.now()
+	}
+	h := &ctx.Request.Header
+	r.Method = b2s(h.Method())
+	r.RawTarget = b2s(h.RequestURI())
+	r.Proto = b2s(h.Protocol())
+	r.HostHeader = b2s(h.Host())
+	r.fh.h = h
+	r.Header = &r.fh
+	r.ContentLength = int64(h.ContentLength())
+	r.RequestLength = int64(len(h.RawHeaders()))
+	switch {
+	case r.ContentLength > 0 || r.ContentLength == -1:
+		if r.ContentLength == -1 && !h.IsHTTP11() {
+			r.ContentLength = 0
+			break
+		}
+		r.Body = ctx.RequestBodyStream()
+		if r.Body == nil {
+			r.Body = strings.NewReader(b2s(ctx.Request.Body()))
+		}
+	default:
+		r.ContentLength = 0
+	}
+	if r.ContentLength == -2 {
+		r.ContentLength = 0
+	}
+	rt.serve(r)
+	rt.writeHTTP1(ctx, r)
+}
+
+// writeHTTP1 writes r.resp to fasthttp and runs the log phase (at once for
+// sized bodies, after the last byte for streams).
+func (rt *runtime) writeHTTP1(ctx *fasthttp.RequestCtx, r *Request) {
+	resp := r.resp
+	if resp.Status == 444 {
+		ctx.HijackSetNoResponse(true)
+		ctx.Hijack(func(net.Conn) {})
+		rt.done(r, 0)
+		releaseRequest(r)
+		return
+	}
+	out := &ctx.Response
+	out.SetStatusCode(resp.Status)
+	oh := &out.Header
+	for _, f := range resp.Header.list {
+		switch {
+		case strings.EqualFold(f.name, "Content-Type"):
+			oh.SetContentType(f.value)
+		case strings.EqualFold(f.name, "Content-Length"):
+		default:
+			oh.Add(f.name, f.value)
+		}
+	}
+	if resp.Close {
+		ctx.SetConnectionClose()
+	}
+	head := resp.HeadOnly
+	switch resp.Kind {
+	case BodyBytes:
+		out.SetBodyRaw(resp.Bytes)
+		if head {
+			out.SkipBody = true
+		}
+		rt.done(r, sentLen(resp, head))
+		releaseRequest(r)
+	case BodyFile:
+		if head {
+			resp.File.Close()
+			out.SkipBody = true
+			oh.SetContentLength(int(resp.Length))
+		} else {
+			if _, err := resp.File.Seek(resp.Offset, io.SeekStart); err != nil {
+				resp.File.Close()
+				ctx.SetConnectionClose()
+			} else {
+				out.SetBodyStream(resp.File, int(resp.Length))
+			}
+		}
+		rt.done(r, sentLen(resp, head))
+		releaseRequest(r)
+	case BodyStream:
+		if head {
+			out.SkipBody = true
+			rt.done(r, 0)
+			releaseRequest(r)
+			return
+		}
+		stream := resp.Stream
+		out.SetBodyStreamWriter(func(w *bufio.Writer) {
+			cw := &countWriter{w: w}
+			err := stream(cw, w.Flush)
+			if err != nil && !errors.Is(err, net.ErrClosed) {
+				rt.log.infof(r, "writing the response failed (%v)", err)
+			}
+			_ = w.Flush()
+			rt.done(r, cw.n)
+			releaseRequest(r)
+		})
+	default:
+		if head || resp.Status == 304 || resp.Status == 204 {
+			out.SkipBody = true
+		}
+		rt.done(r, 0)
+		releaseRequest(r)
+	}
+}
+
+func sentLen(resp *Response, head bool) int64 {
+	if head {
+		return 0
+	}
+	return resp.Length
+}
+
+// countWriter counts body bytes for $body_bytes_sent.
+type countWriter struct {
+	w io.Writer
+	n int64
+}
+
+func (c *countWriter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	c.n += int64(n)
+	return n, err
+}
+
+// http1Error answers what fasthttp could not parse, in nginx's terms:
+// a too-long request line is 414, too-large headers 494 (sent as 400),
+// anything else 400; the connection is closed.
+func (s *Server) http1Error(ctx *fasthttp.RequestCtx, err error) {
+	rt := s.rt.Load()
+	status := 400
+	var sizeErr *fasthttp.ErrSmallBuffer
+	if errors.As(err, &sizeErr) {
+		status = 494
+		if len(ctx.Request.Header.RequestURI()) == 0 {
+			status = 414
+		}
+	}
+	if errors.Is(err, fasthttp.ErrBodyTooLarge) {
+		status = 413
+	}
+	var info *connInfo
+	if ec, ok := ctx.Conn().(edgeConn); ok {
+		info = ec.connInfo()
+	}
+	if info == nil || info.group == nil {
+		ctx.SetStatusCode(400)
+		ctx.SetConnectionClose()
+		return
+	}
+	r := acquireRequest()
+	r.conn = info
+	r.rt = rt
+	r.start = time.Now()
+	r.Method = "GET"
+	r.Proto = "HTTP/1.1"
+	r.fh.h = &ctx.Request.Header
+	r.Header = &r.fh
+	r.srv = info.group.Default
+	r.loc = r.srv.Loc
+	rt.log.infof(r, "client sent invalid request (%v)", err)
+	rt.badRequest(r, status)
+	resp := r.resp
+	ctx.Response.SetStatusCode(resp.Status)
+	for _, f := range resp.Header.list {
+		if strings.EqualFold(f.name, "Content-Type") {
+			ctx.Response.Header.SetContentType(f.value)
+			continue
+		}
+		ctx.Response.Header.Add(f.name, f.value)
+	}
+	ctx.Response.SetBody(resp.Bytes)
+	ctx.SetConnectionClose()
+	rt.done(r, resp.Length)
+	releaseRequest(r)
+}

@@ -1,0 +1,131 @@
+// This file is the HTTP/2 adapter: x/net/http2 serves each connection
+// (Server.ServeConn) on net/http types; the handler fills the same
+// engine-neutral Request as the HTTP/1 adapter and writes the Response.
+package proxy
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net"
+	"net/http"
+	"strconv"
+	"sync/atomic"
+
+	"golang.org/x/net/http2"
+)
+
+type connKey struct{}
+
+// h2Headers reads request headers from net/http.
+type h2Headers struct{ h http.Header }
+
+func (f *h2Headers) get(name string) string { return f.h.Get(name) }
+
+func (f *h2Headers) each(fn func(name, value string)) {
+	for k, vs := range f.h {
+		for _, v := range vs {
+			fn(k, v)
+		}
+	}
+}
+
+// h2conn counts requests on one HTTP/2 connection.
+type h2conn struct {
+	info     *connInfo
+	requests atomic.Int64
+}
+
+// serveHTTP2 serves an HTTP/2 connection (TLS with ALPN "h2", or h2c
+// with prior knowledge).
+func (s *Server) serveHTTP2(c net.Conn, info *connInfo) {
+	rt := s.rt.Load()
+	def := info.group.Default
+	hs := &http2.Server{
+		IdleTimeout:          def.Loc.KeepaliveTimeout,
+		MaxConcurrentStreams: 128,
+	}
+	hc := &h2conn{info: info}
+	ctx := context.WithValue(context.Background(), connKey{}, hc)
+	_ = rt
+	hs.ServeConn(c, &http2.ServeConnOpts{
+		Context:    ctx,
+		Handler:    http.HandlerFunc(s.handleHTTP2),
+		BaseConfig: &http.Server{ReadHeaderTimeout: def.ClientHeaderTimeout},
+	})
+}
+
+// handleHTTP2 is the net/http handler for one stream.
+func (s *Server) handleHTTP2(w http.ResponseWriter, req *http.Request) {
+	rt := s.rt.Load()
+	hc := req.Context().Value(connKey{}).(*h2conn)
+	r := acquireRequest()
+	r.conn = hc.info
+	r.connRequests = int(hc.requests.Add(1))
+	r.start = rt.now()
+	r.Method = req.Method
+	r.RawTarget = req.RequestURI
+	r.Proto = "HTTP/2.0"
+	r.HostHeader = req.Host
+	r.hh.h = req.Header
+	r.Header = &r.hh
+	r.ContentLength = req.ContentLength
+	if req.Body != nil && req.Body != http.NoBody && req.ContentLength != 0 {
+		r.Body = req.Body
+	} else {
+		r.ContentLength = 0
+	}
+	rt.serve(r)
+	rt.writeHTTP2(w, r)
+}
+
+// writeHTTP2 writes r.resp to net/http and runs the log phase.
+func (rt *runtime) writeHTTP2(w http.ResponseWriter, r *Request) {
+	resp := r.resp
+	defer releaseRequest(r)
+	if resp.Status == 444 {
+		rt.done(r, 0)
+		panic(http.ErrAbortHandler)
+	}
+	h := w.Header()
+	for _, f := range resp.Header.list {
+		switch http.CanonicalHeaderKey(f.name) {
+		case "Connection", "Keep-Alive", "Transfer-Encoding", "Content-Length":
+			continue
+		}
+		h.Add(f.name, f.value)
+	}
+	if resp.Length >= 0 && resp.Status != 304 && resp.Status != 204 {
+		h.Set("Content-Length", strconv.FormatInt(resp.Length, 10))
+	}
+	w.WriteHeader(resp.Status)
+	var sent int64
+	var err error
+	if !resp.HeadOnly {
+		switch resp.Kind {
+		case BodyBytes:
+			var n int
+			n, err = w.Write(resp.Bytes)
+			sent = int64(n)
+		case BodyFile:
+			sent, err = io.Copy(w, io.NewSectionReader(resp.File, resp.Offset, resp.Length))
+		case BodyStream:
+			cw := &countWriter{w: w}
+			fl, _ := w.(http.Flusher)
+			err = resp.Stream(cw, func() error {
+				if fl != nil {
+					fl.Flush()
+				}
+				return nil
+			})
+			sent = cw.n
+		}
+	}
+	if resp.Kind == BodyFile && resp.File != nil {
+		resp.File.Close()
+	}
+	if err != nil && !errors.Is(err, net.ErrClosed) {
+		rt.log.infof(r, "writing the response failed (%v)", err)
+	}
+	rt.done(r, sent)
+}

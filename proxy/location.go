@@ -1,0 +1,116 @@
+// This file finds the location{} for a URI with nginx's precedence
+// (ngx_http_core_find_location): the longest matching prefix is
+// remembered; an "=" location that equals the URI wins at once; the
+// prefix's nested locations are searched; then, unless the prefix was
+// "^~", the regex locations of this level are tried in file order and the
+// first match wins; otherwise the remembered prefix is used.
+package proxy
+
+import (
+	"edge/conf"
+)
+
+type findResult int
+
+const (
+	findDeclined findResult = iota // nothing matched at this level
+	findAgain                      // a prefix matched; nested search may refine it
+	findOK                         // final: an exact or regex match
+)
+
+// findLocation returns the location for r.uri under parent (a server's
+// implicit location), setting captures when a regex matched.
+func findLocation(r *Request, parent *conf.Location) *conf.Location {
+	loc := parent
+	findIn(r, parent, &loc)
+	return loc
+}
+
+// findIn searches one level; *loc holds the best location so far.
+func findIn(r *Request, parent *conf.Location, loc **conf.Location) findResult {
+	rc := findDeclined
+	noregex := false
+	if p, exact := findPrefix(r.uri, parent.Prefixes); p != nil {
+		*loc = p
+		if exact {
+			return findOK
+		}
+		noregex = p.Kind == conf.LocNoRegex
+		rc = findAgain
+		if len(p.Prefixes) > 0 || len(p.Regexes) > 0 {
+			if findIn(r, p, loc) == findOK {
+				return findOK
+			}
+		}
+	}
+	if noregex {
+		return rc
+	}
+	for _, re := range parent.Regexes {
+		if matchRegex(r, re.Regex, r.uri) {
+			*loc = re
+			if len(re.Prefixes) > 0 || len(re.Regexes) > 0 {
+				findIn(r, re, loc)
+			}
+			return findOK
+		}
+	}
+	return rc
+}
+
+// findPrefix returns the longest prefix location matching uri, or an exact
+// location equal to it. list is sorted longest first.
+func findPrefix(uri string, list []*conf.Location) (loc *conf.Location, exact bool) {
+	for _, l := range list {
+		n := l.Name
+		if len(n) > len(uri) {
+			continue
+		}
+		if l.Kind == conf.LocExact {
+			if uri == n {
+				return l, true
+			}
+			continue
+		}
+		if uri[:len(n)] == n {
+			return l, false
+		}
+	}
+	return nil, false
+}
+
+// matchRegex runs a regex against s and, on a match, makes its captures
+// the current ones ($1..$9 and named captures), as nginx does for every
+// successful regex match.
+func matchRegex(r *Request, re *conf.Regex, s string) bool {
+	if re.Captures == 0 {
+		if !re.Re.MatchString(s) {
+			return false
+		}
+		r.capSubject = s
+		r.caps = r.caps[:0]
+		return true
+	}
+	m := re.Re.FindStringSubmatchIndex(s)
+	if m == nil {
+		return false
+	}
+	r.capSubject = s
+	r.caps = append(r.caps[:0], m...)
+	for _, nc := range re.Named {
+		v := ""
+		if m[2*nc.Group] >= 0 {
+			v = s[m[2*nc.Group]:m[2*nc.Group+1]]
+		}
+		r.setSlot(nc.Slot, v)
+	}
+	return true
+}
+
+// capture returns $n of the last match ("" when absent).
+func (r *Request) capture(n int) string {
+	if 2*n+1 >= len(r.caps) || r.caps[2*n] < 0 {
+		return ""
+	}
+	return r.capSubject[r.caps[2*n]:r.caps[2*n+1]]
+}

@@ -1,0 +1,261 @@
+// This file holds the request pipeline: the phases every request goes
+// through, in one fixed order. The order is nginx's phase engine and never
+// depends on the order of directives in a configuration file:
+//
+//  1. server selection   pick server{} by Host (or SNI) on the listen group
+//  2. server rewrite     the server's rewrite/if/set/return program; runs
+//     again after every internal redirect
+//  3. find location      "=" exact, longest prefix, "^~" stops, regexps in
+//     file order, else the prefix (location.go)
+//  4. location rewrite   the location's program; "last" goes back to 3,
+//     at most 10 URI changes per request like nginx
+//  5. body limit         client_max_body_size against Content-Length (413)
+//  6. access             allow/deny (403)
+//  7. try_files          files, directories, =code, @named, a final URI
+//  8. content            return text | fastcgi_pass | stub_status | static
+//     files with index (static.go)
+//  9. header filters     not-modified, add_header/expires, charset, gzip,
+//     ranges (filters.go), in nginx's filter order
+//  10. log               access_log, once the body is out (accesslog.go)
+//
+// Handlers return a status instead of writing errors themselves; finish()
+// is the one place that turns a status into error_page handling or a
+// built-in error page, so internal error text never reaches a client.
+package proxy
+
+import (
+	"strings"
+
+	"edge/conf"
+)
+
+// maxURIChanges is nginx's NGX_HTTP_MAX_URI_CHANGES: rewrites with "last"
+// and internal redirects a request may go through.
+const maxURIChanges = 10
+
+// step is where the pipeline goes next.
+type step int
+
+const (
+	stepServerRewrite step = iota
+	stepFindLocation
+	stepLocationRewrite
+	stepAfterRewrite
+	stepDone
+)
+
+// handle runs the pipeline for one request and leaves the answer in
+// r.resp. status > 0 from a phase means "answer with this status".
+func (rt *runtime) handle(r *Request) {
+	r.uriChanges = maxURIChanges + 1
+	next := stepServerRewrite
+	for next != stepDone {
+		var status int
+		next, status = rt.phase(r, next)
+		if status != 0 {
+			next = rt.finish(r, status)
+		}
+	}
+	rt.filters(r)
+}
+
+// phase runs one step and says what comes next.
+func (rt *runtime) phase(r *Request, s step) (step, int) {
+	switch s {
+	case stepServerRewrite:
+		r.loc = r.srv.Loc
+		res, status := rt.runOps(r, r.srv.Rewrite)
+		if res == rwStatus {
+			return stepDone, status
+		}
+		return stepFindLocation, 0
+
+	case stepFindLocation:
+		r.loc = findLocation(r, r.srv.Loc)
+		if r.loc.Internal && !r.internal {
+			return stepDone, 404
+		}
+		return stepLocationRewrite, 0
+
+	case stepLocationRewrite:
+		uri := r.uri
+		res, status := rt.runOps(r, r.loc.Rewrite)
+		switch res {
+		case rwStatus:
+			return stepDone, status
+		case rwLast:
+			return rt.uriChanged(r)
+		case rwContinue:
+			if r.uri != uri {
+				return rt.uriChanged(r)
+			}
+		}
+		return stepAfterRewrite, 0
+
+	case stepAfterRewrite:
+		return rt.content(r)
+	}
+	return stepDone, 0
+}
+
+// uriChanged counts a URI change and searches the location again.
+func (rt *runtime) uriChanged(r *Request) (step, int) {
+	r.uriChanges--
+	if r.uriChanges <= 0 {
+		rt.log.errorf(r, "rewrite or internal redirection cycle while processing \"%s\"", r.uri)
+		return stepDone, 500
+	}
+	return stepFindLocation, 0
+}
+
+// content runs the access checks, try_files and the content handler.
+func (rt *runtime) content(r *Request) (step, int) {
+	l := r.loc
+	if l.ClientMaxBodySize > 0 && r.ContentLength > l.ClientMaxBodySize {
+		rt.log.errorf(r, "client intended to send too large body: %d bytes", r.ContentLength)
+		return stepDone, 413
+	}
+	if !accessAllowed(l.Access, r.conn) {
+		rt.log.errorf(r, "access forbidden by rule")
+		return stepDone, 403
+	}
+	if len(l.TryFiles) > 0 {
+		if next, status, done := rt.tryFiles(r); done {
+			return next, status
+		}
+	}
+	switch l.Content.Kind {
+	case conf.ContentFastCGI:
+		return stepDone, rt.fastcgi(r)
+	case conf.ContentStubStatus:
+		return stepDone, rt.stubStatus(r)
+	case conf.ContentEmptyGIF:
+		return stepDone, rt.emptyGIF(r)
+	case conf.ContentFPMStatus, conf.ContentMetrics:
+		return stepDone, rt.statusHandler(r)
+	}
+	return rt.static(r)
+}
+
+// internalRedirect restarts the pipeline at the server rewrite phase with
+// a new URI (nginx's ngx_http_internal_redirect).
+func (rt *runtime) internalRedirect(r *Request, uri string) (step, int) {
+	r.uriChanges--
+	if r.uriChanges <= 0 {
+		rt.log.errorf(r, "rewrite or internal redirection cycle while internally redirecting to \"%s\"", uri)
+		return stepDone, 500
+	}
+	path, args, hasArgs := strings.Cut(uri, "?")
+	r.uri = path
+	if hasArgs {
+		r.args = args
+	}
+	r.exten = extension(path)
+	r.internal = true
+	r.caps = r.caps[:0]
+	return stepServerRewrite, 0
+}
+
+// namedRedirect continues in a named location (ngx_http_named_location):
+// no server rewrite and no location search.
+func (rt *runtime) namedRedirect(r *Request, name string) (step, int) {
+	loc := r.srv.Named[name]
+	if loc == nil {
+		rt.log.errorf(r, "could not find named location \"%s\"", name)
+		return stepDone, 500
+	}
+	r.uriChanges--
+	if r.uriChanges <= 0 {
+		rt.log.errorf(r, "rewrite or internal redirection cycle while redirect to named location \"%s\"", name)
+		return stepDone, 500
+	}
+	r.loc = loc
+	r.internal = true
+	return stepLocationRewrite, 0
+}
+
+// finish turns a status from a phase into a response: an error_page
+// redirect, or a built-in page (ngx_http_special_response_handler).
+func (rt *runtime) finish(r *Request, status int) step {
+	if status == 444 {
+		r.resp.Status = 444
+		r.resp.Close = true
+		r.resp.Kind = BodyNone
+		r.resp.HeadOnly = true
+		return stepDone
+	}
+	if status >= 300 && !r.errorPage && r.uriChanges > 1 {
+		if ep := r.loc.ErrorPages[status]; ep != nil {
+			if !r.loc.RecursiveErrorPages {
+				r.errorPage = true
+			}
+			next, st := rt.errorPage(r, ep, status)
+			if st == 0 {
+				return next
+			}
+			status = st
+		}
+	}
+	rt.specialResponse(r, status)
+	return stepDone
+}
+
+// errorPage follows one error_page mapping.
+func (rt *runtime) errorPage(r *Request, ep *conf.ErrorPage, status int) (step, int) {
+	switch {
+	case ep.Override == -1:
+		r.errStatus = 0
+	case ep.Override > 0:
+		r.errStatus = ep.Override
+	default:
+		r.errStatus = status
+	}
+	if r.Method != "HEAD" {
+		r.Method = "GET"
+	}
+	// The body of the original request is not passed on to the page.
+	r.ContentLength = 0
+	if ep.Named != "" {
+		return rt.namedRedirect(r, ep.Named)
+	}
+	uri := rt.eval(r, ep.URI)
+	if strings.HasPrefix(uri, "/") {
+		return rt.internalRedirect(r, uri)
+	}
+	// An absolute URL: answer with a redirect.
+	code := 302
+	switch ep.Override {
+	case 301, 302, 303, 307, 308:
+		code = ep.Override
+	}
+	r.errStatus = 0
+	r.resp.Header.Set("Location", uri)
+	rt.specialResponse(r, code)
+	return stepDone, 0
+}
+
+// accessAllowed applies allow/deny rules in order; the first match wins.
+func accessAllowed(rules []conf.AccessRule, c *connInfo) bool {
+	if len(rules) == 0 {
+		return true
+	}
+	for i := range rules {
+		rule := &rules[i]
+		switch {
+		case rule.All:
+			return rule.Allow
+		case rule.Unix:
+			if c.unix {
+				return rule.Allow
+			}
+		default:
+			if c.unix {
+				continue
+			}
+			if rule.Net.Contains(c.remote.Addr().Unmap()) {
+				return rule.Allow
+			}
+		}
+	}
+	return true
+}

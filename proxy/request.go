@@ -1,0 +1,215 @@
+// This file holds edge's engine-neutral view of a request and the response
+// value the pipeline produces. The fasthttp (HTTP/1.x) and x/net/http2
+// adapters fill a Request from their own types and write a Response out;
+// nothing else in edge sees either engine.
+package proxy
+
+import (
+	"crypto/tls"
+	"io"
+	"net/netip"
+	"os"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"edge/conf"
+)
+
+// headerSource reads request headers from an engine.
+type headerSource interface {
+	// get returns the first value of a header (name in any case).
+	get(name string) string
+	// each calls fn for every header line, in order.
+	each(fn func(name, value string))
+}
+
+// connInfo is what a request knows of its connection.
+type connInfo struct {
+	id     uint64
+	start  time.Time
+	remote netip.AddrPort
+	local  netip.AddrPort
+	unix   bool
+	tls    *tls.ConnectionState
+	group  *conf.ListenGroup
+	port   string // the local port as text, for $server_port
+	// idle is true while the connection waits for its next request, so a
+	// graceful stop may close it.
+	idle atomic.Bool
+}
+
+// Request is one request going through the pipeline. The engine fields are
+// valid until the engine's handler returns: anything kept longer (a
+// FastCGI job, a log line written later) must copy what it keeps.
+type Request struct {
+	// from the engine
+	Method        string
+	RawTarget     string // the request-target as sent: $request_uri
+	Proto         string // "HTTP/1.0", "HTTP/1.1", "HTTP/2.0"
+	HostHeader    string // Host header or :authority, as sent
+	Header        headerSource
+	Body          io.Reader // nil when there is no body
+	ContentLength int64     // -1 when unknown (chunked, HTTP/2 without a length)
+	RequestLength int64     // bytes of the request line and headers (and body, once read)
+	conn          *connInfo
+	connRequests  int // requests on this connection so far, this one included
+	start         time.Time
+
+	// pipeline state
+	rt         *runtime
+	srv        *conf.Server
+	loc        *conf.Location
+	host       string // $host: validated, lowercased, no port
+	uri        string // $uri
+	args       string // $args
+	exten      string
+	internal   bool
+	uriChanges int
+	errorPage  bool // an error page is being served
+	errStatus  int  // the status an error_page keeps
+
+	// captures of the last successful regex match
+	capSubject string
+	caps       []int
+	slots      []slotValue
+
+	// response (for $status, $sent_http_*, $body_bytes_sent)
+	resp *Response
+	// noLog is set by "access_log off" or log_not_found off on a 404.
+	logNotFound bool
+	scratch     []byte
+	fileCache   *fileEntry
+	requestID   string
+	bodySent    int64
+	gzipRatio   string
+	up          *upstreamState
+	fh          fastHeaders
+	hh          h2Headers
+}
+
+// slotValue is a per-request variable (set, map, named capture).
+type slotValue struct {
+	val   string
+	valid bool
+}
+
+// BodyKind says how a Response's body is held.
+type BodyKind int
+
+const (
+	BodyNone   BodyKind = iota
+	BodyBytes           // Bytes holds the whole body
+	BodyFile            // File, from Offset, Length bytes (sendfile where possible)
+	BodyStream          // Stream produces the body (chunked unless Length >= 0)
+)
+
+// Response is what the pipeline answers. Adapters write it out.
+type Response struct {
+	Status int
+	Header ResponseHeader
+	Kind   BodyKind
+	Bytes  []byte
+	File   *os.File
+	// CloseFile tells the adapter to close File after sending it.
+	CloseFile bool
+	Offset    int64
+	// Length is the body length; -1 when unknown (streams only).
+	Length int64
+	// Stream writes the body; flush sends what was written so far. It runs
+	// after the headers are out.
+	Stream func(w io.Writer, flush func() error) error
+	// HeadOnly: send the headers only (HEAD, 304, 204).
+	HeadOnly bool
+	// Close: close the connection after this response.
+	Close bool
+	// Done is called once the body is written (or failed), with the body
+	// bytes sent; the access log is written from it.
+	Done func(sent int64, err error)
+}
+
+// ResponseHeader is an ordered list of response headers.
+type ResponseHeader struct {
+	list []headerField
+}
+
+type headerField struct {
+	name, value string
+}
+
+// Set replaces every value of name with value.
+func (h *ResponseHeader) Set(name, value string) {
+	for i := range h.list {
+		if strings.EqualFold(h.list[i].name, name) {
+			h.list[i].value = value
+			h.removeFrom(name, i+1)
+			return
+		}
+	}
+	h.list = append(h.list, headerField{name, value})
+}
+
+// Add appends a value.
+func (h *ResponseHeader) Add(name, value string) {
+	h.list = append(h.list, headerField{name, value})
+}
+
+// Get returns the first value of name.
+func (h *ResponseHeader) Get(name string) string {
+	for i := range h.list {
+		if strings.EqualFold(h.list[i].name, name) {
+			return h.list[i].value
+		}
+	}
+	return ""
+}
+
+// Has reports whether name is present.
+func (h *ResponseHeader) Has(name string) bool {
+	for i := range h.list {
+		if strings.EqualFold(h.list[i].name, name) {
+			return true
+		}
+	}
+	return false
+}
+
+// Del removes every value of name.
+func (h *ResponseHeader) Del(name string) { h.removeFrom(name, 0) }
+
+func (h *ResponseHeader) removeFrom(name string, start int) {
+	out := h.list[:start]
+	for _, f := range h.list[start:] {
+		if !strings.EqualFold(f.name, name) {
+			out = append(out, f)
+		}
+	}
+	h.list = out
+}
+
+// Each calls fn for every header, in order.
+func (h *ResponseHeader) Each(fn func(name, value string)) {
+	for _, f := range h.list {
+		fn(f.name, f.value)
+	}
+}
+
+func (h *ResponseHeader) reset() { h.list = h.list[:0] }
+
+// reset clears a Request for reuse from the pool.
+func (r *Request) reset() {
+	slots := r.slots[:0]
+	caps := r.caps[:0]
+	scratch := r.scratch[:0]
+	*r = Request{slots: slots, caps: caps, scratch: scratch}
+}
+
+// headerBytes estimates the bytes of the status line and headers sent,
+// for $bytes_sent.
+func (r *Request) headerBytes() int64 {
+	n := int64(len("HTTP/1.1 200 OK\r\n\r\n"))
+	for _, f := range r.resp.Header.list {
+		n += int64(len(f.name) + len(f.value) + 4)
+	}
+	return n
+}

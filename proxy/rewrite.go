@@ -1,0 +1,201 @@
+// This file runs rewrite programs (rewrite, return, set, break, if) the
+// way nginx's script engine does: operations run in order; an "if" whose
+// condition holds makes its block's settings current and runs its body,
+// then the enclosing program goes on (unless the body stopped it).
+package proxy
+
+import (
+	"strings"
+
+	"edge/conf"
+)
+
+type rwResult int
+
+const (
+	rwContinue rwResult = iota // the program ran to its end
+	rwBreak                    // break, or rewrite ... break
+	rwLast                     // rewrite ... last
+	rwStatus                   // return or a redirect: answer now
+)
+
+// runOps runs a program; for rwStatus it returns the status to answer.
+func (rt *runtime) runOps(r *Request, ops []conf.Op) (rwResult, int) {
+	for i := range ops {
+		op := &ops[i]
+		switch op.Kind {
+		case conf.OpBreak:
+			return rwBreak, 0
+		case conf.OpSet:
+			v := rt.eval(r, op.Value)
+			if op.Var.Kind == conf.VarSlot {
+				r.setSlot(op.Var.N, v)
+			} else if op.Var.ID == conf.VarArgs {
+				r.args = v
+			}
+		case conf.OpReturn:
+			return rwStatus, rt.doReturn(r, op)
+		case conf.OpRewrite:
+			if res, status := rt.doRewrite(r, op); res != rwContinue {
+				return res, status
+			}
+		case conf.OpIf:
+			if rt.cond(r, op.Cond) {
+				r.loc = op.Loc
+				if res, status := rt.runOps(r, op.Body); res != rwContinue {
+					return res, status
+				}
+			}
+		}
+	}
+	return rwContinue, 0
+}
+
+// doReturn runs "return"; text for a 2xx (or any non-redirect code) is the
+// body, for 301/302/303/307/308 it is the Location.
+func (rt *runtime) doReturn(r *Request, op *conf.Op) int {
+	code := op.Code
+	if op.Text == nil {
+		return code
+	}
+	text := rt.eval(r, op.Text)
+	switch code {
+	case 301, 302, 303, 307, 308:
+		r.resp.Header.Set("Location", text)
+		return code
+	}
+	rt.textResponse(r, code, text)
+	return 0
+}
+
+// textResponse answers with a status and a body (ngx_http_send_response):
+// the type comes from the URI's extension or default_type.
+func (rt *runtime) textResponse(r *Request, code int, text string) {
+	resp := r.resp
+	resp.Status = code
+	resp.Header.Set("Content-Type", rt.contentType(r))
+	resp.Kind = BodyBytes
+	resp.Bytes = []byte(text)
+	resp.Length = int64(len(text))
+	if code == 204 || code == 304 {
+		resp.Kind = BodyNone
+		resp.Length = 0
+	}
+}
+
+// doRewrite runs one rewrite directive (ngx_http_script_regex_start_code
+// and regex_end_code).
+func (rt *runtime) doRewrite(r *Request, op *conf.Op) (rwResult, int) {
+	if !matchRegex(r, op.Regex, r.uri) {
+		return rwContinue, 0
+	}
+	repl := rt.evalRewrite(r, op.Replace, r.quotedURI(), op.Redirect)
+	addArgs := !op.DropArgs
+	if op.Redirect {
+		loc := repl
+		if addArgs && r.args != "" {
+			if strings.Contains(repl, "?") {
+				loc += "&" + r.args
+			} else {
+				loc += "?" + r.args
+			}
+		}
+		r.resp.Header.Set("Location", loc)
+		if op.Flag == conf.FlagPermanent {
+			return rwStatus, 301
+		}
+		return rwStatus, 302
+	}
+	path, newArgs, hasArgs := strings.Cut(repl, "?")
+	if hasArgs {
+		if addArgs && r.args != "" {
+			newArgs += "&" + r.args
+		}
+		r.args = newArgs
+	} else if !addArgs {
+		r.args = ""
+	}
+	if path == "" {
+		rt.log.errorf(r, "the rewritten URI has a zero length")
+		return rwStatus, 500
+	}
+	if r.loc.RewriteLog {
+		rt.log.noticef(r, "rewritten data: \"%s\", args: \"%s\"", path, r.args)
+	}
+	r.uri = path
+	r.exten = extension(path)
+	r.internal = true
+	switch op.Flag {
+	case conf.FlagLast:
+		return rwLast, 0
+	case conf.FlagBreak:
+		return rwBreak, 0
+	}
+	return rwContinue, 0
+}
+
+// quotedURI reports whether the request's path was percent-encoded or had
+// a "+", which is when nginx escapes captures copied into a rewrite.
+func (r *Request) quotedURI() bool {
+	path, _, _ := strings.Cut(r.RawTarget, "?")
+	return strings.ContainsAny(path, "%+")
+}
+
+// cond evaluates an if condition.
+func (rt *runtime) cond(r *Request, c *conf.Cond) bool {
+	switch c.Kind {
+	case conf.CondVar:
+		v := rt.eval(r, c.Left)
+		return v != "" && v != "0"
+	case conf.CondEq:
+		return rt.eval(r, c.Left) == rt.eval(r, c.Right)
+	case conf.CondNe:
+		return rt.eval(r, c.Left) != rt.eval(r, c.Right)
+	case conf.CondMatch:
+		return matchRegex(r, c.Regex, rt.eval(r, c.Left))
+	case conf.CondNotMatch:
+		return !c.Regex.Re.MatchString(rt.eval(r, c.Left))
+	}
+	fi := rt.files.stat(rt.eval(r, c.Left))
+	var ok bool
+	switch c.Kind {
+	case conf.CondFile:
+		ok = fi.exists && !fi.isDir
+	case conf.CondDir:
+		ok = fi.exists && fi.isDir
+	case conf.CondExists:
+		ok = fi.exists
+	case conf.CondExec:
+		ok = fi.exists && fi.mode&0o111 != 0
+	}
+	return ok != c.Negate
+}
+
+// argsEscape marks the bytes nginx's NGX_ESCAPE_ARGS escapes: controls,
+// space, '#', '%', '&', '+', ';', '?', and bytes >= 0x7f.
+func argsEscape(c byte) bool {
+	return c <= ' ' || c >= 0x7f || c == '#' || c == '%' || c == '&' || c == '+' || c == ';' || c == '?'
+}
+
+func escapeArgs(s string) string {
+	n := 0
+	for i := 0; i < len(s); i++ {
+		if argsEscape(s[i]) {
+			n++
+		}
+	}
+	if n == 0 {
+		return s
+	}
+	const hex = "0123456789ABCDEF"
+	b := make([]byte, 0, len(s)+2*n)
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if argsEscape(c) {
+			b = append(b, '%', hex[c>>4], hex[c&15])
+			continue
+		}
+		b = append(b, c)
+	}
+	return string(b)
+}

@@ -1,0 +1,150 @@
+// This file holds the runtime: everything built from one Plan that
+// requests read while it is current (opened access logs, the plan itself).
+// A reload builds a new runtime and swaps it in atomically; requests
+// already running finish with the runtime they started with.
+package proxy
+
+import (
+	"os"
+	"sync"
+	"time"
+
+	"github.com/valyala/fasthttp"
+	"go.uber.org/zap/zapcore"
+
+	"edge/conf"
+)
+
+// Version is edge's own version.
+const Version = "0.1.0"
+
+// runtime is the per-plan state requests use.
+type runtime struct {
+	plan     *conf.Plan
+	files    *fileCache
+	log      requestLog
+	errLog   *ErrorLog
+	hostname string
+	now      func() time.Time
+
+	accessWriters map[*conf.AccessLog]zapcore.WriteSyncer
+	stats         *Stats
+	backends      *backends
+
+	h1mu sync.Mutex
+	h1   map[*conf.ListenGroup]*fasthttp.Server
+}
+
+// newRuntime opens what a plan needs. It fails (and the caller keeps the
+// old runtime) when a log file cannot be opened.
+func newRuntime(plan *conf.Plan, shared *shared) (*runtime, error) {
+	rt := &runtime{
+		plan:          plan,
+		files:         shared.files,
+		errLog:        shared.errLog,
+		log:           requestLog{shared.errLog},
+		now:           shared.now,
+		accessWriters: map[*conf.AccessLog]zapcore.WriteSyncer{},
+		stats:         shared.stats,
+	}
+	rt.hostname, _ = os.Hostname()
+	if plan.HTTP == nil {
+		return rt, nil
+	}
+	seen := map[*conf.AccessLog]bool{}
+	var walk func(l *conf.Location) error
+	walk = func(l *conf.Location) error {
+		for _, al := range l.AccessLogs {
+			if seen[al] {
+				continue
+			}
+			seen[al] = true
+			w, err := shared.logFiles.open(al.Path.Raw, true)
+			if err != nil {
+				return err
+			}
+			rt.accessWriters[al] = w
+		}
+		for _, op := range l.Rewrite {
+			if err := walkOps(op, walk); err != nil {
+				return err
+			}
+		}
+		for _, c := range l.Prefixes {
+			if err := walk(c); err != nil {
+				return err
+			}
+		}
+		for _, c := range l.Regexes {
+			if err := walk(c); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	for _, srv := range plan.HTTP.Servers {
+		if err := walk(srv.Loc); err != nil {
+			return nil, err
+		}
+		for _, op := range srv.Rewrite {
+			if err := walkOps(op, walk); err != nil {
+				return nil, err
+			}
+		}
+		for _, n := range srv.Named {
+			if err := walk(n); err != nil {
+				return nil, err
+			}
+		}
+	}
+	b, err := newBackends(plan, shared)
+	if err != nil {
+		return nil, err
+	}
+	rt.backends = b
+	return rt, nil
+}
+
+// walkOps visits the locations of "if" blocks in a program.
+func walkOps(op conf.Op, walk func(*conf.Location) error) error {
+	if op.Kind != conf.OpIf {
+		return nil
+	}
+	if err := walk(op.Loc); err != nil {
+		return err
+	}
+	for _, in := range op.Body {
+		if err := walkOps(in, walk); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// shared is what outlives runtimes: the file cache, log files, counters.
+type shared struct {
+	files    *fileCache
+	logFiles *logFiles
+	errLog   *ErrorLog
+	now      func() time.Time
+	stats    *Stats
+	pools    sync.Map // FastCGI clients by address, kept across reloads
+}
+
+var requestPool = sync.Pool{New: func() any { return &Request{resp: &Response{}} }}
+
+func acquireRequest() *Request {
+	r := requestPool.Get().(*Request)
+	return r
+}
+
+func releaseRequest(r *Request) {
+	resp := r.resp
+	resp.Header.reset()
+	list := resp.Header.list
+	*resp = Response{}
+	resp.Header.list = list
+	r.reset()
+	r.resp = resp
+	requestPool.Put(r)
+}

@@ -1,0 +1,93 @@
+// This file is the engine-neutral entry of a request: both adapters call
+// serve() with a filled Request, then write out r.resp and call done().
+// It validates the Host and the request target, picks the server{} and
+// runs the pipeline.
+package proxy
+
+import (
+	goruntime "runtime"
+	"sync/atomic"
+)
+
+// serve runs one request. Every path leaves a complete r.resp.
+func (rt *runtime) serve(r *Request) {
+	r.rt = rt
+	g := r.conn.group
+	if rt.plan.HTTP == nil || g == nil {
+		r.resp.Status = 444
+		return
+	}
+	def := g.Default
+	r.srv = def
+	r.loc = def.Loc
+	t, err := parseTarget(r.RawTarget, def.MergeSlashes)
+	if err != nil {
+		rt.log.infof(r, "client sent invalid request")
+		rt.badRequest(r, 400)
+		return
+	}
+	host := t.host
+	if host == "" {
+		hh := r.HostHeader
+		if hh == "" && r.Proto == "HTTP/1.1" {
+			rt.log.infof(r, "client sent HTTP/1.1 request without \"Host\" header")
+			rt.badRequest(r, 400)
+			return
+		}
+		h, ok := validateHost(hh)
+		if !ok {
+			rt.log.infof(r, "client sent invalid host header")
+			rt.badRequest(r, 400)
+			return
+		}
+		host = h
+	}
+	if host == "" && r.conn.tls != nil {
+		host = r.conn.tls.ServerName
+	}
+	r.host = host
+	srv, re := g.Lookup(host)
+	if re != nil {
+		matchRegex(r, re, host)
+	}
+	r.srv = srv
+	r.loc = srv.Loc
+	if t.path != r.RawTarget && srv.MergeSlashes != def.MergeSlashes {
+		if t2, err := parseTarget(r.RawTarget, srv.MergeSlashes); err == nil {
+			t = t2
+		}
+	}
+	r.uri, r.args, r.exten = t.path, t.args, t.exten
+	rt.stats.requests.Add(1)
+	rt.handle(r)
+}
+
+// badRequest answers before a server was chosen, with the default
+// server's settings, and closes the connection like nginx.
+func (rt *runtime) badRequest(r *Request, status int) {
+	r.uri = "/"
+	rt.specialResponse(r, status)
+	r.resp.Close = true
+	rt.headerFilter(r)
+}
+
+// done runs the log phase once the body is out (or failed).
+func (rt *runtime) done(r *Request, sent int64) {
+	r.bodySent = sent
+	rt.accessLog(r)
+	if r.resp.Done != nil {
+		r.resp.Done(sent, nil)
+	}
+}
+
+// Stats are the connection and request counters of stub_status.
+type Stats struct {
+	accepted atomic.Int64
+	handled  atomic.Int64
+	requests atomic.Int64
+	active   atomic.Int64
+	reading  atomic.Int64
+	writing  atomic.Int64
+}
+
+func numCPU() int { return goruntime.NumCPU() }

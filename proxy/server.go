@@ -1,0 +1,422 @@
+// This file holds the Server: the listeners, the accept loops, the
+// connection cap (worker_connections), and Apply, which starts or reloads
+// a plan. Listeners whose address is in both the old and the new plan are
+// kept open across a reload, so no connection is refused while it happens.
+package proxy
+
+import (
+	"bufio"
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"net"
+	"net/netip"
+	"os"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"edge/conf"
+)
+
+// Options configure a Server. The zero value is usable.
+type Options struct {
+	// ErrorLog receives diagnostics before a plan's own error log is open;
+	// nil means stderr at [error].
+	ErrorLog *ErrorLog
+	// Now replaces the clock (tests); nil means time.Now.
+	Now func() time.Time
+	// Listeners are already-open sockets to reuse by address (for example
+	// inherited at an upgrade); nil opens new ones.
+	Listeners map[string]net.Listener
+}
+
+// Server serves plans.
+type Server struct {
+	opts   Options
+	shared *shared
+	rt     atomic.Pointer[runtime]
+
+	mu        sync.Mutex
+	listeners map[string]*listener // by network+" "+addr
+	closing   atomic.Bool
+	conns     sync.WaitGroup
+	active    sync.Map // net.Conn -> *connInfo, for shutdown
+	connSem   atomic.Pointer[chan struct{}]
+	connID    atomic.Uint64
+}
+
+// NewServer makes a Server with no plan yet.
+func NewServer(o Options) *Server {
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	if o.ErrorLog == nil {
+		o.ErrorLog = StderrErrorLog(conf.LevelError)
+	}
+	s := &Server{opts: o, listeners: map[string]*listener{}}
+	s.shared = &shared{
+		files:    newFileCache(time.Second, o.Now),
+		logFiles: newLogFiles(),
+		errLog:   o.ErrorLog,
+		now:      o.Now,
+		stats:    &Stats{},
+	}
+	return s
+}
+
+// listener is one bound address.
+type listener struct {
+	key string
+	ln  net.Listener
+	// group is the current plan's ListenGroup for this address.
+	group atomic.Pointer[conf.ListenGroup]
+	done  chan struct{}
+}
+
+// Apply makes plan the current configuration: it opens its logs, binds
+// new addresses, keeps existing ones and closes the ones no longer named.
+// On error nothing changes and the previous plan keeps serving.
+func (s *Server) Apply(plan *conf.Plan) error {
+	errLog, err := NewErrorLog(plan.Main.ErrorLogs, s.shared.logFiles)
+	if err != nil {
+		return err
+	}
+	old := s.shared.errLog
+	s.shared.errLog = errLog
+	rt, err := newRuntime(plan, s.shared)
+	if err != nil {
+		s.shared.errLog = old
+		return err
+	}
+	max := plan.Main.WorkerConnections * workers(plan)
+	sem := make(chan struct{}, max)
+
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	want := map[string]*conf.ListenGroup{}
+	if plan.HTTP != nil {
+		for _, g := range plan.HTTP.Listens {
+			want[g.Listen.Network+" "+g.Listen.Addr] = g
+		}
+	}
+	var opened []*listener
+	for key, g := range want {
+		if _, ok := s.listeners[key]; ok {
+			continue
+		}
+		ln, err := s.bind(g.Listen)
+		if err != nil {
+			for _, l := range opened {
+				l.ln.Close()
+			}
+			s.shared.errLog = old
+			return err
+		}
+		l := &listener{key: key, ln: ln, done: make(chan struct{})}
+		opened = append(opened, l)
+	}
+	// Commit: from here nothing fails.
+	s.rt.Store(rt)
+	s.connSem.Store(&sem)
+	for _, l := range opened {
+		s.listeners[l.key] = l
+	}
+	for key, l := range s.listeners {
+		g, ok := want[key]
+		if !ok {
+			l.ln.Close()
+			delete(s.listeners, key)
+			continue
+		}
+		l.group.Store(g)
+	}
+	for _, l := range opened {
+		go s.accept(l)
+	}
+	return nil
+}
+
+// workers is worker_processes resolved ("auto" = CPUs).
+func workers(p *conf.Plan) int {
+	if p.Main.WorkerProcesses > 0 {
+		return p.Main.WorkerProcesses
+	}
+	return maxInt(1, numCPU())
+}
+
+// bind opens a listening socket with the listen options.
+func (s *Server) bind(l conf.Listen) (net.Listener, error) {
+	key := l.Network + " " + l.Addr
+	if ln, ok := s.opts.Listeners[key]; ok {
+		delete(s.opts.Listeners, key)
+		return ln, nil
+	}
+	network := "tcp"
+	if l.Network == "unix" {
+		network = "unix"
+		_ = os.Remove(l.Addr)
+	} else if l.IPv6Only {
+		network = "tcp6"
+	} else if ap, err := netip.ParseAddrPort(l.Addr); err == nil && ap.Addr().Is4() {
+		network = "tcp4"
+	}
+	lc := net.ListenConfig{Control: func(_, _ string, c syscall.RawConn) error {
+		var serr error
+		err := c.Control(func(fd uintptr) {
+			if l.ReusePort {
+				serr = syscall.SetsockoptInt(int(fd), syscall.SOL_SOCKET, 0xf /* SO_REUSEPORT */, 1)
+			}
+		})
+		if err != nil {
+			return err
+		}
+		return serr
+	}}
+	ln, err := lc.Listen(context.Background(), network, l.Addr)
+	if err != nil {
+		var se *os.SyscallError
+		reason := err.Error()
+		if errors.As(err, &se) {
+			reason = fmt.Sprintf("%d: %s", errnoOf(se.Err), se.Err.Error())
+		}
+		return nil, fmt.Errorf("bind() to %s failed (%s)", l.Addr, reason)
+	}
+	if l.Network == "unix" {
+		_ = os.Chmod(l.Addr, 0o666)
+	}
+	return ln, nil
+}
+
+func errnoOf(err error) int {
+	var errno syscall.Errno
+	if errors.As(err, &errno) {
+		return int(errno)
+	}
+	return 0
+}
+
+// accept serves one listener until it is closed.
+func (s *Server) accept(l *listener) {
+	defer close(l.done)
+	var delay time.Duration
+	for {
+		c, err := l.ln.Accept()
+		if err != nil {
+			if errors.Is(err, net.ErrClosed) {
+				return
+			}
+			// EMFILE and friends: back off like net/http does.
+			if delay == 0 {
+				delay = 5 * time.Millisecond
+			} else if delay *= 2; delay > time.Second {
+				delay = time.Second
+			}
+			s.shared.errLog.Logf(conf.LevelCrit, "accept() failed (%v)", err)
+			time.Sleep(delay)
+			continue
+		}
+		delay = 0
+		sem := *s.connSem.Load()
+		select {
+		case sem <- struct{}{}:
+		default:
+			// worker_connections reached: nginx logs this and drops the
+			// connection.
+			s.shared.errLog.Logf(conf.LevelAlert, "%d worker_connections are not enough", cap(sem))
+			c.Close()
+			continue
+		}
+		s.shared.stats.accepted.Add(1)
+		s.shared.stats.active.Add(1)
+		s.conns.Add(1)
+		go func() {
+			defer func() {
+				<-sem
+				s.shared.stats.active.Add(-1)
+				s.conns.Done()
+			}()
+			s.serveConn(l, c)
+		}()
+	}
+}
+
+// serveConn picks the protocol for a connection: TLS by the group's ssl
+// flag, then HTTP/2 by ALPN or the h2c preface, else HTTP/1.x.
+func (s *Server) serveConn(l *listener, c net.Conn) {
+	g := l.group.Load()
+	info := &connInfo{id: s.connID.Add(1), start: s.shared.now(), group: g}
+	s.shared.stats.handled.Add(1)
+	if tc, ok := c.(*net.TCPConn); ok {
+		info.remote = addrPort(tc.RemoteAddr())
+		info.local = addrPort(tc.LocalAddr())
+		info.port = strconv.Itoa(int(info.local.Port()))
+	} else {
+		info.unix = true
+	}
+	s.active.Store(c, info)
+	defer s.active.Delete(c)
+	rt := s.rt.Load()
+	if g.Listen.SSL {
+		tc, err := rt.tlsHandshake(c, info)
+		if err != nil {
+			c.Close()
+			return
+		}
+		cs := tc.ConnectionState()
+		info.tls = &cs
+		if cs.NegotiatedProtocol == "h2" {
+			s.serveHTTP2(tc, info)
+			return
+		}
+		s.serveHTTP1(&tlsEdgeConn{Conn: tc, info: info})
+		return
+	}
+	if g.Listen.HTTP2 {
+		br := bufio.NewReaderSize(c, 4096)
+		pre, err := br.Peek(len(h2Preface))
+		if err == nil && string(pre) == h2Preface {
+			s.serveHTTP2(&peekedConn{Conn: c, r: br}, info)
+			return
+		}
+		s.serveHTTP1(&peekedConn{Conn: c, r: br, info: info})
+		return
+	}
+	if tc, ok := c.(*net.TCPConn); ok {
+		s.serveHTTP1(&tcpEdgeConn{TCPConn: tc, info: info})
+		return
+	}
+	s.serveHTTP1(&otherEdgeConn{Conn: c, info: info})
+}
+
+const h2Preface = "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"
+
+// The connection wrappers carry connInfo to the HTTP/1 engine. The TCP one
+// embeds *net.TCPConn so ReadFrom (sendfile) is still found by the engine.
+type (
+	tcpEdgeConn struct {
+		*net.TCPConn
+		info *connInfo
+	}
+	tlsEdgeConn struct {
+		*tls.Conn
+		info *connInfo
+	}
+	otherEdgeConn struct {
+		net.Conn
+		info *connInfo
+	}
+	// peekedConn replays bytes read while looking for the h2c preface.
+	peekedConn struct {
+		net.Conn
+		r    *bufio.Reader
+		info *connInfo
+	}
+)
+
+func (c *peekedConn) Read(p []byte) (int, error) { return c.r.Read(p) }
+
+type edgeConn interface{ connInfo() *connInfo }
+
+func (c *tcpEdgeConn) connInfo() *connInfo   { return c.info }
+func (c *tlsEdgeConn) connInfo() *connInfo   { return c.info }
+func (c *otherEdgeConn) connInfo() *connInfo { return c.info }
+func (c *peekedConn) connInfo() *connInfo    { return c.info }
+
+func addrPort(a net.Addr) netip.AddrPort {
+	if ta, ok := a.(*net.TCPAddr); ok {
+		return ta.AddrPort()
+	}
+	return netip.AddrPort{}
+}
+
+// Shutdown stops accepting, lets requests in flight finish (closing idle
+// keep-alive connections), and returns when all are done or ctx ends, then
+// closes what is left.
+func (s *Server) Shutdown(ctx context.Context) error {
+	s.closing.Store(true)
+	s.mu.Lock()
+	for key, l := range s.listeners {
+		l.ln.Close()
+		<-l.done
+		delete(s.listeners, key)
+	}
+	s.mu.Unlock()
+	done := make(chan struct{})
+	go func() {
+		s.conns.Wait()
+		close(done)
+	}()
+	tick := time.NewTicker(50 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		s.closeIdle()
+		select {
+		case <-done:
+			s.shared.logFiles.Close()
+			return nil
+		case <-ctx.Done():
+			s.Close()
+			<-done
+			s.shared.logFiles.Close()
+			return ctx.Err()
+		case <-tick.C:
+		}
+	}
+}
+
+// closeIdle closes connections that wait for their next request.
+func (s *Server) closeIdle() {
+	s.active.Range(func(k, v any) bool {
+		info := v.(*connInfo)
+		if info.idle.Load() {
+			k.(net.Conn).Close()
+		}
+		return true
+	})
+}
+
+// Close stops everything at once.
+func (s *Server) Close() {
+	s.closing.Store(true)
+	s.mu.Lock()
+	for key, l := range s.listeners {
+		l.ln.Close()
+		delete(s.listeners, key)
+	}
+	s.mu.Unlock()
+	s.active.Range(func(k, _ any) bool {
+		k.(net.Conn).Close()
+		return true
+	})
+}
+
+// ReopenLogs reopens every log file (USR1).
+func (s *Server) ReopenLogs() error { return s.shared.logFiles.Reopen() }
+
+// FlushLogs writes out buffered access log lines.
+func (s *Server) FlushLogs() { s.shared.logFiles.Flush() }
+
+// Addrs returns the bound addresses (for tests and the startup message).
+func (s *Server) Addrs() []net.Addr {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []net.Addr
+	for _, l := range s.listeners {
+		out = append(out, l.ln.Addr())
+	}
+	return out
+}
+
+// ErrorLog returns the current error log.
+func (s *Server) ErrorLog() *ErrorLog { return s.shared.errLog }
+
+func maxInt(a, b int) int {
+	if a > b {
+		return a
+	}
+	return b
+}

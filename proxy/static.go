@@ -1,0 +1,197 @@
+// This file holds the static content handlers: try_files, index and the
+// static file handler, with nginx's answers for each case
+// (ngx_http_try_files_handler, ngx_http_index_handler,
+// ngx_http_static_handler): a directory without its slash is a 301 to the
+// slash form, a missing file a 404, an unreadable one a 403, a directory
+// with no index file a 403, a method other than GET/HEAD a 405.
+package proxy
+
+import (
+	"os"
+	"strings"
+)
+
+// tryFiles runs try_files. done is false when a file matched and the
+// request goes on to the content handler with r.uri set to it.
+func (rt *runtime) tryFiles(r *Request) (next step, status int, done bool) {
+	l := r.loc
+	for i := range l.TryFiles {
+		tf := &l.TryFiles[i]
+		switch {
+		case tf.Code != 0:
+			return stepDone, tf.Code, true
+		case tf.Named != "":
+			next, status = rt.namedRedirect(r, tf.Named)
+			return next, status, true
+		case tf.URI:
+			next, status = rt.internalRedirect(r, rt.eval(r, tf.Path))
+			return next, status, true
+		}
+		name := rt.eval(r, tf.Path)
+		path, _ := rt.mapURIToPath(r, name)
+		fi := rt.files.stat(path)
+		if !fi.exists || fi.isDir != tf.Dir {
+			if fi.err != nil && fi.err != errNotFound && fi.err != errNotDir {
+				rt.log.errorf(r, "stat() \"%s\" failed (%s)", path, fi.err)
+			}
+			continue
+		}
+		r.uri = name
+		r.exten = extension(name)
+		return stepDone, 0, false
+	}
+	return stepDone, 0, false
+}
+
+// static serves the file (or index of the directory) for r.uri.
+func (rt *runtime) static(r *Request) (step, int) {
+	if strings.HasSuffix(r.uri, "/") {
+		return rt.index(r)
+	}
+	if r.Method != "GET" && r.Method != "HEAD" && r.Method != "POST" {
+		return stepDone, 405
+	}
+	path, _ := rt.mapURIToPath(r, r.uri)
+	e := rt.files.get(path)
+	if !e.info.exists {
+		return stepDone, rt.openFailed(r, path, e.info.err)
+	}
+	if e.info.isDir {
+		loc := r.uri + "/"
+		if r.args != "" {
+			loc += "?" + r.args
+		}
+		r.resp.Header.Set("Location", loc)
+		return stepDone, 301
+	}
+	if !e.info.mode.IsRegular() {
+		rt.log.errorf(r, "\"%s\" is not a regular file", path)
+		return stepDone, 404
+	}
+	if r.Method == "POST" {
+		return stepDone, 405
+	}
+	return stepDone, rt.fileResponse(r, e)
+}
+
+// openFailed logs a failed open like nginx and returns the status.
+func (rt *runtime) openFailed(r *Request, path string, err error) int {
+	switch err {
+	case errNotFound, errNotDir:
+		if r.loc.LogNotFound {
+			rt.log.errorf(r, "open() \"%s\" failed (2: No such file or directory)", path)
+		}
+		return 404
+	case errForbidden:
+		rt.log.errorf(r, "open() \"%s\" failed (13: Permission denied)", path)
+		return 403
+	}
+	rt.log.critf(r, "open() \"%s\" failed (%v)", path, err)
+	return 500
+}
+
+// fileResponse prepares a 200 for a cached file; a large file is opened
+// here and closed by the adapter once sent.
+func (rt *runtime) fileResponse(r *Request, e *fileEntry) int {
+	resp := r.resp
+	resp.Status = 200
+	r.fileCache = e
+	h := &resp.Header
+	h.Set("Content-Type", rt.contentType(r))
+	h.Set("Last-Modified", e.lastModified)
+	if r.loc.Etag {
+		h.Set("ETag", e.etag)
+	}
+	h.Set("Accept-Ranges", "bytes")
+	resp.Length = e.info.size
+	if e.data != nil {
+		resp.Kind = BodyBytes
+		resp.Bytes = e.data
+		return 0
+	}
+	f, err := os.Open(e.path)
+	if err != nil {
+		resp.Header.reset()
+		return rt.openFailed(r, e.path, classify(err))
+	}
+	resp.Kind = BodyFile
+	resp.File = f
+	resp.CloseFile = true
+	resp.Offset = 0
+	return 0
+}
+
+// index serves "/dir/": the first index file that exists is an internal
+// redirect; none gives 403 (or 404 when the directory is missing).
+func (rt *runtime) index(r *Request) (step, int) {
+	if r.Method != "GET" && r.Method != "HEAD" && r.Method != "POST" {
+		return stepDone, 405
+	}
+	l := r.loc
+	dirPath, _ := rt.mapURIToPath(r, r.uri)
+	for _, ix := range l.Index {
+		name := rt.eval(r, ix)
+		if strings.HasPrefix(name, "/") {
+			return rt.internalRedirect(r, name)
+		}
+		fi := rt.files.stat(dirPath + name)
+		if !fi.exists {
+			if fi.err == errForbidden {
+				rt.log.errorf(r, "open() \"%s\" failed (13: Permission denied)", dirPath+name)
+				return stepDone, 403
+			}
+			continue
+		}
+		return rt.internalRedirect(r, r.uri+name)
+	}
+	fi := rt.files.stat(dirPath)
+	if !fi.exists || !fi.isDir {
+		if r.loc.LogNotFound {
+			rt.log.errorf(r, "\"%s\" is not found (2: No such file or directory)", dirPath)
+		}
+		return stepDone, 404
+	}
+	rt.log.errorf(r, "directory index of \"%s\" is forbidden", dirPath)
+	return stepDone, 403
+}
+
+// contentType picks the MIME type from the URI's extension, like
+// ngx_http_set_content_type, with the charset added by the charset filter.
+func (rt *runtime) contentType(r *Request) string {
+	l := r.loc
+	t := ""
+	if r.exten != "" {
+		ext := r.exten
+		if t2, ok := l.Types[ext]; ok {
+			t = t2
+		} else if lower := strings.ToLower(ext); lower != ext {
+			t = l.Types[lower]
+		}
+	}
+	if t == "" {
+		t = l.DefaultType
+	}
+	return t
+}
+
+// emptyGIF answers with a 1x1 transparent GIF (empty_gif).
+func (rt *runtime) emptyGIF(r *Request) int {
+	if r.Method != "GET" && r.Method != "HEAD" {
+		return 405
+	}
+	resp := r.resp
+	resp.Status = 200
+	resp.Header.Set("Content-Type", "image/gif")
+	resp.Kind = BodyBytes
+	resp.Bytes = emptyGIFBytes
+	resp.Length = int64(len(emptyGIFBytes))
+	return 0
+}
+
+// emptyGIFBytes is a 43-byte transparent 1x1 GIF.
+var emptyGIFBytes = []byte{
+	'G', 'I', 'F', '8', '9', 'a', 0x01, 0x00, 0x01, 0x00, 0x80, 0x01, 0x00,
+	0x00, 0x00, 0x00, 0xff, 0xff, 0xff, '!', 0xf9, 0x04, 0x01, 0x00, 0x00,
+	0x00, 0x00, ',', 0x00, 0x00, 0x00, 0x00, 0x01, 0x00, 0x01, 0x00, 0x00,
+	0x02, 0x02, 'D', 0x01, 0x00, ';',
+}

@@ -1,0 +1,434 @@
+// This file computes variable values and evaluates scripts. Which names
+// exist is decided in conf at load time; here each one gets its value from
+// the request, the connection or the response.
+package proxy
+
+import (
+	"crypto/rand"
+	"crypto/tls"
+	"encoding/hex"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"edge/conf"
+)
+
+// NginxVersion is the nginx release whose directive set and behaviour edge
+// follows; $nginx_version gives it, so PHP code that looks for "nginx" in
+// SERVER_SOFTWARE keeps working.
+const NginxVersion = "1.22.1"
+
+// eval evaluates a script to a string.
+func (rt *runtime) eval(r *Request, s *conf.Script) string {
+	if s == nil {
+		return ""
+	}
+	if s.Static {
+		return s.Raw
+	}
+	if len(s.Parts) == 1 {
+		return rt.varValue(r, s.Parts[0].Var)
+	}
+	b := r.scratch[:0]
+	for i := range s.Parts {
+		p := &s.Parts[i]
+		if p.Var == nil {
+			b = append(b, p.Lit...)
+		} else {
+			b = append(b, rt.varValue(r, p.Var)...)
+		}
+	}
+	r.scratch = b
+	return string(b)
+}
+
+// evalRewrite evaluates a rewrite replacement. When the request URI was
+// percent-encoded or had a "+", captures copied into the query part (or
+// anywhere, for a redirect) are escaped, as nginx does.
+func (rt *runtime) evalRewrite(r *Request, s *conf.Script, quoted, redirect bool) string {
+	if !quoted {
+		return rt.eval(r, s)
+	}
+	var b strings.Builder
+	inArgs := false
+	for i := range s.Parts {
+		p := &s.Parts[i]
+		if p.Var == nil {
+			b.WriteString(p.Lit)
+			if strings.Contains(p.Lit, "?") {
+				inArgs = true
+			}
+			continue
+		}
+		v := rt.varValue(r, p.Var)
+		if p.Var.Kind == conf.VarCapture && (inArgs || redirect) {
+			v = escapeArgs(v)
+		}
+		b.WriteString(v)
+	}
+	return b.String()
+}
+
+// varValue returns one variable's value.
+func (rt *runtime) varValue(r *Request, v *conf.VarRef) string {
+	switch v.Kind {
+	case conf.VarCapture:
+		return r.capture(v.N)
+	case conf.VarSlot:
+		return rt.slotValue(r, v)
+	case conf.VarHeader:
+		return headerVar(r, v.Arg)
+	case conf.VarSent:
+		return sentHeaderVar(r, v.Arg)
+	case conf.VarUpstream:
+		return r.upstreamHeader(v.Arg)
+	case conf.VarCookie:
+		return cookieValue(r.Header.get("Cookie"), v.Arg)
+	case conf.VarArg:
+		return argValue(r.args, v.Arg)
+	}
+	return rt.builtin(r, v.ID)
+}
+
+// headerVar is $http_NAME; several Cookie or X-Forwarded-For lines are
+// joined like nginx does ("; " and ", ").
+func headerVar(r *Request, name string) string {
+	switch strings.ToLower(name) {
+	case "cookie", "x-forwarded-for":
+		sep := ", "
+		if strings.EqualFold(name, "cookie") {
+			sep = "; "
+		}
+		var vals []string
+		r.Header.each(func(k, v string) {
+			if strings.EqualFold(k, name) {
+				vals = append(vals, v)
+			}
+		})
+		return strings.Join(vals, sep)
+	}
+	return r.Header.get(name)
+}
+
+// sentHeaderVar is $sent_http_NAME: the response header as it stands.
+func sentHeaderVar(r *Request, name string) string {
+	if r.resp == nil {
+		return ""
+	}
+	return r.resp.Header.Get(name)
+}
+
+// cookieValue finds one cookie in a Cookie header.
+func cookieValue(h, name string) string {
+	for h != "" {
+		var part string
+		part, h, _ = strings.Cut(h, ";")
+		part = strings.TrimLeft(part, " \t")
+		k, v, ok := strings.Cut(part, "=")
+		if ok && strings.EqualFold(strings.TrimSpace(k), name) {
+			return strings.TrimSpace(v)
+		}
+	}
+	return ""
+}
+
+// argValue finds one argument in a query string; like nginx the value is
+// returned as sent (not decoded) and the name matches ignoring case.
+func argValue(args, name string) string {
+	for args != "" {
+		var part string
+		part, args, _ = strings.Cut(args, "&")
+		k, v, _ := strings.Cut(part, "=")
+		if strings.EqualFold(k, name) {
+			return v
+		}
+	}
+	return ""
+}
+
+// slotValue returns a set/map/named-capture variable, computing a map on
+// first use (and caching it for the request unless the map is volatile).
+func (rt *runtime) slotValue(r *Request, v *conf.VarRef) string {
+	if v.N < len(r.slots) && r.slots[v.N].valid && (v.Map == nil || !v.Map.Volatile) {
+		return r.slots[v.N].val
+	}
+	if v.Map == nil {
+		return ""
+	}
+	m := v.Map
+	src := rt.eval(r, m.Source)
+	val, re := m.Find(src)
+	if re != nil {
+		matchRegex(r, re, src)
+	}
+	out := rt.eval(r, val)
+	r.setSlot(v.N, out)
+	return out
+}
+
+func (r *Request) setSlot(n int, v string) {
+	for len(r.slots) <= n {
+		r.slots = append(r.slots, slotValue{})
+	}
+	r.slots[n] = slotValue{val: v, valid: true}
+}
+
+// builtin computes a builtin variable.
+func (rt *runtime) builtin(r *Request, id conf.VarID) string {
+	switch id {
+	case conf.VarURI, conf.VarDocumentURI:
+		return r.uri
+	case conf.VarRequestURI:
+		return r.RawTarget
+	case conf.VarArgs, conf.VarQueryString:
+		return r.args
+	case conf.VarIsArgs:
+		if r.args != "" {
+			return "?"
+		}
+		return ""
+	case conf.VarRequestFilename:
+		p, _ := rt.mapURIToPath(r, r.uri)
+		return p
+	case conf.VarDocumentRoot:
+		return rt.documentRoot(r)
+	case conf.VarRealpathRoot:
+		root := rt.documentRoot(r)
+		if real, err := filepath.EvalSymlinks(root); err == nil {
+			return real
+		}
+		return root
+	case conf.VarHost:
+		if r.host != "" {
+			return r.host
+		}
+		return rt.serverName(r)
+	case conf.VarHostname:
+		return rt.hostname
+	case conf.VarRemoteAddr:
+		if r.conn.unix {
+			return "unix:"
+		}
+		return r.conn.remote.Addr().Unmap().String()
+	case conf.VarBinaryRemoteAddr:
+		b, _ := r.conn.remote.Addr().Unmap().MarshalBinary()
+		return string(b)
+	case conf.VarRemotePort:
+		if r.conn.unix {
+			return ""
+		}
+		return strconv.Itoa(int(r.conn.remote.Port()))
+	case conf.VarRemoteUser:
+		return ""
+	case conf.VarServerAddr:
+		if r.conn.unix {
+			return "unix:"
+		}
+		return r.conn.local.Addr().Unmap().String()
+	case conf.VarServerPort:
+		return r.conn.port
+	case conf.VarServerName:
+		return rt.serverName(r)
+	case conf.VarServerProtocol:
+		return r.Proto
+	case conf.VarScheme:
+		if r.conn.tls != nil {
+			return "https"
+		}
+		return "http"
+	case conf.VarHTTPS:
+		if r.conn.tls != nil {
+			return "on"
+		}
+		return ""
+	case conf.VarRequestMethod:
+		return r.Method
+	case conf.VarRequest:
+		return r.Method + " " + r.RawTarget + " " + r.Proto
+	case conf.VarStatus:
+		if r.resp == nil || r.resp.Status == 0 {
+			return "000"
+		}
+		return strconv.Itoa(r.resp.Status)
+	case conf.VarBodyBytesSent:
+		return strconv.FormatInt(r.bodySent, 10)
+	case conf.VarBytesSent:
+		return strconv.FormatInt(r.bodySent+r.headerBytes(), 10)
+	case conf.VarRequestTime:
+		return formatSeconds(rt.now().Sub(r.start))
+	case conf.VarRequestLength:
+		return strconv.FormatInt(r.RequestLength, 10)
+	case conf.VarRequestID:
+		if r.requestID == "" {
+			var b [16]byte
+			_, _ = rand.Read(b[:])
+			r.requestID = hex.EncodeToString(b[:])
+		}
+		return r.requestID
+	case conf.VarContentType:
+		return r.Header.get("Content-Type")
+	case conf.VarContentLength:
+		return r.Header.get("Content-Length")
+	case conf.VarTimeLocal:
+		return rt.now().Format("02/Jan/2006:15:04:05 -0700")
+	case conf.VarTimeISO8601:
+		return rt.now().Format("2006-01-02T15:04:05-07:00")
+	case conf.VarMsec:
+		t := rt.now()
+		return strconv.FormatInt(t.Unix(), 10) + "." + pad3(t.Nanosecond()/1e6)
+	case conf.VarConnection:
+		return strconv.FormatUint(r.conn.id, 10)
+	case conf.VarConnectionRequests:
+		return strconv.Itoa(r.connRequests)
+	case conf.VarConnectionTime:
+		return formatSeconds(rt.now().Sub(r.conn.start))
+	case conf.VarNginxVersion:
+		return NginxVersion
+	case conf.VarPid:
+		return strconv.Itoa(os.Getpid())
+	case conf.VarLimitRate:
+		return "0"
+	case conf.VarPipe:
+		return "."
+	case conf.VarHTTP2:
+		if r.Proto == "HTTP/2.0" {
+			if r.conn.tls != nil {
+				return "h2"
+			}
+			return "h2c"
+		}
+		return ""
+	case conf.VarGzipRatio:
+		return r.gzipRatio
+	case conf.VarFastCGIScriptName:
+		name, _ := rt.splitPathInfo(r)
+		return name
+	case conf.VarFastCGIPathInfo:
+		_, info := rt.splitPathInfo(r)
+		return info
+	case conf.VarSSLProtocol, conf.VarSSLCipher, conf.VarSSLSessionReused, conf.VarSSLServerName, conf.VarSSLSessionID, conf.VarSSLEarlyData, conf.VarSSLClientVerify:
+		return tlsVar(r.conn.tls, id)
+	case conf.VarUpstreamAddr, conf.VarUpstreamStatus, conf.VarUpstreamResponseTime, conf.VarUpstreamConnectTime,
+		conf.VarUpstreamHeaderTime, conf.VarUpstreamResponseLength, conf.VarUpstreamBytesReceived, conf.VarEdgeUpstreamQueueTime:
+		return r.upstreamVar(id)
+	case conf.VarUpstreamCacheStatus, conf.VarRealIPRemoteAddr, conf.VarProxyProtocolAddr:
+		return ""
+	}
+	return ""
+}
+
+// tlsVar gives the $ssl_* variables.
+func tlsVar(cs *tls.ConnectionState, id conf.VarID) string {
+	if cs == nil {
+		return ""
+	}
+	switch id {
+	case conf.VarSSLProtocol:
+		switch cs.Version {
+		case tls.VersionTLS13:
+			return "TLSv1.3"
+		case tls.VersionTLS12:
+			return "TLSv1.2"
+		}
+		return ""
+	case conf.VarSSLCipher:
+		return openSSLCipherName(cs.CipherSuite)
+	case conf.VarSSLSessionReused:
+		if cs.DidResume {
+			return "r"
+		}
+		return "."
+	case conf.VarSSLServerName:
+		return cs.ServerName
+	case conf.VarSSLEarlyData:
+		return ""
+	case conf.VarSSLClientVerify:
+		return "NONE"
+	}
+	return ""
+}
+
+// openSSLCipherName gives OpenSSL's name for a suite, which is what nginx
+// logs in $ssl_cipher.
+func openSSLCipherName(id uint16) string {
+	switch id {
+	case tls.TLS_AES_128_GCM_SHA256:
+		return "TLS_AES_128_GCM_SHA256"
+	case tls.TLS_AES_256_GCM_SHA384:
+		return "TLS_AES_256_GCM_SHA384"
+	case tls.TLS_CHACHA20_POLY1305_SHA256:
+		return "TLS_CHACHA20_POLY1305_SHA256"
+	case tls.TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256:
+		return "ECDHE-ECDSA-AES128-GCM-SHA256"
+	case tls.TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384:
+		return "ECDHE-ECDSA-AES256-GCM-SHA384"
+	case tls.TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256:
+		return "ECDHE-RSA-AES128-GCM-SHA256"
+	case tls.TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384:
+		return "ECDHE-RSA-AES256-GCM-SHA384"
+	case tls.TLS_ECDHE_ECDSA_WITH_CHACHA20_POLY1305_SHA256:
+		return "ECDHE-ECDSA-CHACHA20-POLY1305"
+	case tls.TLS_ECDHE_RSA_WITH_CHACHA20_POLY1305_SHA256:
+		return "ECDHE-RSA-CHACHA20-POLY1305"
+	}
+	return tls.CipherSuiteName(id)
+}
+
+// serverName is $server_name: the first name of the server.
+func (rt *runtime) serverName(r *Request) string {
+	if len(r.srv.Names) == 0 {
+		return ""
+	}
+	n := r.srv.Names[0]
+	if n.Kind == conf.NameRegex {
+		return n.Name
+	}
+	return n.Name
+}
+
+// documentRoot is $document_root: root or alias, variables evaluated.
+func (rt *runtime) documentRoot(r *Request) string {
+	return rt.eval(r, r.loc.Root)
+}
+
+// mapURIToPath maps a URI to a file path (ngx_http_map_uri_to_path). It
+// also returns the length of the root part.
+func (rt *runtime) mapURIToPath(r *Request, uri string) (string, int) {
+	l := r.loc
+	root := rt.eval(r, l.Root)
+	if l.Alias {
+		switch l.Kind {
+		case conf.LocRegex:
+			// In a regex location the alias is the whole path.
+			return root, len(root)
+		case conf.LocPrefix, conf.LocNoRegex, conf.LocExact:
+			name := l.Name
+			if len(uri) >= len(name) {
+				uri = uri[len(name):]
+			}
+			return root + uri, len(root)
+		}
+	}
+	return root + uri, len(root)
+}
+
+// pad3 formats milliseconds with three digits.
+func pad3(n int) string {
+	s := strconv.Itoa(n)
+	for len(s) < 3 {
+		s = "0" + s
+	}
+	return s
+}
+
+// formatSeconds prints a duration like nginx: seconds with milliseconds.
+func formatSeconds(d time.Duration) string {
+	if d < 0 {
+		d = 0
+	}
+	ms := d.Milliseconds()
+	return strconv.FormatInt(ms/1000, 10) + "." + pad3(int(ms%1000))
+}

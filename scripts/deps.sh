@@ -1,0 +1,135 @@
+#!/usr/bin/env bash
+# Installs what edge needs from Debian's packages, only when something is
+# missing, and puts a new enough Go on PATH.
+#
+#   scripts/deps.sh [run|test|bench]     (default: run)
+#
+#   run    php-fpm and openssl: what ./scripts/run.sh needs
+#   test   + nginx, PHP extensions for WordPress, load tools (wrk, h2load, ab),
+#          curl, MariaDB, WordPress, testssl.sh: what ./scripts/test.sh needs
+#   bench  + chromium, for page-load measurements
+#
+# Other scripts source this file and call deps_main, so that the PATH change
+# for Go reaches them.
+#
+# Services: installing nginx, php8.2-fpm or mariadb-server on a machine
+# without a policy-rc.d would start their system services (nginx on port
+# 80, php-fpm on its /run socket, MariaDB on 3306). The tests never use
+# those: they start their own processes on free loopback ports. So while
+# installing, this script puts a policy-rc.d in place that forbids starting
+# services, unless one already exists, and removes it afterwards. It never
+# stops or kills a service that is already running.
+
+set -euo pipefail
+
+DEPS_GO_MIN_MINOR=26 # Go 1.26 or newer
+
+deps_pkgs_run=(php8.2-fpm php8.2-cli openssl ca-certificates)
+deps_pkgs_test=("${deps_pkgs_run[@]}" nginx php8.2-mysql php8.2-curl php8.2-gd
+	php8.2-xml php8.2-mbstring wrk nghttp2-client apache2-utils curl
+	mariadb-server wordpress testssl.sh)
+deps_pkgs_bench=("${deps_pkgs_test[@]}" chromium)
+
+# Commands each set must provide once its packages are in; checked after
+# installing, and the only check on a system without dpkg.
+deps_cmds_run=(php-fpm8.2 php8.2 openssl)
+deps_cmds_test=("${deps_cmds_run[@]}" nginx wrk h2load ab curl testssl)
+deps_cmds_bench=("${deps_cmds_test[@]}" chromium)
+
+deps_die() {
+	echo "deps: $*" >&2
+	exit 1
+}
+
+# deps_have_cmd finds a command in PATH or in the sbin directories, which a
+# non-root PATH often lacks (php-fpm8.2 and nginx live there).
+deps_have_cmd() {
+	command -v "$1" >/dev/null 2>&1 || [[ -x /usr/sbin/$1 || -x /sbin/$1 ]]
+}
+
+# deps_installed is true when dpkg has the package fully installed; a
+# removed package whose config files remain does not count.
+deps_installed() {
+	[[ "$(dpkg-query -W -f='${Status}' "$1" 2>/dev/null)" == "install ok installed" ]]
+}
+
+deps_as_root() {
+	if [[ $(id -u) -eq 0 ]]; then
+		"$@"
+	elif command -v sudo >/dev/null 2>&1; then
+		sudo "$@"
+	else
+		deps_die "need root (or sudo) to run: $*"
+	fi
+}
+
+deps_apt_install() {
+	local policy=/usr/sbin/policy-rc.d
+	if [[ ! -e $policy ]]; then
+		# exit 101 = "action forbidden" for invoke-rc.d (Debian policy 9.3.3.1)
+		deps_as_root sh -c "printf '#!/bin/sh\\nexit 101\\n' > $policy && chmod 755 $policy"
+		# Remove it even if apt-get fails or the script is interrupted.
+		trap "deps_as_root rm -f $policy" EXIT
+	fi
+	deps_as_root apt-get update ||
+		deps_die "apt-get update failed"
+	deps_as_root env DEBIAN_FRONTEND=noninteractive \
+		apt-get install -y --no-install-recommends "$@" ||
+		deps_die "apt-get install failed for: $*"
+	if [[ $(trap -p EXIT) == *policy-rc.d* ]]; then
+		deps_as_root rm -f "$policy"
+		trap - EXIT
+	fi
+}
+
+deps_packages() {
+	local set=$1
+	local -n pkgs="deps_pkgs_$set"
+	local -n cmds="deps_cmds_$set"
+	local missing=() p c
+	if command -v dpkg-query >/dev/null 2>&1; then
+		for p in "${pkgs[@]}"; do
+			deps_installed "$p" || missing+=("$p")
+		done
+		if ((${#missing[@]} > 0)); then
+			echo "deps: installing ${missing[*]}"
+			deps_apt_install "${missing[@]}"
+		fi
+	fi
+	missing=()
+	for c in "${cmds[@]}"; do
+		deps_have_cmd "$c" || missing+=("$c")
+	done
+	if ((${#missing[@]} > 0)); then
+		deps_die "still missing: ${missing[*]} (on Debian: ./scripts/deps.sh $set; elsewhere install the equivalents of: ${pkgs[*]})"
+	fi
+}
+
+# deps_go puts Go on PATH (the official tarball's /usr/local/go/bin when it
+# is not there yet) and checks that it is 1.26 or newer.
+deps_go() {
+	if ! command -v go >/dev/null 2>&1 && [[ -x /usr/local/go/bin/go ]]; then
+		export PATH="/usr/local/go/bin:$PATH"
+	fi
+	command -v go >/dev/null 2>&1 ||
+		deps_die "Go not found: install Go 1.$DEPS_GO_MIN_MINOR or newer (https://go.dev/dl/) into /usr/local/go or PATH"
+	local v
+	v=$(go env GOVERSION) # go1.26.8, or go1.27rc1
+	if [[ ! $v =~ ^go1\.([0-9]+) ]] || ((BASH_REMATCH[1] < DEPS_GO_MIN_MINOR)); then
+		deps_die "$(command -v go) is $v; edge needs Go 1.$DEPS_GO_MIN_MINOR or newer"
+	fi
+}
+
+deps_main() {
+	local set=${1:-run}
+	case $set in
+	run | test | bench) ;;
+	*) deps_die "unknown set '$set' (use run, test or bench)" ;;
+	esac
+	deps_packages "$set"
+	deps_go
+}
+
+if [[ ${BASH_SOURCE[0]} == "$0" ]]; then
+	deps_main "$@"
+fi

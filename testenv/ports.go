@@ -1,0 +1,81 @@
+// This file holds loopback port allocation and readiness polling.
+
+package testenv
+
+import (
+	"net"
+	"sync"
+	"testing"
+	"time"
+)
+
+// readyTimeout bounds how long a process may take to start listening. It is
+// a failure deadline, not a measurement: polling returns as soon as the
+// connect succeeds.
+const readyTimeout = 10 * time.Second
+
+// pollInterval is the pause between connect attempts while waiting.
+const pollInterval = 10 * time.Millisecond
+
+// handedOut remembers every port FreePort returned in this process: the
+// kernel may offer a just-closed port again, and two servers of one test
+// process must never be given the same port.
+var handedOut struct {
+	sync.Mutex
+	ports map[int]bool
+}
+
+// FreePort returns a TCP port on 127.0.0.1 that nothing listens on now and
+// that this process has not handed out before. Another process may still take
+// it before the caller binds it; on a test machine that is rare enough.
+func FreePort(t testing.TB) int {
+	t.Helper()
+	handedOut.Lock()
+	defer handedOut.Unlock()
+	if handedOut.ports == nil {
+		handedOut.ports = make(map[int]bool)
+	}
+	for range 100 {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatalf("testenv: free port: %v", err)
+		}
+		port := ln.Addr().(*net.TCPAddr).Port
+		ln.Close()
+		if !handedOut.ports[port] {
+			handedOut.ports[port] = true
+			return port
+		}
+	}
+	t.Fatalf("testenv: free port: the kernel kept offering ports already handed out")
+	return 0
+}
+
+// WaitPort polls until a TCP connect to addr succeeds, and fails the test if
+// none does within 10s.
+func WaitPort(t testing.TB, addr string) {
+	t.Helper()
+	waitListening(t, nil, "tcp", addr)
+}
+
+// waitListening polls until a connect to network/addr succeeds. When p is not
+// nil it fails at once if p exits first, which turns a bad config into an
+// immediate failure with p's output instead of a timeout.
+func waitListening(t testing.TB, p *Proc, network, addr string) {
+	t.Helper()
+	deadline := time.Now().Add(readyTimeout)
+	for {
+		c, err := net.DialTimeout(network, addr, time.Second)
+		if err == nil {
+			c.Close()
+			return
+		}
+		if p != nil && p.Exited() {
+			t.Fatalf("testenv: %s exited before listening on %s: %v", p.Name, addr, p.waitErr)
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("testenv: nothing listens on %s %s after %v: %v", network, addr, readyTimeout, err)
+		}
+		time.Sleep(pollInterval)
+	}
+}
