@@ -385,7 +385,7 @@ func rewind(body io.Reader, streamed int64) bool {
 func (r *Response) attach(ctx context.Context, cn *conn, req *Request) {
 	r.conn, r.ctx = cn, ctx
 	r.err, r.werr, r.streamed = nil, nil, 0
-	r.Status, r.Reason, r.Header, r.pending = 0, nil, r.Header[:0], nil
+	r.Status, r.StatusImplied, r.Reason, r.Header, r.pending = 0, false, nil, r.Header[:0], nil
 	cn.canceled.Store(false)
 	r.stream.reset(cn.br, req.Stderr)
 	if ctx.Done() != nil {

@@ -8,6 +8,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 )
@@ -43,6 +44,10 @@ type Response struct {
 	// a local path (starting with "/") an internal redirect; like nginx,
 	// edge does not: the caller sees the 302 and the Location as sent.
 	Status int
+	// StatusImplied is true when the backend sent no "Status:" line and
+	// Status was inferred (RFC 3875 6.2.2/6.2.3: a Location with a local
+	// path and no Status is a "local redirect" the server may follow).
+	StatusImplied bool
 	// Reason is the text after the code in "Status:" ("Not Found"),
 	// empty when the backend sent only a code. Valid until Close.
 	Reason []byte
@@ -118,6 +123,10 @@ func (r *Response) readHead() error {
 		if done {
 			r.pending = buf[bodyStart:]
 			r.Status, r.Reason, r.Header, err = parseHead(buf[:end], r.Header[:0])
+			r.StatusImplied = err == errImplied
+			if r.StatusImplied {
+				err = nil
+			}
 			return err
 		}
 		if err == io.EOF {
@@ -214,13 +223,19 @@ func parseHead(block []byte, fields []HeaderField) (status int, reason []byte, _
 		fields = append(fields, HeaderField{Name: name, Value: value})
 	}
 	if status == 0 {
+		// No "Status:": 302 with a Location (nginx does the same), else 200.
 		status = 200
 		if location {
 			status = 302
 		}
+		return status, nil, fields, errImplied
 	}
 	return status, reason, fields, nil
 }
+
+// errImplied is parseHead's signal that the status was inferred, not sent
+// (see Response.StatusImplied); it never leaves this package.
+var errImplied = errors.New("fastcgi: status implied")
 
 // parseStatus parses "404" or "404 Not Found": a three-digit code from 100
 // on, then optionally a space and a reason phrase.

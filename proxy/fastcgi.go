@@ -1,25 +1,732 @@
-// This file connects the pipeline to FastCGI backends (fastcgi_pass).
+// This file connects the pipeline to FastCGI backends (fastcgi_pass): it
+// buffers the request body (so a slow upload never holds a PHP worker),
+// builds the CGI params from the location's fastcgi_param list and the
+// request headers, picks a server (one address, an fpm_pool, or an
+// upstream{} with weights, max_fails/fail_timeout, backup and
+// fastcgi_next_upstream), and turns the backend's answer into a Response:
+// buffered by default so the worker is released at once, streamed with a
+// flush per write when fastcgi_buffering is off or the application sends
+// "X-Accel-Buffering: no"; X-Accel-Redirect and a bare local Location
+// (RFC 3875 6.2.2) become internal redirects, and fastcgi_intercept_errors
+// hands error statuses to error_page.
 package proxy
 
 import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
 	"edge/conf"
+	"edge/fastcgi"
 )
 
 // upstreamState is what a request learned from its backend, for the
 // $upstream_* variables.
 type upstreamState struct {
-	addr   string
-	status int
-	header ResponseHeader
+	used        bool
+	addr        string
+	status      int
+	header      ResponseHeader
+	connectTime time.Duration
+	headerTime  time.Duration
+	respTime    time.Duration
+	queueTime   time.Duration
+	bytes       int64
 }
 
-// backends holds the FastCGI clients of a runtime.
-type backends struct{}
+// backends holds the FastCGI targets of one runtime.
+type backends struct {
+	byPass map[*conf.FastCGIPass]*backend
+}
 
-func newBackends(plan *conf.Plan, sh *shared) (*backends, error) { return &backends{}, nil }
+// backend is the target of one fastcgi_pass: one or more servers.
+type backend struct {
+	name    string
+	servers []*upServer
+	mu      sync.Mutex // guards the weighted round robin
+	// counters for the FPM report and metrics
+	status502 atomic.Uint64
+	status504 atomic.Uint64
+	requests  atomic.Uint64
+}
 
-// fastcgi forwards the request to the location's FastCGI backend.
-func (rt *runtime) fastcgi(r *Request) int { return 502 }
+// upServer is one server of a backend with its health state.
+type upServer struct {
+	addr        string // as shown in $upstream_addr: "unix:/x.sock" or "127.0.0.1:9000"
+	client      *fastcgi.Client
+	weight      int
+	current     int // smooth weighted round robin state (under backend.mu)
+	maxFails    int
+	failTimeout time.Duration
+	backup      bool
+	down        bool
+	fails       atomic.Int32
+	failedAt    atomic.Int64 // unix nano of the last failure
+}
+
+// defaultQueueLimit bounds requests waiting for a PHP worker per backend.
+const defaultQueueLimit = 4096
+
+// newBackends makes the clients of every fastcgi_pass in a plan, reusing
+// the clients (and their kept connections) of the previous plan when the
+// address and limits are the same.
+func newBackends(plan *conf.Plan, sh *shared) (*backends, error) {
+	b := &backends{byPass: map[*conf.FastCGIPass]*backend{}}
+	if plan.HTTP == nil {
+		return b, nil
+	}
+	var walk func(l *conf.Location)
+	walk = func(l *conf.Location) {
+		if p := l.Content.FastCGI; p != nil && b.byPass[p] == nil {
+			b.byPass[p] = makeBackend(p, &l.FastCGI, sh)
+		}
+		for _, op := range l.Rewrite {
+			_ = walkOps(op, func(in *conf.Location) error { walk(in); return nil })
+		}
+		for _, c := range l.Prefixes {
+			walk(c)
+		}
+		for _, c := range l.Regexes {
+			walk(c)
+		}
+	}
+	for _, srv := range plan.HTTP.Servers {
+		walk(srv.Loc)
+		for _, op := range srv.Rewrite {
+			_ = walkOps(op, func(in *conf.Location) error { walk(in); return nil })
+		}
+		for _, n := range srv.Named {
+			walk(n)
+		}
+	}
+	return b, nil
+}
+
+// makeBackend builds the servers of one fastcgi_pass. Connection reuse:
+// for an fpm_pool edge knows pm.max_children, so it keeps up to
+// max_children-1 idle connections and queues requests beyond
+// max_children; for an upstream, "keepalive N" sets the idle connections;
+// for a bare address the pool size is unknown and edge keeps one idle
+// connection, which can never pin every worker of a pool of two or more
+// (a kept connection pins its php-fpm worker). fastcgi_keep_conn off
+// keeps none.
+func makeBackend(p *conf.FastCGIPass, f *conf.FastCGI, sh *shared) *backend {
+	b := &backend{name: p.Raw}
+	add := func(network, address string, maxConns, maxIdle, weight, maxFails int, failTimeout time.Duration, backup, down bool) {
+		if !f.KeepConn {
+			maxIdle = 0
+		}
+		c := sh.client(network, address, maxConns, maxIdle, f)
+		addr := address
+		if network == "unix" {
+			addr = "unix:" + address
+		}
+		b.servers = append(b.servers, &upServer{addr: addr, client: c, weight: max(weight, 1),
+			maxFails: maxFails, failTimeout: failTimeout, backup: backup, down: down})
+	}
+	switch {
+	case p.Pool != nil:
+		n := p.Pool.MaxChildren
+		add(p.Pool.Network, p.Pool.Address, n, max(n-1, 0), 1, 0, 0, false, false)
+	case p.Upstream != nil:
+		u := p.Upstream
+		for _, s := range u.Servers {
+			idle := u.Keepalive
+			add(s.Network, s.Address, s.MaxConns, idle, s.Weight, s.MaxFails, s.FailTimeout, s.Backup, s.Down)
+		}
+	default:
+		add(p.Network, p.Address, 0, 1, 1, 1, 10*time.Second, false, false)
+	}
+	return b
+}
+
+// client returns the shared FastCGI client for an address and limits.
+func (sh *shared) client(network, address string, maxConns, maxIdle int, f *conf.FastCGI) *fastcgi.Client {
+	key := network + "|" + address + "|" + strconv.Itoa(maxConns) + "|" + strconv.Itoa(maxIdle) + "|" +
+		f.ConnectTimeout.String() + "|" + f.SendTimeout.String() + "|" + f.ReadTimeout.String()
+	if c, ok := sh.pools.Load(key); ok {
+		return c.(*fastcgi.Client)
+	}
+	c := &fastcgi.Client{
+		Network:        network,
+		Address:        address,
+		MaxConns:       maxConns,
+		MaxIdle:        maxIdle,
+		QueueLimit:     defaultQueueLimit,
+		QueueTimeout:   f.ConnectTimeout,
+		ConnectTimeout: f.ConnectTimeout,
+		SendTimeout:    f.SendTimeout,
+		ReadTimeout:    f.ReadTimeout,
+	}
+	actual, _ := sh.pools.LoadOrStore(key, c)
+	return actual.(*fastcgi.Client)
+}
+
+// pick chooses a live server with nginx's smooth weighted round robin,
+// skipping servers marked failed; backups are used when no primary is
+// live. tried excludes servers already tried for this request.
+func (b *backend) pick(now time.Time, tried []*upServer) *upServer {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for _, backup := range []bool{false, true} {
+		var best *upServer
+		total := 0
+		for _, s := range b.servers {
+			if s.backup != backup || s.down || contains(tried, s) || !s.live(now) {
+				continue
+			}
+			s.current += s.weight
+			total += s.weight
+			if best == nil || s.current > best.current {
+				best = s
+			}
+		}
+		if best != nil {
+			best.current -= total
+			return best
+		}
+	}
+	return nil
+}
+
+func contains(list []*upServer, s *upServer) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// live applies max_fails/fail_timeout: a server that failed max_fails
+// times is skipped until fail_timeout has passed since the last failure.
+func (s *upServer) live(now time.Time) bool {
+	if s.maxFails == 0 || int(s.fails.Load()) < s.maxFails {
+		return true
+	}
+	if now.UnixNano()-s.failedAt.Load() >= int64(s.failTimeout) {
+		s.fails.Store(0)
+		return true
+	}
+	return false
+}
+
+func (s *upServer) fail(now time.Time) {
+	s.failedAt.Store(now.UnixNano())
+	s.fails.Add(1)
+}
+
+// fcgiRequests pools FastCGI requests and their params buffers.
+var fcgiRequests = sync.Pool{New: func() any { return new(fastcgi.Request) }}
+
+// fastcgi forwards the request to the location's backend.
+func (rt *runtime) fastcgi(r *Request) (step, int) {
+	l := r.loc
+	b := rt.backends.byPass[l.Content.FastCGI]
+	if b == nil {
+		rt.log.errorf(r, "no FastCGI backend for \"%s\"", l.Content.FastCGI.Raw)
+		return stepDone, 500
+	}
+	// CVE-2019-11043: a line break in the path made php-fpm's PATH_INFO
+	// handling underflow a buffer. No script name or path info with a
+	// line break is ever handed to PHP.
+	if strings.ContainsAny(r.uri, "\r\n") {
+		rt.log.errorf(r, "refusing to pass a URI with a line break to FastCGI")
+		return stepDone, 404
+	}
+	body, bodyLen, status := rt.readBody(r)
+	if status != 0 {
+		return stepDone, status
+	}
+	if body != nil {
+		if f, ok := body.(*os.File); ok {
+			defer f.Close()
+		}
+	}
+	r.bodyLength = bodyLen
+	req := fcgiRequests.Get().(*fastcgi.Request)
+	defer func() {
+		req.Params.Reset()
+		req.Body, req.Stderr = nil, nil
+		fcgiRequests.Put(req)
+	}()
+	rt.buildParams(r, &req.Params)
+	if l.FastCGI.PassRequestBody && body != nil {
+		req.Body = body
+	}
+	req.Stderr = func(msg []byte) {
+		rt.log.errorf(r, "FastCGI sent in stderr: \"%s\" while reading response header from upstream, upstream: \"fastcgi://%s\"", msg, r.up.addr)
+	}
+	b.requests.Add(1)
+	resp, srv, status := rt.roundTrip(r, b, req, body)
+	if status != 0 {
+		return stepDone, status
+	}
+	return rt.fastcgiResponse(r, b, srv, resp)
+}
+
+// roundTrip sends the request to a server, trying the next one on the
+// failures fastcgi_next_upstream names (the body is buffered, so it can be
+// sent again).
+func (rt *runtime) roundTrip(r *Request, b *backend, req *fastcgi.Request, body io.Reader) (*fastcgi.Response, *upServer, int) {
+	f := &r.loc.FastCGI
+	var tried []*upServer
+	tries := f.NextUpstreamTries
+	if tries == 0 {
+		tries = len(b.servers)
+	}
+	start := rt.now()
+	for {
+		now := rt.now()
+		srv := b.pick(now, tried)
+		if srv == nil {
+			rt.log.errorf(r, "no live upstreams while connecting to upstream, upstream: \"fastcgi://%s\"", b.name)
+			b.status502.Add(1)
+			return nil, nil, 502
+		}
+		tried = append(tried, srv)
+		r.up.used = true
+		r.up.addr = srv.addr
+		if seeker, ok := body.(io.Seeker); ok && len(tried) > 1 {
+			_, _ = seeker.Seek(0, io.SeekStart)
+		}
+		resp, err := srv.client.Do(context.Background(), req)
+		r.up.headerTime = rt.now().Sub(start)
+		if err == nil {
+			if srv.fails.Load() > 0 {
+				srv.fails.Store(0)
+			}
+			return resp, srv, 0
+		}
+		status, what := fastcgiErrorStatus(err)
+		rt.log.errorf(r, "%s (%v) while %s, upstream: \"fastcgi://%s\"", what, err, "reading response header from upstream", srv.addr)
+		srv.fail(now)
+		if len(tried) < tries && nextUpstreamAllows(f.NextUpstream, err) {
+			continue
+		}
+		if status == 504 {
+			b.status504.Add(1)
+		} else {
+			b.status502.Add(1)
+		}
+		r.up.status = status
+		return nil, nil, status
+	}
+}
+
+// fastcgiErrorStatus maps a client error to nginx's status and words.
+func fastcgiErrorStatus(err error) (int, string) {
+	switch {
+	case errors.Is(err, fastcgi.ErrTimeout):
+		return 504, "upstream timed out"
+	case errors.Is(err, fastcgi.ErrConnect):
+		return 502, "connect() failed"
+	case errors.Is(err, fastcgi.ErrInvalidHeader):
+		return 502, "upstream sent invalid header"
+	case errors.Is(err, fastcgi.ErrQueueFull), errors.Is(err, fastcgi.ErrQueueTimeout):
+		return 502, "no PHP worker became free"
+	}
+	return 502, "upstream prematurely closed connection"
+}
+
+// nextUpstreamAllows applies fastcgi_next_upstream to an error.
+func nextUpstreamAllows(list []string, err error) bool {
+	for _, v := range list {
+		switch v {
+		case "off":
+			return false
+		case "error":
+			if errors.Is(err, fastcgi.ErrConnect) || errors.Is(err, fastcgi.ErrProtocol) {
+				return true
+			}
+		case "timeout":
+			if errors.Is(err, fastcgi.ErrTimeout) {
+				return true
+			}
+		case "invalid_header":
+			if errors.Is(err, fastcgi.ErrInvalidHeader) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// fastcgiHidden are the backend headers nginx never passes on
+// (ngx_http_fastcgi_hide_headers) plus hop-by-hop ones.
+var fastcgiHidden = map[string]bool{
+	"status": true, "x-accel-expires": true, "x-accel-redirect": true, "x-accel-limit-rate": true,
+	"x-accel-buffering": true, "x-accel-charset": true,
+	"connection": true, "keep-alive": true, "transfer-encoding": true, "proxy-connection": true,
+	"te": true, "trailer": true, "upgrade": true,
+}
+
+// redirectKept are the headers an X-Accel-Redirect keeps from the
+// backend's response.
+var redirectKept = map[string]bool{"set-cookie": true, "content-disposition": true, "cache-control": true, "expires": true}
+
+// fastcgiResponse turns the backend's response into r.resp.
+func (rt *runtime) fastcgiResponse(r *Request, b *backend, srv *upServer, resp *fastcgi.Response) (step, int) {
+	f := &r.loc.FastCGI
+	out := r.resp
+	r.up.status = resp.Status
+	var accelRedirect, accelBuffering, location string
+	for _, h := range resp.Header {
+		name := b2s(h.Name)
+		lname := strings.ToLower(name)
+		value := string(h.Value)
+		r.up.header.Add(name, value)
+		switch lname {
+		case "x-accel-redirect":
+			if !ignored(f, lname) {
+				accelRedirect = value
+			}
+		case "x-accel-buffering":
+			if !ignored(f, lname) {
+				accelBuffering = value
+			}
+		case "location":
+			location = value
+		}
+		if (fastcgiHidden[lname] || hiddenByConf(f, lname)) && !passedByConf(f, lname) {
+			continue
+		}
+		out.Header.Add(name, value)
+	}
+	status := resp.Status
+	// X-Accel-Redirect: serve another (internal) location instead.
+	if accelRedirect != "" {
+		resp.Close()
+		kept := out.Header.list
+		out.Header.list = out.Header.list[:0]
+		for _, h := range kept {
+			if redirectKept[strings.ToLower(h.name)] {
+				out.Header.list = append(out.Header.list, h)
+			}
+		}
+		if r.Method != "HEAD" {
+			r.Method = "GET"
+		}
+		r.ContentLength = 0
+		if strings.HasPrefix(accelRedirect, "@") {
+			return rt.namedRedirect(r, accelRedirect)
+		}
+		return rt.internalRedirect(r, accelRedirect)
+	}
+	// RFC 3875 6.2.2: a Location with a local path and no Status is a
+	// local redirect: the server serves that URI instead.
+	if resp.StatusImplied && strings.HasPrefix(location, "/") {
+		resp.Close()
+		out.Header.reset()
+		r.Method = "GET"
+		r.ContentLength = 0
+		return rt.internalRedirect(r, location)
+	}
+	if f.InterceptErrors && status >= 300 && r.loc.ErrorPages[status] != nil {
+		resp.Close()
+		out.Header.reset()
+		return stepDone, status
+	}
+	out.Status = status
+	if !out.Header.Has("Content-Type") {
+		out.Header.Set("Content-Type", r.loc.DefaultType)
+	}
+	buffering := f.Buffering
+	if accelBuffering != "" {
+		buffering = !strings.EqualFold(accelBuffering, "no")
+	}
+	if r.Method == "HEAD" {
+		resp.Close()
+		out.Kind = BodyNone
+		out.Length = -1
+		return stepDone, 0
+	}
+	if buffering {
+		return stepDone, rt.bufferResponse(r, b, resp)
+	}
+	rt.streamResponse(r, resp)
+	return stepDone, 0
+}
+
+func ignored(f *conf.FastCGI, lname string) bool {
+	for _, h := range f.IgnoreHeaders {
+		if h == lname {
+			return true
+		}
+	}
+	return false
+}
+
+func hiddenByConf(f *conf.FastCGI, lname string) bool {
+	for _, h := range f.HideHeaders {
+		if h == lname {
+			return true
+		}
+	}
+	return false
+}
+
+func passedByConf(f *conf.FastCGI, lname string) bool {
+	for _, h := range f.PassHeaders {
+		if h == lname {
+			return true
+		}
+	}
+	return false
+}
+
+// memResponseLimit is the largest response kept in memory; beyond it the
+// rest goes to a temp file (nginx's fastcgi_buffers + fastcgi_temp_path).
+const memResponseLimit = 1 << 20
+
+var respBuffers = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+
+// bufferResponse reads the whole response so the PHP worker is free before
+// the client has read a byte.
+func (rt *runtime) bufferResponse(r *Request, b *backend, resp *fastcgi.Response) int {
+	out := r.resp
+	buf := respBuffers.Get().(*bytes.Buffer)
+	buf.Reset()
+	_, err := io.Copy(buf, io.LimitReader(resp.Body, memResponseLimit))
+	var spill *os.File
+	if err == nil && buf.Len() == memResponseLimit {
+		spill, err = rt.spillResponse(r, buf, resp.Body)
+	}
+	resp.Close()
+	if err != nil {
+		respBuffers.Put(buf)
+		if spill != nil {
+			spill.Close()
+		}
+		status, what := fastcgiErrorStatus(err)
+		rt.log.errorf(r, "%s (%v) while reading upstream, upstream: \"fastcgi://%s\"", what, err, r.up.addr)
+		if status == 504 {
+			b.status504.Add(1)
+		} else {
+			b.status502.Add(1)
+		}
+		out.Header.reset()
+		return status
+	}
+	if spill != nil {
+		respBuffers.Put(buf)
+		st, _ := spill.Stat()
+		out.Kind, out.File, out.CloseFile, out.Offset, out.Length = BodyFile, spill, true, 0, st.Size()
+		r.up.bytes = out.Length
+		return 0
+	}
+	out.Kind = BodyBytes
+	out.Bytes = buf.Bytes()
+	out.Length = int64(buf.Len())
+	out.Release = func() { respBuffers.Put(buf) }
+	r.up.bytes = out.Length
+	return 0
+}
+
+// spillResponse moves a large response into an unlinked temp file.
+func (rt *runtime) spillResponse(r *Request, head *bytes.Buffer, rest io.Reader) (*os.File, error) {
+	dir := r.loc.ClientBodyTempPath
+	if dir != "" {
+		_ = os.MkdirAll(dir, 0o700)
+	}
+	f, err := os.CreateTemp(dir, "fastcgi-")
+	if err != nil {
+		f, err = os.CreateTemp("", "edge-fastcgi-")
+		if err != nil {
+			return nil, err
+		}
+	}
+	os.Remove(f.Name())
+	if _, err := f.Write(head.Bytes()); err != nil {
+		f.Close()
+		return nil, err
+	}
+	if _, err := io.Copy(f, rest); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return f, nil
+}
+
+// streamResponse sends the body as PHP writes it, flushing each chunk
+// (server-sent events, long polls, progress output).
+func (rt *runtime) streamResponse(r *Request, resp *fastcgi.Response) {
+	out := r.resp
+	out.Kind = BodyStream
+	out.Length = -1
+	out.Stream = func(w io.Writer, flush func() error) error {
+		defer resp.Close()
+		buf := make([]byte, 16<<10)
+		for {
+			n, err := resp.Body.Read(buf)
+			if n > 0 {
+				if _, werr := w.Write(buf[:n]); werr != nil {
+					return werr
+				}
+				if ferr := flush(); ferr != nil {
+					return ferr
+				}
+			}
+			if err == io.EOF {
+				return nil
+			}
+			if err != nil {
+				return err
+			}
+		}
+	}
+}
+
+// readBody buffers the request body (fastcgi_request_buffering, and always
+// for a body of unknown length, which FastCGI cannot carry): in memory up
+// to client_body_buffer_size, then in a temp file under
+// client_body_temp_path. It enforces client_max_body_size on the bytes
+// actually read (413) and client_body_timeout between reads (408).
+func (rt *runtime) readBody(r *Request) (io.Reader, int64, int) {
+	if r.Body == nil || r.ContentLength == 0 {
+		return nil, 0, 0
+	}
+	l := r.loc
+	limit := l.ClientMaxBodySize
+	if !l.FastCGI.RequestBuffering && r.ContentLength > 0 {
+		return io.LimitReader(r.Body, r.ContentLength), r.ContentLength, 0
+	}
+	memMax := l.ClientBodyBufferSize
+	if memMax <= 0 {
+		memMax = 16 << 10
+	}
+	var mem bytes.Buffer
+	if r.ContentLength > 0 && r.ContentLength <= memMax {
+		mem.Grow(int(r.ContentLength))
+	}
+	n, err := io.Copy(&mem, io.LimitReader(r.Body, memMax+1))
+	if err != nil {
+		rt.log.infof(r, "client prematurely closed connection while reading client request body (%v)", err)
+		return nil, 0, 400
+	}
+	if limit > 0 && n > limit {
+		rt.log.errorf(r, "client intended to send too large chunked body: %d+ bytes", n)
+		return nil, 0, 413
+	}
+	if n <= memMax {
+		return bytes.NewReader(mem.Bytes()), n, 0
+	}
+	dir := l.ClientBodyTempPath
+	_ = os.MkdirAll(dir, 0o700)
+	f, err := os.CreateTemp(dir, "body-")
+	if err != nil {
+		rt.log.critf(r, "could not create a temp file for the request body in \"%s\" (%v)", dir, err)
+		return nil, 0, 500
+	}
+	os.Remove(f.Name())
+	if _, err := f.Write(mem.Bytes()); err != nil {
+		f.Close()
+		return nil, 0, 500
+	}
+	var src io.Reader = r.Body
+	if limit > 0 {
+		src = io.LimitReader(r.Body, limit-n+1)
+	}
+	m, err := io.Copy(f, src)
+	if err != nil {
+		f.Close()
+		rt.log.infof(r, "client prematurely closed connection while reading client request body (%v)", err)
+		return nil, 0, 400
+	}
+	total := n + m
+	if limit > 0 && total > limit {
+		f.Close()
+		rt.log.errorf(r, "client intended to send too large body: %d+ bytes", total)
+		return nil, 0, 413
+	}
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
+		f.Close()
+		return nil, 0, 500
+	}
+	return f, total, 0
+}
+
+// buildParams makes the CGI params: the location's fastcgi_param list in
+// order (values evaluated for this request, if_not_empty honoured), then
+// one HTTP_* param per request header unless a fastcgi_param already set
+// that name. Headers with "_" are dropped unless underscores_in_headers is
+// on (nginx ignores them as invalid), and "Proxy" is never passed
+// (httpoxy, CVE-2016-5385). Repeated headers are joined with ", " (Cookie
+// with "; "), so PHP sees every value.
+func (rt *runtime) buildParams(r *Request, p *fastcgi.Params) {
+	l := r.loc
+	var set [16]string
+	setNames := set[:0]
+	for i := range l.FastCGI.Params {
+		fp := &l.FastCGI.Params[i]
+		v := rt.eval(r, fp.Value)
+		if fp.IfNotEmpty && v == "" {
+			continue
+		}
+		p.Add(fp.Name, v)
+		if strings.HasPrefix(fp.Name, "HTTP_") {
+			setNames = append(setNames, fp.Name)
+		}
+	}
+	if !l.FastCGI.PassRequestHeaders {
+		return
+	}
+	type kv struct{ k, v string }
+	var store [32]kv
+	list := store[:0]
+	r.Header.each(func(name, value string) {
+		if strings.IndexByte(name, '_') >= 0 && !r.srv.UnderscoresInHeaders {
+			return
+		}
+		if strings.EqualFold(name, "Proxy") {
+			return
+		}
+		key := cgiHeaderName(name)
+		for _, s := range setNames {
+			if s == key {
+				return
+			}
+		}
+		for i := range list {
+			if list[i].k == key {
+				sep := ", "
+				if key == "HTTP_COOKIE" {
+					sep = "; "
+				}
+				list[i].v += sep + value
+				return
+			}
+		}
+		list = append(list, kv{key, value})
+	})
+	for _, h := range list {
+		p.Add(h.k, h.v)
+	}
+}
+
+// cgiHeaderName turns "User-Agent" into "HTTP_USER_AGENT".
+func cgiHeaderName(name string) string {
+	b := make([]byte, 5+len(name))
+	copy(b, "HTTP_")
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		switch {
+		case c >= 'a' && c <= 'z':
+			c -= 'a' - 'A'
+		case c == '-':
+			c = '_'
+		}
+		b[5+i] = c
+	}
+	return b2s(b)
+}
 
 // splitPathInfo gives $fastcgi_script_name and $fastcgi_path_info
 // (ngx_http_fastcgi_split): fastcgi_split_path_info's two captures when it
@@ -43,21 +750,63 @@ func (rt *runtime) splitPathInfo(r *Request) (script, pathInfo string) {
 }
 
 func (r *Request) upstreamHeader(name string) string {
-	if r.up == nil {
+	if !r.up.used {
 		return ""
 	}
 	return r.up.header.Get(name)
 }
 
+// upstreamVar gives the $upstream_* variables.
 func (r *Request) upstreamVar(id conf.VarID) string {
-	if r.up == nil {
+	if !r.up.used {
 		return ""
 	}
 	switch id {
 	case conf.VarUpstreamAddr:
 		return r.up.addr
+	case conf.VarUpstreamStatus:
+		if r.up.status == 0 {
+			return ""
+		}
+		return strconv.Itoa(r.up.status)
+	case conf.VarUpstreamResponseTime, conf.VarUpstreamHeaderTime:
+		return formatSeconds(r.up.headerTime)
+	case conf.VarUpstreamConnectTime:
+		return formatSeconds(r.up.connectTime)
+	case conf.VarUpstreamResponseLength, conf.VarUpstreamBytesReceived:
+		return strconv.FormatInt(r.up.bytes, 10)
+	case conf.VarEdgeUpstreamQueueTime:
+		return formatSeconds(r.up.queueTime)
 	}
 	return ""
+}
+
+// fastcgiStats returns the clients' counters by backend name, with the
+// 502/504 counts edge answered, for the FPM report and metrics.
+func (rt *runtime) fastcgiStats() map[string]BackendStats {
+	out := map[string]BackendStats{}
+	if rt.backends == nil {
+		return out
+	}
+	for _, b := range rt.backends.byPass {
+		bs := out[b.name]
+		bs.Requests += b.requests.Load()
+		bs.Status502 += b.status502.Load()
+		bs.Status504 += b.status504.Load()
+		for _, s := range b.servers {
+			bs.Clients = append(bs.Clients, s.client.Stats())
+		}
+		out[b.name] = bs
+	}
+	return out
+}
+
+// BackendStats is what edge saw of one FastCGI backend.
+type BackendStats struct {
+	Requests  uint64
+	Status502 uint64
+	Status504 uint64
+	Clients   []fastcgi.Stats
 }
 
 func (rt *runtime) statusHandler(r *Request) int { return 404 }

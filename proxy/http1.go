@@ -161,7 +161,12 @@ func (rt *runtime) writeHTTP1(ctx *fasthttp.RequestCtx, r *Request) {
 	head := resp.HeadOnly
 	switch resp.Kind {
 	case BodyBytes:
-		out.SetBodyRaw(resp.Bytes)
+		if resp.Release != nil {
+			out.SetBody(resp.Bytes)
+			resp.Release()
+		} else {
+			out.SetBodyRaw(resp.Bytes)
+		}
 		if head {
 			out.SkipBody = true
 		}

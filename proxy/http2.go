@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/http"
 	"strconv"
+	"strings"
 	"sync/atomic"
 
 	"golang.org/x/net/http2"
@@ -17,12 +18,25 @@ import (
 
 type connKey struct{}
 
-// h2Headers reads request headers from net/http.
-type h2Headers struct{ h http.Header }
+// h2Headers reads request headers from net/http, which moves the Host
+// (:authority) out of the header map; it is put back first, so FastCGI's
+// HTTP_HOST and $http_host see it as on HTTP/1.1.
+type h2Headers struct {
+	h    http.Header
+	host string
+}
 
-func (f *h2Headers) get(name string) string { return f.h.Get(name) }
+func (f *h2Headers) get(name string) string {
+	if strings.EqualFold(name, "Host") {
+		return f.host
+	}
+	return f.h.Get(name)
+}
 
 func (f *h2Headers) each(fn func(name, value string)) {
+	if f.host != "" {
+		fn("Host", f.host)
+	}
 	for k, vs := range f.h {
 		for _, v := range vs {
 			fn(k, v)
@@ -68,6 +82,7 @@ func (s *Server) handleHTTP2(w http.ResponseWriter, req *http.Request) {
 	r.Proto = "HTTP/2.0"
 	r.HostHeader = req.Host
 	r.hh.h = req.Header
+	r.hh.host = req.Host
 	r.Header = &r.hh
 	r.ContentLength = req.ContentLength
 	if req.Body != nil && req.Body != http.NoBody && req.ContentLength != 0 {
@@ -123,6 +138,9 @@ func (rt *runtime) writeHTTP2(w http.ResponseWriter, r *Request) {
 	}
 	if resp.Kind == BodyFile && resp.File != nil {
 		resp.File.Close()
+	}
+	if resp.Release != nil {
+		resp.Release()
 	}
 	if err != nil && !errors.Is(err, net.ErrClosed) {
 		rt.log.infof(r, "writing the response failed (%v)", err)

@@ -126,7 +126,7 @@ func (rt *runtime) content(r *Request) (step, int) {
 	}
 	switch l.Content.Kind {
 	case conf.ContentFastCGI:
-		return stepDone, rt.fastcgi(r)
+		return rt.fastcgi(r)
 	case conf.ContentStubStatus:
 		return stepDone, rt.stubStatus(r)
 	case conf.ContentEmptyGIF:

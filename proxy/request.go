@@ -83,7 +83,8 @@ type Request struct {
 	requestID   string
 	bodySent    int64
 	gzipRatio   string
-	up          *upstreamState
+	up          upstreamState
+	bodyLength  int64 // the request body's length once read (-1 unknown)
 	fh          fastHeaders
 	hh          h2Headers
 }
@@ -126,6 +127,10 @@ type Response struct {
 	// Done is called once the body is written (or failed), with the body
 	// bytes sent; the access log is written from it.
 	Done func(sent int64, err error)
+	// Release, when set, is called once the adapter no longer needs Bytes
+	// (the adapter copies them first if it writes later), so a pooled
+	// buffer can be reused.
+	Release func()
 }
 
 // ResponseHeader is an ordered list of response headers.

@@ -271,7 +271,14 @@ func (rt *runtime) builtin(r *Request, id conf.VarID) string {
 	case conf.VarContentType:
 		return r.Header.get("Content-Type")
 	case conf.VarContentLength:
-		return r.Header.get("Content-Length")
+		if v := r.Header.get("Content-Length"); v != "" {
+			return v
+		}
+		if r.bodyLength > 0 {
+			// a chunked body, buffered: its length is now known
+			return strconv.FormatInt(r.bodyLength, 10)
+		}
+		return ""
 	case conf.VarTimeLocal:
 		return rt.now().Format("02/Jan/2006:15:04:05 -0700")
 	case conf.VarTimeISO8601:
