@@ -1,0 +1,614 @@
+// Tests of TLS termination on a real Server bound to loopback ports, with
+// Go's crypto/tls as the client: server choice by SNI, certificate choice
+// (ECDSA before RSA), ALPN, session tickets (timeout, other server, keys
+// shared by two servers), OCSP stapling against a local responder, the
+// local CA for localhost, reloads. The benchmark compares a handshake
+// through edge's configs with a bare crypto/tls config.
+package proxy
+
+import (
+	"bufio"
+	"crypto"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/rsa"
+	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/pem"
+	"fmt"
+	"io"
+	"math/big"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"golang.org/x/crypto/ocsp"
+
+	"edge/conf"
+	"edge/testenv"
+)
+
+// testPKI is a throwaway CA that issues leaves into files.
+type testPKI struct {
+	dir  string
+	cert *x509.Certificate
+	key  crypto.Signer
+	pool *x509.CertPool
+}
+
+func newTestPKI(t testing.TB, dir string) *testPKI {
+	t.Helper()
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl := &x509.Certificate{
+		SerialNumber:          big.NewInt(1),
+		Subject:               pkix.Name{CommonName: "edge test CA"},
+		NotBefore:             time.Now().Add(-time.Hour),
+		NotAfter:              time.Now().Add(48 * time.Hour),
+		KeyUsage:              x509.KeyUsageCertSign | x509.KeyUsageDigitalSignature,
+		BasicConstraintsValid: true,
+		IsCA:                  true,
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, key.Public(), key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cert, _ := x509.ParseCertificate(der)
+	pool := x509.NewCertPool()
+	pool.AddCert(cert)
+	writeFile(t, filepath.Join(dir, "ca.crt"), pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}))
+	return &testPKI{dir: dir, cert: cert, key: key, pool: pool}
+}
+
+// leaf issues NAME.crt (leaf then CA) and NAME.key for dnsNames, with an
+// ECDSA or RSA key and, if ocspURL is set, that OCSP responder.
+func (p *testPKI) leaf(t testing.TB, name string, rsaKey bool, ocspURL string, dnsNames ...string) {
+	t.Helper()
+	var key crypto.Signer
+	var err error
+	if rsaKey {
+		key, err = rsa.GenerateKey(rand.Reader, 2048)
+	} else {
+		key, err = ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	serial, _ := rand.Int(rand.Reader, big.NewInt(1<<62))
+	tmpl := &x509.Certificate{
+		SerialNumber: serial,
+		Subject:      pkix.Name{CommonName: dnsNames[0]},
+		DNSNames:     dnsNames,
+		NotBefore:    time.Now().Add(-time.Hour),
+		NotAfter:     time.Now().Add(47 * time.Hour),
+		KeyUsage:     x509.KeyUsageDigitalSignature | x509.KeyUsageKeyEncipherment,
+		ExtKeyUsage:  []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
+	}
+	if ocspURL != "" {
+		tmpl.OCSPServer = []string{ocspURL}
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, p.cert, key.Public(), p.key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	keyDER, err := x509.MarshalPKCS8PrivateKey(key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	chain := append(pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}),
+		pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: p.cert.Raw})...)
+	writeFile(t, filepath.Join(p.dir, name+".crt"), chain)
+	writeFile(t, filepath.Join(p.dir, name+".key"), pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: keyDER}))
+}
+
+func writeFile(t testing.TB, path string, data []byte) {
+	t.Helper()
+	if err := os.WriteFile(path, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// tlsSite is a Server serving a configuration from a temp dir.
+type tlsSite struct {
+	dir   string
+	pki   *testPKI
+	srv   *Server
+	port  int // substituted for {{PORT}}
+	port2 int // substituted for {{PORT2}}
+}
+
+// newTLSSite makes the dir, the PKI (ec = example.com ECDSA, rsa = the
+// same names RSA, other = other.test ECDSA) and free ports.
+func newTLSSite(t *testing.T) *tlsSite {
+	t.Helper()
+	t.Setenv("EDGE_DATA_DIR", t.TempDir())
+	dir := t.TempDir()
+	s := &tlsSite{dir: dir, port: testenv.FreePort(t), port2: testenv.FreePort(t)}
+	s.pki = newTestPKI(t, dir)
+	s.pki.leaf(t, "ec", false, "", "example.com", "www.example.com")
+	s.pki.leaf(t, "rsa", true, "", "example.com", "www.example.com")
+	s.pki.leaf(t, "other", false, "", "other.test")
+	if err := os.MkdirAll(filepath.Join(dir, "html"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, filepath.Join(dir, "html", "index.html"), []byte("hello\n"))
+	return s
+}
+
+// plan compiles an http{} body (with {{PORT}}, {{PORT2}}, {{DIR}}).
+func (s *tlsSite) plan(t *testing.T, httpBody string) *conf.Plan {
+	t.Helper()
+	text := "daemon off; error_log stderr " + tlsTestLogLevel + "; pid off;\nevents {}\nhttp {\naccess_log off;\n" + httpBody + "\n}\n"
+	text = strings.NewReplacer("{{PORT}}", fmt.Sprint(s.port), "{{PORT2}}", fmt.Sprint(s.port2), "{{DIR}}", s.dir).Replace(text)
+	return loadTestPlan(t, s.dir, text)
+}
+
+// start applies a plan to a new Server.
+func (s *tlsSite) start(t *testing.T, httpBody string) {
+	t.Helper()
+	s.srv = NewServer(Options{})
+	if err := s.srv.Apply(s.plan(t, httpBody)); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(s.srv.Close)
+}
+
+// dial makes a TLS connection with cfg (RootCAs default to the test CA)
+// and reads one response so that TLS 1.3 session tickets arrive.
+func (s *tlsSite) dial(t *testing.T, port int, cfg *tls.Config) tls.ConnectionState {
+	t.Helper()
+	if cfg.RootCAs == nil {
+		cfg.RootCAs = s.pki.pool
+	}
+	c, err := tls.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", port), cfg)
+	if err != nil {
+		t.Fatalf("dial %s: %v", cfg.ServerName, err)
+	}
+	defer c.Close()
+	if c.ConnectionState().NegotiatedProtocol != "h2" {
+		fmt.Fprintf(c, "GET / HTTP/1.1\r\nHost: %s\r\nConnection: close\r\n\r\n", cfg.ServerName)
+		resp, err := http.ReadResponse(bufio.NewReader(c), nil)
+		if err != nil {
+			t.Fatalf("reading the response: %v", err)
+		}
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+	}
+	return c.ConnectionState()
+}
+
+const twoServers = `
+server {
+    listen 127.0.0.1:{{PORT}} ssl;
+    server_name other.test;
+    ssl_certificate other.crt; ssl_certificate_key other.key;
+    root html;
+}
+server {
+    listen 127.0.0.1:{{PORT}} ssl default_server;
+    server_name example.com www.example.com;
+    ssl_certificate rsa.crt; ssl_certificate_key rsa.key;
+    ssl_certificate ec.crt; ssl_certificate_key ec.key;
+    root html;
+}
+server {
+    listen 127.0.0.1:{{PORT}} ssl;
+    server_name ~^rejected\.;
+    ssl_reject_handshake on;
+}
+`
+
+func TestTLSServerBySNI(t *testing.T) {
+	s := newTLSSite(t)
+	s.start(t, twoServers)
+	tests := []struct {
+		sni, verifyAs, wantCN string
+	}{
+		{"other.test", "other.test", "other.test"},
+		{"example.com", "example.com", "example.com"},
+		{"WWW.Example.COM.", "www.example.com", "example.com"},
+		// No SNI (an IP address): the default server.
+		{"", "example.com", "example.com"},
+		// An unknown name: the default server too, as in nginx.
+		{"unknown.test", "example.com", "example.com"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.sni, func(t *testing.T) {
+			cfg := &tls.Config{ServerName: tt.sni, InsecureSkipVerify: true}
+			cs := s.dial(t, s.port, cfg)
+			leaf := cs.PeerCertificates[0]
+			if err := leaf.VerifyHostname(tt.verifyAs); err != nil || leaf.Subject.CommonName != tt.wantCN {
+				t.Errorf("got certificate %s %v", leaf.Subject.CommonName, leaf.DNSNames)
+			}
+		})
+	}
+	if _, err := tls.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", s.port), &tls.Config{ServerName: "rejected.test", InsecureSkipVerify: true}); err == nil {
+		t.Error("ssl_reject_handshake: the handshake succeeded")
+	}
+}
+
+func TestTLSPrefersECDSA(t *testing.T) {
+	s := newTLSSite(t)
+	s.start(t, twoServers)
+	tests := []struct {
+		name    string
+		cfg     *tls.Config
+		wantKey string
+	}{
+		{"TLS 1.3 client", &tls.Config{ServerName: "example.com"}, "ECDSA"},
+		{"TLS 1.2 client with both", &tls.Config{ServerName: "example.com", MaxVersion: tls.VersionTLS12}, "ECDSA"},
+		{"TLS 1.2 RSA-only client", &tls.Config{ServerName: "example.com", MaxVersion: tls.VersionTLS12,
+			CipherSuites: []uint16{tls.TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256}}, "RSA"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cs := s.dial(t, s.port, tt.cfg)
+			if got := cs.PeerCertificates[0].PublicKeyAlgorithm.String(); got != tt.wantKey {
+				t.Errorf("got a %s certificate, want %s", got, tt.wantKey)
+			}
+		})
+	}
+}
+
+func TestTLSDefaults(t *testing.T) {
+	s := newTLSSite(t)
+	s.start(t, twoServers+`
+server {
+    listen 127.0.0.1:{{PORT2}} ssl;
+    server_name example.com;
+    http2 off;
+    ssl_certificate ec.crt; ssl_certificate_key ec.key;
+    root html;
+}`)
+	t.Run("h2 by ALPN without http2 on", func(t *testing.T) {
+		cs := s.dial(t, s.port, &tls.Config{ServerName: "example.com", NextProtos: []string{"h2", "http/1.1"}})
+		if cs.NegotiatedProtocol != "h2" || cs.Version != tls.VersionTLS13 {
+			t.Errorf("got %q over %x", cs.NegotiatedProtocol, cs.Version)
+		}
+	})
+	t.Run("http2 off", func(t *testing.T) {
+		cs := s.dial(t, s.port2, &tls.Config{ServerName: "example.com", NextProtos: []string{"h2", "http/1.1"}})
+		if cs.NegotiatedProtocol != "http/1.1" {
+			t.Errorf("got %q", cs.NegotiatedProtocol)
+		}
+	})
+	refused := []struct {
+		name string
+		cfg  *tls.Config
+	}{
+		{"TLS 1.1", &tls.Config{ServerName: "example.com", MaxVersion: tls.VersionTLS11, MinVersion: tls.VersionTLS10}},
+		{"CBC suites only", &tls.Config{ServerName: "example.com", MaxVersion: tls.VersionTLS12,
+			CipherSuites: []uint16{tls.TLS_ECDHE_ECDSA_WITH_AES_128_CBC_SHA, tls.TLS_ECDHE_RSA_WITH_AES_128_CBC_SHA}}},
+		{"RSA key exchange only", &tls.Config{ServerName: "example.com", MaxVersion: tls.VersionTLS12,
+			CipherSuites: []uint16{tls.TLS_RSA_WITH_AES_128_GCM_SHA256}}},
+		{"P-384 only", &tls.Config{ServerName: "example.com", CurvePreferences: []tls.CurveID{tls.CurveP384}}},
+	}
+	for _, tt := range refused {
+		t.Run("refuses "+tt.name, func(t *testing.T) {
+			tt.cfg.RootCAs = s.pki.pool
+			if c, err := tls.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", s.port), tt.cfg); err == nil {
+				c.Close()
+				t.Error("handshake succeeded")
+			}
+		})
+	}
+}
+
+func TestTLSSessionTickets(t *testing.T) {
+	s := newTLSSite(t)
+	s.start(t, twoServers)
+	for _, v := range []uint16{tls.VersionTLS12, tls.VersionTLS13} {
+		t.Run(tls.VersionName(v), func(t *testing.T) {
+			cache := tls.NewLRUClientSessionCache(4)
+			cfg := func(sni string) *tls.Config {
+				return &tls.Config{ServerName: sni, MaxVersion: v, ClientSessionCache: cache}
+			}
+			if s.dial(t, s.port, cfg("example.com")).DidResume {
+				t.Fatal("first connection resumed")
+			}
+			if !s.dial(t, s.port, cfg("example.com")).DidResume {
+				t.Error("second connection did not resume")
+			}
+		})
+	}
+	t.Run("ticket of another server", func(t *testing.T) {
+		// The client keys its cache by ServerName: file example.com's
+		// ticket under other.test, as a client switching names would.
+		cache := &fixedSessionCache{}
+		s.dial(t, s.port, &tls.Config{ServerName: "example.com", ClientSessionCache: cache})
+		if cache.state == nil {
+			t.Fatal("no ticket received")
+		}
+		cs := s.dial(t, s.port, &tls.Config{ServerName: "other.test", ClientSessionCache: cache, InsecureSkipVerify: true})
+		if cs.DidResume {
+			t.Error("example.com's ticket resumed a session on other.test")
+		}
+	})
+}
+
+// fixedSessionCache returns the last session stored for any key.
+type fixedSessionCache struct {
+	mu    sync.Mutex
+	state *tls.ClientSessionState
+}
+
+func (c *fixedSessionCache) Get(string) (*tls.ClientSessionState, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.state, c.state != nil
+}
+
+func (c *fixedSessionCache) Put(_ string, cs *tls.ClientSessionState) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if cs != nil {
+		c.state = cs
+	}
+}
+
+func TestTicketSealerTimeout(t *testing.T) {
+	now := time.Unix(1_800_000_000, 0)
+	srv := &conf.Server{Names: []conf.ServerName{{Name: "example.com"}}}
+	other := &conf.Server{Names: []conf.ServerName{{Name: "other.test"}}}
+	sealer := &ticketSealer{keys: &tls.Config{}, timeout: 5 * time.Minute, server: serverTag(srv), now: func() time.Time { return now }}
+	stamp := func(s *ticketSealer) [][]byte {
+		ss := &tls.SessionState{}
+		s.wrapStamp(ss)
+		return ss.Extra
+	}
+	tests := []struct {
+		name  string
+		extra [][]byte
+		at    time.Duration
+		want  bool
+	}{
+		{"fresh", stamp(sealer), time.Minute, true},
+		{"at the timeout", stamp(sealer), 5 * time.Minute, false},
+		{"expired", stamp(sealer), time.Hour, false},
+		{"other server", stamp(&ticketSealer{timeout: time.Hour, server: serverTag(other), now: sealer.now}), 0, false},
+		{"no stamp", nil, 0, false},
+		{"foreign extra before the stamp", append([][]byte{[]byte("x")}, stamp(sealer)...), 0, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			check := *sealer
+			check.now = func() time.Time { return now.Add(tt.at) }
+			if got := check.valid(tt.extra); got != tt.want {
+				t.Errorf("valid = %v, want %v", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestTLSTicketKeyFileSharedByTwoServers(t *testing.T) {
+	s := newTLSSite(t)
+	key := make([]byte, 80)
+	rand.Read(key)
+	writeFile(t, filepath.Join(s.dir, "ticket.key"), key)
+	site := `
+ssl_session_ticket_key ticket.key;
+server {
+    listen 127.0.0.1:%d ssl;
+    server_name example.com;
+    ssl_certificate ec.crt; ssl_certificate_key ec.key;
+    root html;
+}`
+	a := NewServer(Options{})
+	if err := a.Apply(s.plan(t, fmt.Sprintf(site, s.port))); err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	b := NewServer(Options{})
+	if err := b.Apply(s.plan(t, fmt.Sprintf(site, s.port2))); err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	for _, v := range []uint16{tls.VersionTLS12, tls.VersionTLS13} {
+		t.Run(tls.VersionName(v), func(t *testing.T) {
+			cache := tls.NewLRUClientSessionCache(4)
+			s.dial(t, s.port, &tls.Config{ServerName: "example.com", MaxVersion: v, ClientSessionCache: cache})
+			if !s.dial(t, s.port2, &tls.Config{ServerName: "example.com", MaxVersion: v, ClientSessionCache: cache}).DidResume {
+				t.Error("a session from the first server did not resume on the second")
+			}
+		})
+	}
+}
+
+// ocspResponder answers every OCSP request "good", signed by the CA.
+func ocspResponder(t *testing.T, pki *testPKI) (*httptest.Server, *int) {
+	var mu sync.Mutex
+	calls := new(int)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		req, err := ocsp.ParseRequest(body)
+		if err != nil {
+			http.Error(w, err.Error(), 400)
+			return
+		}
+		mu.Lock()
+		*calls++
+		mu.Unlock()
+		now := time.Now()
+		resp, err := ocsp.CreateResponse(pki.cert, pki.cert, ocsp.Response{
+			Status: ocsp.Good, SerialNumber: req.SerialNumber,
+			ThisUpdate: now.Add(-time.Minute), NextUpdate: now.Add(time.Hour),
+		}, pki.key)
+		if err != nil {
+			http.Error(w, err.Error(), 500)
+			return
+		}
+		w.Header().Set("Content-Type", "application/ocsp-response")
+		w.Write(resp)
+	}))
+	t.Cleanup(srv.Close)
+	return srv, calls
+}
+
+func TestTLSOCSPStapling(t *testing.T) {
+	s := newTLSSite(t)
+	responder, _ := ocspResponder(t, s.pki)
+	s.pki.leaf(t, "stapled", false, responder.URL, "example.com")
+	s.start(t, `
+server {
+    listen 127.0.0.1:{{PORT}} ssl;
+    server_name example.com;
+    ssl_certificate stapled.crt; ssl_certificate_key stapled.key;
+    ssl_stapling on;
+    ssl_stapling_verify on;
+    root html;
+}
+server {
+    listen 127.0.0.1:{{PORT2}} ssl;
+    server_name example.com;
+    ssl_certificate stapled.crt; ssl_certificate_key stapled.key;
+    root html;
+}`)
+	// The first staple is fetched in the background: poll for it.
+	deadline := time.Now().Add(10 * time.Second)
+	var staple []byte
+	for staple == nil && time.Now().Before(deadline) {
+		staple = s.dial(t, s.port, &tls.Config{ServerName: "example.com"}).OCSPResponse
+		if staple == nil {
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
+	if staple == nil {
+		t.Fatal("no OCSP staple within 10s")
+	}
+	resp, err := ocsp.ParseResponse(staple, s.pki.cert)
+	if err != nil || resp.Status != ocsp.Good {
+		t.Errorf("staple: %v %+v", err, resp)
+	}
+	if got := s.dial(t, s.port2, &tls.Config{ServerName: "example.com"}).OCSPResponse; got != nil {
+		t.Error("a staple without ssl_stapling")
+	}
+}
+
+func TestTLSLocalCA(t *testing.T) {
+	s := newTLSSite(t)
+	s.start(t, `
+server {
+    listen 127.0.0.1:{{PORT}} ssl;
+    server_name localhost app.localhost;
+    root html;
+}`)
+	root, err := os.ReadFile(filepath.Join(os.Getenv("EDGE_DATA_DIR"), "localca", "root.crt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pool := x509.NewCertPool()
+	pool.AppendCertsFromPEM(root)
+	for _, name := range []string{"localhost", "app.localhost"} {
+		cs := s.dial(t, s.port, &tls.Config{ServerName: name, RootCAs: pool})
+		if cs.PeerCertificates[0].PublicKeyAlgorithm != x509.ECDSA {
+			t.Errorf("%s: local CA leaf is %s", name, cs.PeerCertificates[0].PublicKeyAlgorithm)
+		}
+	}
+	// An IP address: no SNI, the certificate names 127.0.0.1 too.
+	c, err := tls.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", s.port), &tls.Config{RootCAs: pool})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Close()
+	if hint := s.srv.LocalCAHint(); !strings.Contains(hint, "root.crt") {
+		t.Errorf("trust hint: %q", hint)
+	}
+}
+
+func TestTLSReloadChangesCertificate(t *testing.T) {
+	s := newTLSSite(t)
+	site := `
+server {
+    listen 127.0.0.1:{{PORT}} ssl;
+    server_name example.com;
+    ssl_certificate %s.crt; ssl_certificate_key %s.key;
+    root html;
+}`
+	s.start(t, fmt.Sprintf(site, "ec", "ec"))
+	if got := s.dial(t, s.port, &tls.Config{ServerName: "example.com"}).PeerCertificates[0].PublicKeyAlgorithm; got != x509.ECDSA {
+		t.Fatalf("before reload: %s", got)
+	}
+	if err := s.srv.Apply(s.plan(t, fmt.Sprintf(site, "rsa", "rsa"))); err != nil {
+		t.Fatal(err)
+	}
+	if got := s.dial(t, s.port, &tls.Config{ServerName: "example.com"}).PeerCertificates[0].PublicKeyAlgorithm; got != x509.RSA {
+		t.Errorf("after reload: %s", got)
+	}
+}
+
+// BenchmarkTLSHandshake measures full handshakes (client and server, over
+// loopback TCP) through edge's configs against a bare crypto/tls config
+// with the same certificate, so the cost of server choice by SNI,
+// certificate choice and ticket sealing shows as the difference.
+func BenchmarkTLSHandshake(b *testing.B) {
+	b.Setenv("EDGE_DATA_DIR", b.TempDir())
+	dir := b.TempDir()
+	pki := newTestPKI(b, dir)
+	pki.leaf(b, "ec", false, "", "example.com")
+	pki.leaf(b, "rsa", true, "", "example.com")
+	for _, kind := range []string{"ec", "rsa"} {
+		plan := loadTestPlan(b, dir, fmt.Sprintf(`events {} http { access_log off; server { listen 127.0.0.1:1 ssl; server_name example.com;
+			ssl_certificate %[1]s.crt; ssl_certificate_key %[1]s.key; } server { listen 127.0.0.1:1 ssl; server_name other.test;
+			ssl_certificate %[1]s.crt; ssl_certificate_key %[1]s.key; } }`, kind))
+		rt := testRuntime(b, plan)
+		edgeCfg := rt.tls.groups["tcp 127.0.0.1:1"].config
+		cert, err := tls.LoadX509KeyPair(filepath.Join(dir, kind+".crt"), filepath.Join(dir, kind+".key"))
+		if err != nil {
+			b.Fatal(err)
+		}
+		bare := &tls.Config{Certificates: []tls.Certificate{cert}, NextProtos: []string{"h2", "http/1.1"}}
+		for _, c := range []struct {
+			name string
+			cfg  *tls.Config
+		}{{"edge", edgeCfg}, {"bare", bare}} {
+			b.Run(kind+"/"+c.name, func(b *testing.B) {
+				benchHandshakes(b, c.cfg, pki.pool)
+			})
+		}
+	}
+}
+
+func benchHandshakes(b *testing.B, cfg *tls.Config, roots *x509.CertPool) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer ln.Close()
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				tc := tls.Server(c, cfg)
+				if tc.Handshake() == nil {
+					io.Copy(io.Discard, tc) // let session tickets go out
+				}
+				tc.Close()
+			}()
+		}
+	}()
+	client := &tls.Config{ServerName: "example.com", RootCAs: roots, NextProtos: []string{"h2", "http/1.1"}}
+	b.ReportAllocs()
+	for b.Loop() {
+		c, err := tls.Dial("tcp", ln.Addr().String(), client)
+		if err != nil {
+			b.Fatal(err)
+		}
+		c.Close()
+	}
+}
+
+// tlsTestLogLevel is the error_log level of the test sites.
+var tlsTestLogLevel = "warn"
