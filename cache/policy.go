@@ -91,10 +91,8 @@ type IMSMode string
 // when every one present says "not modified". lastModified is zero and etag
 // "" when the response has none.
 func Check(req CondRequest, lastModified time.Time, etag string, mode IMSMode) CondResult {
-	if req.IfUnmodifiedSince != "" && !lastModified.IsZero() {
-		if t, err := parseHTTPTime(req.IfUnmodifiedSince); err == nil && lastModified.Unix() > t.Unix() {
-			return CondPreconditionFailed
-		}
+	if req.IfUnmodifiedSince != "" && !unmodifiedSince(req.IfUnmodifiedSince, lastModified) {
+		return CondPreconditionFailed
 	}
 	if req.IfMatch != "" && !ETagMatch(req.IfMatch, etag, false) {
 		return CondPreconditionFailed
@@ -109,6 +107,17 @@ func Check(req CondRequest, lastModified time.Time, etag string, mode IMSMode) C
 		return CondNone
 	}
 	return CondNotModified
+}
+
+// unmodifiedSince is nginx's ngx_http_test_if_unmodified: a response
+// without Last-Modified, or a date that does not parse, fails the
+// precondition (nginx compares the parse error, -1, with the file's time).
+func unmodifiedSince(ius string, lastModified time.Time) bool {
+	if lastModified.IsZero() {
+		return false
+	}
+	t, err := parseHTTPTime(ius)
+	return err == nil && t.Unix() >= lastModified.Unix()
 }
 
 // modifiedSince is nginx's ngx_http_test_if_modified: with "exact" only an
@@ -136,12 +145,14 @@ func modifiedSince(ims string, lastModified time.Time, mode IMSMode) bool {
 // 8.8.3.2 (If-None-Match); If-Match uses the strong one, where a weak tag
 // never matches.
 func ETagMatch(list, etag string, weak bool) bool {
-	if etag == "" {
-		return false
-	}
+	// "*" matches even a response without an ETag, as in nginx's
+	// ngx_http_test_if_match.
 	list = strings.TrimSpace(list)
 	if list == "*" {
 		return true
+	}
+	if etag == "" {
+		return false
 	}
 	if !weak && strings.HasPrefix(etag, "W/") {
 		return false

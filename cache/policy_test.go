@@ -77,6 +77,35 @@ func TestCheck(t *testing.T) {
 	}
 }
 
+// TestCheckWithoutValidators covers responses with no Last-Modified or
+// ETag (a "return 200 text", for example) and unparsable dates, where
+// nginx fails If-Match/If-Unmodified-Since and lets "*" match.
+func TestCheckWithoutValidators(t *testing.T) {
+	lm := time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
+	later := "Mon, 30 Nov 2026 12:00:00 GMT"
+	cases := []struct {
+		name string
+		req  CondRequest
+		lm   time.Time
+		etag string
+		want CondResult
+	}{
+		{"ius without last-modified", CondRequest{IfUnmodifiedSince: later}, time.Time{}, "", CondPreconditionFailed},
+		{"ius garbage", CondRequest{IfUnmodifiedSince: "garbage"}, lm, `"a"`, CondPreconditionFailed},
+		{"ius later", CondRequest{IfUnmodifiedSince: later}, lm, `"a"`, CondNone},
+		{"if-match without etag", CondRequest{IfMatch: `"a"`}, lm, "", CondPreconditionFailed},
+		{"if-match star without etag", CondRequest{IfMatch: "*"}, time.Time{}, "", CondNone},
+		{"inm star without etag", CondRequest{IfNoneMatch: "*"}, time.Time{}, "", CondNotModified},
+		{"inm without etag", CondRequest{IfNoneMatch: `"a"`}, time.Time{}, "", CondNone},
+		{"ims without last-modified", CondRequest{IfModifiedSince: later}, time.Time{}, "", CondNone},
+	}
+	for _, c := range cases {
+		if got := Check(c.req, c.lm, c.etag, "exact"); got != c.want {
+			t.Errorf("%s: got %d, want %d", c.name, got, c.want)
+		}
+	}
+}
+
 func TestIfRange(t *testing.T) {
 	lm := time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
 	etag := `"a-1"`

@@ -1,0 +1,96 @@
+// This file holds the PHP scenario beyond the seed and WordPress sites:
+// CGI parameters, PATH_INFO, request bodies (sized and chunked), statuses
+// and headers chosen by the script, X-Accel-Redirect, error interception,
+// gzip of FastCGI output, and what nginx does not do to a FastCGI
+// response (no 304/412, no ranges).
+
+package difftest
+
+const phpHTTP = `
+gzip on;
+gzip_types text/plain;
+gzip_min_length 100;
+
+server {
+    listen {{LISTEN}};
+    server_name localhost;
+    root {{ROOT}};
+    index index.php index.html;
+
+    location ~ ^/intercept/.+\.php$ {
+        fastcgi_intercept_errors on;
+        error_page 404 /errors/404.html;
+        error_page 500 503 /errors/50x.html;
+        fastcgi_pass {{FPM}};
+        fastcgi_param SCRIPT_FILENAME $document_root$fastcgi_script_name;
+        include {{FASTCGI_PARAMS}};
+    }
+
+    location ~ ^(.+\.php)(/.*)$ {
+        fastcgi_split_path_info ^(.+\.php)(/.*)$;
+        try_files $fastcgi_script_name =404;
+        fastcgi_pass {{FPM}};
+        fastcgi_param SCRIPT_FILENAME $document_root$fastcgi_script_name;
+        fastcgi_param PATH_INFO $fastcgi_path_info;
+        include {{FASTCGI_PARAMS}};
+    }
+
+    location ~ \.php$ {
+        try_files $uri =404;
+        fastcgi_pass {{FPM}};
+        fastcgi_index index.php;
+        fastcgi_param SCRIPT_FILENAME $document_root$fastcgi_script_name;
+        include {{FASTCGI_PARAMS}};
+    }
+}
+`
+
+var _ = addScenario(scenario{
+	name: "php",
+	http: phpHTTP,
+	cases: cases([]reqCase{
+		get("missing_script", "/missing.php"),
+		get("missing_script_path_info", "/missing.php/x"),
+		get("not_php", "/hello.txt"),
+	}, viaPHP(
+		get("info", "/info.php"),
+		get("info_query", "/info.php?a=%20b&c=d+e"),
+		get("info_encoded_path", "/inf%6F.php"),
+		get("path_info", "/info.php/extra/path?x=1"),
+		get("index", "/"),
+		get("dir_index", "/blog/"),
+		head("head", "/info.php"),
+		post("post_form", "POST", "/info.php", "a=1&b=2", "Content-Type: application/x-www-form-urlencoded"),
+		post("post_empty", "POST", "/info.php", ""),
+		post("put_body", "PUT", "/info.php", "put body"),
+		raw("post_chunked", "POST /info.php HTTP/1.1\nHost: localhost\nTransfer-Encoding: chunked\nContent-Type: text/plain\n\n5\nhello\n6\n world\n0\n\n"),
+		req("delete", "DELETE", "/info.php"),
+		get("headers_passed", "/info.php", "X-Test: yes", "Cookie: a=1", "Cookie: b=2").with(cookieJoined),
+		get("underscore_header_dropped", "/info.php", "X_Under: 1"),
+		get("httpoxy", "/info.php", "Proxy: http://evil.test"),
+		get("host_with_port", "/info.php", "Host: localhost:8080"),
+		get10("http10", "/info.php"),
+		get("status_404", "/status.php?code=404"),
+		get("status_500", "/status.php?code=500"),
+		get("status_204", "/status.php?code=204"),
+		get("status_201", "/status.php?code=201"),
+		get("intercepted_404", "/intercept/status.php?code=404"),
+		get("intercepted_503", "/intercept/status.php?code=503"),
+		get("not_intercepted_418", "/intercept/status.php?code=418"),
+		get("validators", "/validators.php"),
+		get("validators_inm", "/validators.php", `If-None-Match: "php-etag"`),
+		get("validators_ims", "/validators.php", "If-Modified-Since: Fri, 01 Mar 2024 12:00:00 GMT"),
+		get("validators_if_match", "/validators.php", `If-Match: "other"`),
+		get("validators_range", "/validators.php", "Range: bytes=0-9"),
+		get("validators_gzip", "/validators.php", ae("gzip")),
+		get("validators_404", "/validators.php?code=404"),
+		get("validators_301_relative", "/validators.php?code=301"),
+		get("accel_redirect", "/accel.php").with(accelType("text/html; charset=UTF-8", "text/plain")),
+		get("accel_redirect_missing", "/accel.php?to=/missing.txt").with(accelType("text/html; charset=UTF-8", "text/html")),
+		get("accel_redirect_range", "/accel.php", "Range: bytes=0-9").with(accelType("text/html; charset=UTF-8", "text/plain")),
+		get("php_redirect", "/redirect.php"),
+		get("php_redirect_absolute", "/redirect.php?to=http://example.com/x"),
+		get("big_output", "/big.php"),
+		get("big_output_gzip", "/big.php", ae("gzip")),
+	)),
+})

@@ -1,0 +1,276 @@
+// This file holds the scenarios about the request itself: methods,
+// directories, traversal attempts and odd paths (with merge_slashes on and
+// off), Host handling and server{} selection by name (exact, *.wild, .dot,
+// wild.*, regexps with captures, default_server).
+
+package difftest
+
+import (
+	"fmt"
+	"strings"
+)
+
+const requestsHTTP = `
+server {
+    listen {{LISTEN}};
+    server_name localhost;
+    root {{ROOT}};
+
+    location = /exact/page { return 200 "exact uri=$uri\n"; }
+    location /echo/ { return 200 "uri=$uri request_uri=$request_uri args=$args\n"; }
+    location /small-body/ { client_max_body_size 10; alias {{ROOT}}/; }
+    location /small-body-return/ { client_max_body_size 10; return 200 "returned\n"; }
+    location /denied/ { deny all; alias {{ROOT}}/; }
+    location /allowed/ { allow 127.0.0.1; deny all; alias {{ROOT}}/; }
+    location /denied-page/ { deny all; error_page 403 /errors/403.html; }
+    location /no-keepalive/ { keepalive_timeout 0; alias {{ROOT}}/; }
+    location /tokens-off/ { server_tokens off; alias {{ROOT}}/; }
+}
+
+server {
+    listen {{LISTEN}};
+    server_name noms.test;
+    root {{ROOT}};
+    merge_slashes off;
+
+    location = /exact/page { return 200 "noms exact uri=$uri\n"; }
+    location /echo/ { return 200 "noms uri=$uri\n"; }
+}
+`
+
+// noMergeHTTP has merge_slashes off in its default server.
+const noMergeHTTP = `
+server {
+    listen {{LISTEN}};
+    server_name localhost;
+    root {{ROOT}};
+    merge_slashes off;
+
+    location = /exact/page { return 200 "exact uri=$uri\n"; }
+    location /echo/ { return 200 "uri=$uri\n"; }
+}
+`
+
+var _ = addScenario(scenario{
+	name: "requests",
+	http: requestsHTTP,
+	cases: []reqCase{
+		// methods
+		head("head_file", "/hello.txt"),
+		head("head_missing", "/missing.txt"),
+		head("head_dir_redirect", "/dir"),
+		post("post_file", "POST", "/hello.txt", "a=1"),
+		post("post_missing", "POST", "/missing.txt", "a=1"),
+		post("post_dir_redirect", "POST", "/dir", "a=1"),
+		post("post_dir_index", "POST", "/dir/", "a=1"),
+		post("put_file", "PUT", "/hello.txt", "x"),
+		post("put_dir", "PUT", "/dir/", "x"),
+		req("delete_file", "DELETE", "/hello.txt"),
+		req("options_file", "OPTIONS", "/hello.txt"),
+		req("options_star", "OPTIONS", "*"),
+		req("patch_file", "PATCH", "/hello.txt"),
+		req("trace", "TRACE", "/hello.txt"),
+		req("unknown_method", "FOO", "/hello.txt"),
+		req("lowercase_method", "get", "/hello.txt"),
+		// directories
+		get("dir_index", "/dir/"),
+		get("dir_redirect", "/dir"),
+		get("dir_redirect_args", "/dir?x=1&y=2"),
+		get("dir_redirect_encoded", "/d%69r"),
+		get("dir_sub_no_index", "/dir/sub/"),
+		get("dir_no_index", "/noindex/"),
+		get("dir_empty", "/empty/"),
+		get("dir_missing", "/missing/"),
+		get("dir_file_as_dir", "/hello.txt/"),
+		get("file_under_file", "/hello.txt/x"),
+		get("hidden_file", "/.hidden"),
+		get("index_html_direct", "/dir/index.html"),
+		// traversal and odd paths
+		get("dotdot_root", "/../secret.txt"),
+		get("dotdot_deep", "/dir/../../secret.txt"),
+		get("dotdot_inside", "/dir/../hello.txt"),
+		get("dot_segment", "/dir/./page.html"),
+		get("dotdot_encoded", "/%2e%2e/secret.txt"),
+		get("dotdot_encoded_mixed", "/.%2e/secret.txt"),
+		get("dotdot_encoded_slash", "/a/..%2f..%2fsecret.txt"),
+		get("dotdot_encoded_inside", "/dir/..%2fhello.txt"),
+		get("dotdot_end", "/dir/.."),
+		get("dot_end", "/dir/."),
+		get("nul_encoded", "/hello.txt%00.html"),
+		get("encoded_slash", "/dir%2Fpage.html"),
+		get("encoded_letters", "/%68ello.txt"),
+		get("bad_percent", "/hello%zz.txt"),
+		get("truncated_percent", "/hello.txt%2"),
+		get("double_slash", "//hello.txt"),
+		get("double_slash_exact", "/exact//page"),
+		get("triple_slash_echo", "/echo///a//b?x=1"),
+		get("backslash", "/dir\\page.html"),
+		get("space_encoded", "/with%20space.html"),
+		get("percent_file", "/100%25.html"),
+		get("plus_file", "/a+b.html"),
+		get("plus_encoded", "/a%2Bb.html"),
+		get("unicode_file", "/%C3%BCn%C3%AFcode.html"),
+		get("unicode_raw", "/ünïcode.html"),
+		get("query_only_dotdot", "/hello.txt?../../x"),
+		get("fragment", "/hello.txt#frag"),
+		get("fragment_before_args", "/echo/a#b?c"),
+		get("fragment_after_args", "/echo/a?b#c"),
+		get("fragment_encoded", "/echo/a%23b"),
+		get("fragment_after_dotdot", "/echo/x/..#y"),
+		get("echo_encoded", "/echo/a%20b%3Fc?d=%20e"),
+		get("no_merge_other_server_double_slash", "//exact/page", "Host: noms.test"),
+		get("no_merge_other_server_echo", "/echo//a", "Host: noms.test"),
+		// limits, access, connection
+		post("body_too_large", "POST", "/small-body/hello.txt", "01234567890123456789"),
+		post("body_small_enough", "POST", "/small-body/hello.txt", "0123"),
+		post("body_too_large_before_return", "POST", "/small-body-return/x", "01234567890123456789"),
+		get("deny_all", "/denied/hello.txt"),
+		get("allow_loopback", "/allowed/hello.txt"),
+		get("deny_with_error_page", "/denied-page/x"),
+		get("keepalive_off", "/no-keepalive/hello.txt"),
+		get10("http10_keepalive", "/hello.txt", "Connection: keep-alive"),
+		get10("http10_plain", "/hello.txt"),
+		get("http11_close", "/hello.txt", "Connection: close"),
+		get("http11_close_404", "/missing", "Connection: close"),
+		get("http11_keepalive_404", "/missing"),
+		post("post_with_expect", "POST", "/echo/x", "abc", "Expect: 100-continue"),
+		get("server_tokens_off_page", "/tokens-off/missing"),
+		get("long_uri", "/"+strings.Repeat("a", 9000)),
+		get("long_header", "/hello.txt", "X-Long: "+strings.Repeat("b", 9000)),
+		get("very_long_uri", "/"+strings.Repeat("a", 40000)).with(veryLongURI),
+		get("very_long_header", "/hello.txt", "X-Long: "+strings.Repeat("b", 40000)),
+		get("many_headers", "/hello.txt", manyHeaders(100)...),
+		// Host handling
+		raw("http11_no_host", "GET /hello.txt HTTP/1.1\n\n"),
+		raw("http10_no_host", "GET /hello.txt HTTP/1.0\n\n"),
+		raw("http10_empty_host", "GET /hello.txt HTTP/1.0\nHost:\n\n"),
+		raw("http11_empty_host", "GET /hello.txt HTTP/1.1\nHost: \n\n"),
+		get("host_with_port", "/echo/x", "Host: localhost:8080"),
+		get("host_trailing_dot", "/echo/x", "Host: localhost."),
+		get("host_upper", "/echo/x", "Host: LOCALHOST"),
+		get("host_slash", "/echo/x", "Host: bad/host"),
+		get("host_dotdot", "/echo/x", "Host: a..b"),
+		get("host_only_dot", "/echo/x", "Host: ."),
+		get("host_ipv6", "/echo/x", "Host: [::1]:80"),
+		get("host_ipv6_unclosed", "/echo/x", "Host: [::1").with(refused400(docHostChars)),
+		get("host_underscore", "/echo/x", "Host: my_host"),
+		get("host_backslash", "/echo/x", `Host: a\b`).with(refused400(docHostChars)),
+		raw("host_twice", "GET /echo/x HTTP/1.1\nHost: localhost\nHost: other\n\n"),
+		raw("absolute_form", "GET http://localhost/echo/abs?q=1 HTTP/1.1\nHost: ignored.test\n\n"),
+		raw("absolute_form_port", "GET http://localhost:9999/echo/abs HTTP/1.1\nHost: localhost\n\n"),
+		raw("absolute_form_no_path", "GET http://localhost HTTP/1.1\nHost: localhost\n\n"),
+		raw("absolute_form_https", "GET https://localhost/echo/s HTTP/1.1\nHost: localhost\n\n"),
+		raw("absolute_form_other_server", "GET http://noms.test//exact/page HTTP/1.1\nHost: localhost\n\n"),
+		raw("bad_target", "GET hello.txt HTTP/1.1\nHost: localhost\n\n"),
+		raw("http09_style", "GET /hello.txt\n\n").with(http09Refused),
+		raw("http2_version_on_h1", "GET /hello.txt HTTP/2.0\nHost: localhost\n\n"),
+		raw("http_version_9", "GET /hello.txt HTTP/9.9\nHost: localhost\n\n"),
+		raw("header_no_colon", "GET /hello.txt HTTP/1.1\nHost: localhost\nBadHeader\n\n").with(refused400(docHeaderLine)),
+	},
+})
+
+var _ = addScenario(scenario{
+	name: "merge_slashes_off",
+	http: noMergeHTTP,
+	cases: []reqCase{
+		get("double_slash_file", "//hello.txt"),
+		get("double_slash_exact", "/exact//page"),
+		get("single_slash_exact", "/exact/page"),
+		get("echo", "/echo//a///b"),
+		get("dotdot_with_double", "/echo//../x"),
+		get("dotdot_climb", "//../secret.txt"),
+	},
+})
+
+const serverNamesHTTP = `
+server {
+    listen {{LISTEN}};
+    server_name first.test;
+    return 200 "first server $host\n";
+}
+server {
+    listen {{LISTEN}} default_server;
+    server_name dflt.test;
+    return 200 "default_server host=$host server_name=$server_name\n";
+}
+server {
+    listen {{LISTEN}};
+    server_name example.com www.example.com;
+    return 200 "exact host=$host server_name=$server_name\n";
+}
+server {
+    listen {{LISTEN}};
+    server_name *.example.com;
+    return 200 "wild prefix host=$host\n";
+}
+server {
+    listen {{LISTEN}};
+    server_name *.sub.example.com;
+    return 200 "longer wild prefix host=$host\n";
+}
+server {
+    listen {{LISTEN}};
+    server_name .dot.test;
+    return 200 "dot host=$host\n";
+}
+server {
+    listen {{LISTEN}};
+    server_name www.example.*;
+    return 200 "wild suffix host=$host\n";
+}
+server {
+    listen {{LISTEN}};
+    server_name ~^(?<sub>[a-z]+)\.regex\.test$;
+    return 200 "regex sub=$sub one=$1\n";
+}
+server {
+    listen {{LISTEN}};
+    server_name ~^api(\d+)\.;
+    return 200 "regex2 n=$1\n";
+}
+server {
+    listen {{LISTEN}};
+    server_name "";
+    return 200 "empty name host=[$host]\n";
+}
+`
+
+// host is get("/") with a Host header.
+func host(name, h string) reqCase { return get(name, "/", "Host: "+h) }
+
+var _ = addScenario(scenario{
+	name: "server_names",
+	http: serverNamesHTTP,
+	cases: []reqCase{
+		host("first_by_name", "first.test"),
+		host("default_server_by_name", "dflt.test"),
+		host("unknown_goes_default", "unknown.test"),
+		host("exact", "example.com"),
+		host("exact_second_name", "www.example.com"),
+		host("exact_upper", "EXAMPLE.COM"),
+		host("exact_trailing_dot", "example.com."),
+		host("exact_port", "example.com:8080"),
+		host("wild_prefix", "a.example.com"),
+		host("wild_prefix_deep", "a.b.example.com"),
+		host("wild_prefix_longest", "x.sub.example.com"),
+		host("wild_prefix_base_no", "sub.example.com"),
+		host("dot_base", "dot.test"),
+		host("dot_sub", "x.dot.test"),
+		host("wild_suffix", "www.example.org"),
+		host("wild_suffix_deep", "www.example.co.uk"),
+		host("regex_named", "foo.regex.test"),
+		host("regex_no_match_digits", "foo1.regex.test"),
+		host("regex_numbered", "api12.anything"),
+		raw("http10_no_host_empty_name", "GET / HTTP/1.0\n\n"),
+		raw("absolute_form_selects", "GET http://a.example.com/ HTTP/1.1\nHost: dflt.test\n\n"),
+	},
+})
+
+// manyHeaders makes n distinct header lines.
+func manyHeaders(n int) []string {
+	h := make([]string, n)
+	for i := range h {
+		h[i] = fmt.Sprintf("X-H%03d: %s", i, strings.Repeat("v", 40))
+	}
+	return h
+}

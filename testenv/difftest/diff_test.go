@@ -1,0 +1,223 @@
+// This file runs the corpus: for each scenario it starts nginx and edge,
+// sends every case's raw request to both and compares the outcomes. Cases
+// that reach PHP run in their own "php" subtest, apart from the "static"
+// ones. The last line, "DIFFTEST: ...", counts the requests answered
+// identically.
+
+package difftest
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+
+	"edge/testenv"
+)
+
+// scenario is one configuration and the requests sent to it.
+type scenario struct {
+	name string
+	// http is the body of the http{} block. Placeholders: {{LISTEN}}
+	// (127.0.0.1:port), {{PORT}}, {{ROOT}} (the docroot), {{OUTSIDE}} (its
+	// parent), {{FPM}} (fastcgi_pass address), {{FASTCGI_PARAMS}}.
+	http  string
+	cases []reqCase
+}
+
+// reqCase is one request.
+type reqCase struct {
+	name string
+	raw  string // the request exactly as sent
+	php  bool   // the request reaches php-fpm
+	// known is a documented difference; nil means edge must answer as
+	// nginx does.
+	known *known
+}
+
+// known is a documented difference met by one case. Edge's answer must
+// equal nginx's after the documented change, so the rest of the answer is
+// still compared, and the case fails once edge matches nginx (then the
+// entry and its section in the doc go).
+type known struct {
+	doc string // a "## " heading of docs/nginx-differences.md
+	// like, when set, is the request whose nginx answer edge's must equal
+	// ("edge answers X as nginx answers Y"); nginx must answer the case's
+	// own request with likeStatus.
+	like       string
+	likeStatus int
+	// expect, when set, checks that nginx's outcome is the one the doc
+	// describes and turns it into the outcome edge must give.
+	expect func(ng *outcome) error
+}
+
+// scenarios is the corpus; each corpus_*_test.go file adds its own.
+var scenarios []scenario
+
+func addScenario(s scenario) bool {
+	scenarios = append(scenarios, s)
+	return true
+}
+
+// tally counts outcomes across subtests.
+type tally struct {
+	mu                                 sync.Mutex
+	identical, documented, differences int
+	framing                            int // identical but for the documented framing rule
+	byGroup                            map[string]int
+}
+
+func (t *tally) add(group string, res result, documented bool) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	switch {
+	case res == differs:
+		t.differences++
+	case documented:
+		t.documented++
+	default:
+		t.identical++
+		t.byGroup[group]++
+		if res == sameButFraming {
+			t.framing++
+		}
+	}
+}
+
+// result is how one case came out.
+type result int
+
+const (
+	same           result = iota
+	sameButFraming        // equal except Content-Length vs chunked (see diffContentLength)
+	differs
+)
+
+func TestDifferential(t *testing.T) {
+	e := newEnv(t)
+	tl := &tally{byGroup: map[string]int{}}
+	total := 0
+	for _, sc := range scenarios {
+		total += len(sc.cases)
+		t.Run(sc.name, func(t *testing.T) {
+			p := e.startPair(t, sc.http)
+			for _, group := range []string{"static", "php"} {
+				t.Run(group, func(t *testing.T) {
+					for _, c := range sc.cases {
+						if c.php != (group == "php") {
+							continue
+						}
+						t.Run(c.name, func(t *testing.T) {
+							tl.add(group, runCase(t, p, c), c.known != nil)
+						})
+					}
+				})
+			}
+		})
+	}
+	t.Logf("DIFFTEST: %d requests identical to nginx (%d static, %d php; %d of them framed with Content-Length where nginx chunks); "+
+		"%d with a documented difference; %d differ; %d in the corpus",
+		tl.identical, tl.byGroup["static"], tl.byGroup["php"], tl.framing, tl.documented, tl.differences, total)
+}
+
+// runCase sends one request to both servers and reports how edge's
+// answer compares with the expected one.
+func runCase(t *testing.T, p *pair, c reqCase) result {
+	t.Helper()
+	ng := fetch(p.nginxAddr, p.nginxPort, c.raw)
+	ed := fetch(p.edgeAddr, p.edgePort, c.raw)
+	want := ng
+	if k := c.known; k != nil {
+		if k.like != "" {
+			if err := wantStatus(ng, k.likeStatus); err != nil {
+				t.Errorf("nginx no longer answers as docs/nginx-differences.md, \"%s\", says: %v\nrequest:\n%s",
+					k.doc, err, indent(c.raw))
+				return differs
+			}
+			want = fetch(p.nginxAddr, p.nginxPort, k.like)
+		} else {
+			want = ng.clone()
+		}
+		if k.expect != nil {
+			if err := k.expect(want); err != nil {
+				t.Errorf("nginx no longer answers as docs/nginx-differences.md, \"%s\", says: %v\nrequest:\n%s\nnginx: %s",
+					k.doc, err, indent(c.raw), ng.summary())
+				return differs
+			}
+		}
+	}
+	diffs := diffOutcomes(want, ed)
+	if len(diffs) == 0 {
+		if framingOnly(want, ed) {
+			return sameButFraming
+		}
+		return same
+	}
+	note := ""
+	if c.known != nil {
+		note = " (after the documented difference \"" + c.known.doc + "\")"
+	}
+	t.Errorf("edge differs from nginx%s\nrequest:\n%s\nnginx: %s\nedge:  %s\n  %s",
+		note, indent(c.raw), ng.summary(), ed.summary(), strings.Join(diffs, "\n  "))
+	return differs
+}
+
+// fetch sends raw to one server. A HEAD response has no body to normalize,
+// so the same request is also sent as GET, and what normalizing removed
+// from that body is what its Content-Length is compared without.
+func fetch(addr string, port int, raw string) *outcome {
+	resp, err := testenv.DoRaw(addr, raw)
+	o := newOutcome(resp, err, port)
+	o.head = strings.HasPrefix(raw, "HEAD ")
+	line, _, _ := strings.Cut(raw, "\r\n")
+	o.http11 = strings.HasSuffix(line, " HTTP/1.1")
+	if o.closed || !o.head {
+		return o
+	}
+	shadowRaw := "GET " + strings.TrimPrefix(raw, "HEAD ")
+	sresp, serr := testenv.DoRaw(addr, shadowRaw)
+	shadow := newOutcome(sresp, serr, port)
+	if !shadow.closed && shadow.status == o.status && !shadow.gzipped() {
+		o.bodyDelta = shadow.bodyDelta
+	}
+	return o
+}
+
+// clone copies an outcome so a known difference can change it.
+func (o *outcome) clone() *outcome {
+	c := *o
+	c.header = o.header.Clone()
+	c.body = append([]byte(nil), o.body...)
+	return &c
+}
+
+func indent(raw string) string {
+	return "    " + strings.ReplaceAll(strings.TrimRight(raw, "\r\n"), "\r\n", "\n    ")
+}
+
+// TestDifferencesDocumented checks that every documented difference the
+// corpus uses, and every rule the comparison itself applies, has its
+// section in docs/nginx-differences.md.
+func TestDifferencesDocumented(t *testing.T) {
+	path := filepath.Join(testenv.RepoRoot(t), "docs", "nginx-differences.md")
+	doc, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("difftest: %v", err)
+	}
+	headings := append([]string(nil), comparisonRules...)
+	for _, sc := range scenarios {
+		for _, c := range sc.cases {
+			if c.known != nil {
+				headings = append(headings, c.known.doc)
+			}
+		}
+	}
+	for _, h := range headings {
+		re := regexp.MustCompile(`(?m)^## ` + regexp.QuoteMeta(h) + `$`)
+		if !re.Match(doc) {
+			t.Errorf("difftest: %s has no section \"## %s\"", path, h)
+		}
+	}
+}

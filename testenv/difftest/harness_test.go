@@ -1,0 +1,141 @@
+// This file starts the two servers of a scenario: Debian's nginx and edge,
+// each on its own free loopback port, both reading one docroot and one
+// configuration text (the scenario's http{} body with its placeholders
+// filled in), and both with edge's own mime.types and fastcgi_params.
+
+package difftest
+
+import (
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"edge/testenv"
+)
+
+// env is what every scenario of one test run shares.
+type env struct {
+	root     string // the docroot
+	outside  string // a directory next to the docroot (traversal targets)
+	mime     string // edge's conf/mime.types
+	fcParams string // edge's conf/fastcgi_params
+	fpm      string // fastcgi_pass address of the shared php-fpm pool
+}
+
+// newEnv builds the docroot and starts the php-fpm pool both servers use.
+func newEnv(t *testing.T) *env {
+	t.Helper()
+	repo := testenv.RepoRoot(t)
+	base := t.TempDir()
+	e := &env{
+		root:     filepath.Join(base, "www"),
+		outside:  base,
+		mime:     filepath.Join(repo, "conf", "mime.types"),
+		fcParams: filepath.Join(repo, "conf", "fastcgi_params"),
+	}
+	// nginx's workers run as root in a test run by root (NginxMain); under
+	// another user they read the docroot as that user's "other", and
+	// t.TempDir() directories are 0700.
+	for _, dir := range []string{filepath.Dir(base), base} {
+		if err := os.Chmod(dir, 0o755); err != nil {
+			t.Fatalf("difftest: %v", err)
+		}
+	}
+	buildDocroot(t, e.root, e.outside)
+	fpm := testenv.StartFPM(t, testenv.FPMOptions{})
+	e.fpm = "unix:" + fpm.Address
+	if fpm.Network == "tcp" {
+		e.fpm = fpm.Address
+	}
+	return e
+}
+
+// pair is the two running servers of one scenario.
+type pair struct {
+	nginxAddr, edgeAddr string
+	nginxPort, edgePort int
+}
+
+// render fills a scenario's http{} body for a server on port.
+func (e *env) render(body string, port int) string {
+	return strings.NewReplacer(
+		"{{LISTEN}}", "127.0.0.1:"+strconv.Itoa(port),
+		"{{PORT}}", strconv.Itoa(port),
+		"{{ROOT}}", e.root,
+		"{{OUTSIDE}}", e.outside,
+		"{{FPM}}", e.fpm,
+		"{{FASTCGI_PARAMS}}", e.fcParams,
+	).Replace(body)
+}
+
+// startPair starts nginx and edge for one scenario's http{} body.
+func (e *env) startPair(t *testing.T, body string) *pair {
+	t.Helper()
+	p := &pair{nginxPort: testenv.FreePort(t), edgePort: testenv.FreePort(t)}
+	nginxConf := testenv.NginxMain(1) + "http {\n" +
+		testenv.NginxHTTPTemps("") + testenv.NginxHTTPLogs("") +
+		"include " + e.mime + ";\n" + e.render(body, p.nginxPort) + "}\n"
+	ng := testenv.StartNginx(t, nginxConf, p.nginxPort)
+	p.nginxAddr = ng.Addr()
+	p.edgeAddr = startEdge(t, e.render(body, p.edgePort), e.mime, p.edgePort)
+	return p
+}
+
+// startEdge runs edge in the foreground with the same http{} body. edge
+// refuses nginx's *_temp_path directives (it has no such files), so its
+// file leaves them out; everything else is the text nginx gets.
+func startEdge(t *testing.T, httpBody, mime string, port int) string {
+	t.Helper()
+	prefix, err := os.MkdirTemp(t.TempDir(), "edge-")
+	if err != nil {
+		t.Fatalf("difftest: %v", err)
+	}
+	if err := os.Mkdir(filepath.Join(prefix, "logs"), 0o755); err != nil {
+		t.Fatalf("difftest: %v", err)
+	}
+	errLog := filepath.Join(prefix, "logs", "error.log")
+	conf := testenv.NginxMain(1) + "error_log " + errLog + " info;\n" +
+		"http {\n" + testenv.NginxHTTPLogs("") + "include " + mime + ";\n" + httpBody + "}\n"
+	confPath := filepath.Join(prefix, "edge.conf")
+	if err := os.WriteFile(confPath, []byte(conf), 0o644); err != nil {
+		t.Fatalf("difftest: %v", err)
+	}
+	cmd := exec.Command(testenv.EdgeBinary(t), "-p", prefix+"/", "-c", confPath, "-g", "daemon off;")
+	cmd.Dir = prefix
+	proc := testenv.Start(t, "edge", cmd, confPath, errLog)
+	addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
+	waitEdge(t, proc, addr)
+	return addr
+}
+
+// waitEdge polls until edge accepts connections, failing at once with its
+// output when it exits first (a configuration nginx took and edge refused).
+func waitEdge(t *testing.T, proc *testenv.Proc, addr string) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		c, err := net.DialTimeout("tcp", addr, time.Second)
+		if err == nil {
+			c.Close()
+			return
+		}
+		if proc.Exited() {
+			t.Fatalf("difftest: edge exited before listening on %s: %v", addr, proc.Wait())
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("difftest: edge does not listen on %s: %v", addr, err)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// errorf is fmt.Errorf for this package's messages.
+func errorf(format string, args ...any) error {
+	return fmt.Errorf("difftest: "+format, args...)
+}

@@ -1,0 +1,123 @@
+// This file encodes the differences from nginx listed in
+// docs/nginx-differences.md: each function below is one documented
+// difference, turning nginx's answer into the one edge must give (and
+// checking first that nginx still answers as the doc says). Cases attach
+// them with reqCase.with.
+
+package difftest
+
+import (
+	"bytes"
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+)
+
+// comparisonRules are the doc sections for what the comparison itself
+// allows on every request (compare_test.go).
+var comparisonRules = []string{
+	"edge names itself",
+	"Complete bodies carry a Content-Length",
+	"Compressed bytes differ",
+	"HTTP/1.1 responses leave keep-alive implicit",
+}
+
+// Sections of docs/nginx-differences.md.
+const (
+	docHTTP09       = "HTTP/0.9 requests get a 400"
+	docHeaderLine   = "Header lines without a colon are refused"
+	docHostChars    = "Host values with a backslash or an unclosed bracket are refused"
+	docCookieJoined = "Repeated Cookie lines reach PHP joined"
+	docAccelType    = "Pending: X-Accel-Redirect drops the application's Content-Type"
+	docLineLimits   = "A request line longer than all the header buffers gets 400, not 414"
+)
+
+// builtinPage turns o into one of the built-in pages both servers make
+// (normalized: the signature line reads SERVER). The pages of nginx's
+// 494-497 say "400 Bad Request" with the reason on a line of its own.
+func builtinPage(o *outcome, status int, title string) {
+	heading := "<center><h1>" + title + "</h1></center>\r\n"
+	if reason, ok := strings.CutPrefix(title, "400 "); ok && reason != "Bad Request" {
+		heading = "<center><h1>400 Bad Request</h1></center>\r\n<center>" + reason + "</center>\r\n"
+	}
+	body := "<html>\r\n<head><title>" + title + "</title></head>\r\n<body>\r\n" + heading +
+		"<hr><center>SERVER</center>\r\n</body>\r\n</html>\r\n"
+	*o = outcome{status: status, proto: "HTTP/1.1", body: []byte(body), rawLen: len(body), head: o.head, http11: o.http11,
+		header: http.Header{"Content-Type": {"text/html"}, "Content-Length": {strconv.Itoa(len(body))}}}
+}
+
+func wantStatus(o *outcome, status int) error {
+	if o.closed || o.status != status {
+		return fmt.Errorf("expected nginx to answer %d, got %s", status, o.summary())
+	}
+	return nil
+}
+
+// replaceBody swaps one text in the body for another, keeping a
+// Content-Length in step.
+func replaceBody(o *outcome, old, new string) error {
+	if !bytes.Contains(o.body, []byte(old)) {
+		return fmt.Errorf("expected nginx's body to hold %q", old)
+	}
+	o.body = bytes.Replace(o.body, []byte(old), []byte(new), 1)
+	if cl, ok := contentLength(o); ok {
+		o.header.Set("Content-Length", strconv.Itoa(cl+len(new)-len(old)))
+	}
+	return nil
+}
+
+// http09Refused: nginx answers an HTTP/0.9 request with the bare file (no
+// status line, which the client here cannot parse); edge sends a 400.
+var http09Refused = &known{doc: docHTTP09, expect: func(o *outcome) error {
+	if !o.closed || !strings.Contains(o.err, "malformed HTTP") {
+		return fmt.Errorf("expected a response without a status line, got %s", o.summary())
+	}
+	builtinPage(o, 400, "400 Bad Request")
+	return nil
+}}
+
+// refused400 is edge's stricter HTTP/1.x parser answering 400 where nginx
+// served the request.
+func refused400(doc string) *known {
+	return &known{doc: doc, expect: func(o *outcome) error {
+		if err := wantStatus(o, 200); err != nil {
+			return err
+		}
+		builtinPage(o, 400, "400 Bad Request")
+		return nil
+	}}
+}
+
+var cookieJoined = &known{doc: docCookieJoined, expect: func(o *outcome) error {
+	return replaceBody(o, "HTTP_COOKIE=b=2\n", "HTTP_COOKIE=a=1; b=2\n")
+}}
+
+// servedLike: nginx answers the request with status, edge answers it as
+// nginx answers like.
+func servedLike(doc string, status int, like string) *known {
+	return &known{doc: doc, likeStatus: status, like: strings.ReplaceAll(like, "\n", "\r\n")}
+}
+
+// accelType: edge types the file by its extension instead of keeping the
+// application's Content-Type.
+func accelType(from, to string) *known {
+	return &known{doc: docAccelType, expect: func(o *outcome) error {
+		if got := o.header.Get("Content-Type"); got != from {
+			return fmt.Errorf("expected Content-Type %q, got %q", from, got)
+		}
+		o.header.Set("Content-Type", to)
+		return nil
+	}}
+}
+
+// veryLongURI: a request line longer than all the large buffers (32 KiB)
+// is a 414 in nginx and a 494 (400 "Request Header Or Cookie Too Large")
+// in edge, whose HTTP/1 engine cannot tell which line overflowed.
+var veryLongURI = &known{doc: docLineLimits, expect: func(o *outcome) error {
+	if err := wantStatus(o, 414); err != nil {
+		return err
+	}
+	builtinPage(o, 400, "400 Request Header Or Cookie Too Large")
+	return nil
+}}
