@@ -91,12 +91,150 @@ type Client struct {
 	// sent, so it is the longest silence between two successive reads
 	// (nginx's fastcgi_read_timeout). 0 means none.
 	ReadTimeout time.Duration
+	// Idle, if not nil, is where the Client keeps its idle connections,
+	// shared with the other Clients of the same address, and Idle's
+	// limit replaces MaxIdle as the bound (MaxIdle must still be above 0
+	// for connections to be kept). nil keeps them in the Client's own
+	// set, bounded by MaxIdle.
+	Idle *IdleConns
 
 	mu       sync.Mutex
-	idle     []*conn // most recently used last
+	ownIdle  IdleConns
 	inFlight int
 	queue    waitQueue
 	st       counters
+}
+
+// IdleConns is a set of idle kept connections to one backend address,
+// which several Clients may share. php-fpm gives each kept connection a
+// worker of its own, so what must stay below pm.max_children is the number
+// of idle connections to the address, whichever Client kept them. Clients
+// of one address that differ in timeouts or limits (two locations passing
+// to one pool, an upstream{} and a bare fastcgi_pass naming the same
+// socket) must therefore keep them in one set: each keeping its own, they
+// can together pin every worker while a new connection waits in the
+// listen queue for a worker that never comes free. The zero value keeps
+// none; a connection taken from the set gets the taking Client's
+// timeouts.
+//
+// The limit bounds the kept connections, idle or busy: only a connection
+// that holds one of the limit's places asks php-fpm to keep it open
+// (FCGI_KEEP_CONN). Any other is closed by php-fpm itself after its
+// response, so its worker takes the next connection at once instead of
+// waiting for edge to close this one.
+type IdleConns struct {
+	// waiting counts fresh connections whose request is sent and whose
+	// answer has not begun: each may sit in php-fpm's listen queue until
+	// a worker is free. While any does, a finished kept connection is
+	// closed instead of kept, so its worker takes the waiting one. This
+	// is what makes keeping connections safe when the pool's size is not
+	// known: kept connections can never starve a queued one.
+	waiting atomic.Int64
+	limit   atomic.Int64
+	mu      sync.Mutex
+	conns   []*conn // most recently used last
+	owned   int     // kept connections, idle or busy (<= limit but after SetLimit)
+}
+
+// NewIdleConns returns a set that keeps at most limit connections.
+func NewIdleConns(limit int) *IdleConns {
+	s := new(IdleConns)
+	s.limit.Store(int64(limit))
+	return s
+}
+
+// SetLimit changes the most connections kept and closes the excess (a
+// reload that lowered it).
+func (s *IdleConns) SetLimit(limit int) {
+	s.limit.Store(int64(limit))
+	s.mu.Lock()
+	var extra []*conn
+	if n := len(s.conns); n > limit {
+		keep := max(limit, 0)
+		extra = append(extra, s.conns[:n-keep]...) // the least recently used
+		s.conns = append(s.conns[:0], s.conns[n-keep:]...)
+		s.owned -= len(extra)
+	}
+	s.mu.Unlock()
+	for _, cn := range extra {
+		cn.dispose()
+	}
+}
+
+// Len returns the number of idle connections kept now.
+func (s *IdleConns) Len() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.conns)
+}
+
+// reserve takes one of the limit's places for a new connection, if one
+// is free, and reports whether it did.
+func (s *IdleConns) reserve(limit int) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.owned >= limit {
+		return false
+	}
+	s.owned++
+	return true
+}
+
+// release gives back the place of a kept connection that was closed.
+func (s *IdleConns) release() {
+	s.mu.Lock()
+	s.owned--
+	s.mu.Unlock()
+}
+
+// put keeps cn, which holds a place, if the idle connections are fewer
+// than limit, and reports whether it did.
+func (s *IdleConns) put(cn *conn, limit int) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(s.conns) >= limit {
+		return false
+	}
+	s.conns = append(s.conns, cn)
+	return true
+}
+
+// take removes and returns the most recently used connection, or nil.
+func (s *IdleConns) take() *conn {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n := len(s.conns)
+	if n == 0 {
+		return nil
+	}
+	cn := s.conns[n-1]
+	s.conns[n-1] = nil
+	s.conns = s.conns[:n-1]
+	return cn
+}
+
+// closeAll closes every kept connection.
+func (s *IdleConns) closeAll() {
+	s.mu.Lock()
+	conns := s.conns
+	s.conns = nil
+	s.owned -= len(conns)
+	s.mu.Unlock()
+	for _, cn := range conns {
+		cn.dispose()
+	}
+}
+
+// idleSet returns where c keeps idle connections and how many at most
+// (0 when c keeps none, whatever a shared set allows).
+func (c *Client) idleSet() (*IdleConns, int) {
+	switch {
+	case c.Idle == nil:
+		return &c.ownIdle, max(c.MaxIdle, 0)
+	case c.MaxIdle <= 0:
+		return c.Idle, 0
+	}
+	return c.Idle, int(c.Idle.limit.Load())
 }
 
 // Request is one FastCGI request. A caller may keep Requests in a pool:
@@ -162,9 +300,10 @@ func (c *Client) Stats() Stats {
 		QueueWaitMax: c.st.queueWaitMax,
 		Waiting:      c.queue.waiting,
 		InFlight:     c.inFlight,
-		Idle:         len(c.idle),
 	}
 	c.mu.Unlock()
+	set, _ := c.idleSet()
+	s.Idle = set.Len()
 	s.Requests = c.st.requests.Load()
 	s.Connects = c.st.connects.Load()
 	s.Reused = c.st.reused.Load()
@@ -179,15 +318,11 @@ func (c *Client) Stats() Stats {
 }
 
 // CloseIdle closes the idle kept connections, which frees the FPM workers
-// they pin (before a pool reload, at shutdown).
+// they pin (before a pool reload, at shutdown). With a shared Idle set it
+// closes those of every Client sharing it.
 func (c *Client) CloseIdle() {
-	c.mu.Lock()
-	idle := c.idle
-	c.idle = nil
-	c.mu.Unlock()
-	for _, cn := range idle {
-		cn.nc.Close()
-	}
+	set, _ := c.idleSet()
+	set.closeAll()
 }
 
 // Do sends req and reads the response up to the end of its header block.
@@ -230,7 +365,7 @@ func (c *Client) Do(ctx context.Context, req *Request) (*Response, error) {
 func (r *Response) Close() error {
 	c, cn := r.client, r.conn
 	keep := r.err == nil && r.stream.ended && r.stream.end.protocolStatus == statusRequestComplete &&
-		c.MaxIdle > 0 && cn.br.Buffered() == 0
+		cn.kept && cn.br.Buffered() == 0
 	if r.stop != nil && !r.stop() {
 		keep = false // the context watcher fired and broke the deadlines
 	}
@@ -266,7 +401,7 @@ var respPool = sync.Pool{New: func() any {
 func (r *Response) recycle() {
 	if r.conn != nil {
 		r.settle(true)
-		r.conn.nc.Close()
+		r.client.closeConn(r.conn)
 	}
 	hbuf, wbuf, fields := r.hbuf[:0], r.wbuf[:0], r.Header[:0]
 	if cap(hbuf) > maxPooledHead {
@@ -298,10 +433,18 @@ func (r *Response) roundTrip(ctx context.Context, req *Request) error {
 		if err != nil {
 			return err
 		}
+		setKeepConn(r.wbuf, cn.kept)
 		r.attach(ctx, cn, req)
+		set, _ := c.idleSet()
+		if !cn.reused {
+			set.waiting.Add(1)
+		}
 		err = r.send(req.Body, complete)
 		if err == nil {
 			err = r.readHead()
+		}
+		if !cn.reused {
+			set.waiting.Add(-1)
 		}
 		if err == nil {
 			r.Body = &r.body
@@ -313,7 +456,7 @@ func (r *Response) roundTrip(ctx context.Context, req *Request) error {
 			r.stop()
 		}
 		r.conn, r.stop = nil, nil
-		cn.nc.Close()
+		c.closeConn(cn)
 		if !retry || !rewind(req.Body, r.streamed) {
 			return err
 		}
@@ -327,7 +470,7 @@ func (r *Response) roundTrip(ctx context.Context, req *Request) error {
 // them, in which case the empty STDIN record is included too and the
 // whole request leaves in one write.
 func (r *Response) buildHead(req *Request) (complete bool, err error) {
-	b := appendBeginRequest(r.wbuf[:0], r.client.MaxIdle > 0)
+	b := appendBeginRequest(r.wbuf[:0], false) // setKeepConn decides per connection
 	b = appendParams(b, &req.Params)
 	complete = true
 	if req.Body != nil {
@@ -538,26 +681,39 @@ func connGone(err error) bool {
 // getConn returns a kept connection that still looks open or, when there
 // is none or fresh is set, a new one.
 func (c *Client) getConn(ctx context.Context, fresh bool) (*conn, error) {
+	set, _ := c.idleSet()
 	for !fresh {
-		c.mu.Lock()
-		n := len(c.idle)
-		if n == 0 {
-			c.mu.Unlock()
+		cn := set.take()
+		if cn == nil {
 			break
 		}
-		cn := c.idle[n-1]
-		c.idle[n-1] = nil
-		c.idle = c.idle[:n-1]
-		c.mu.Unlock()
 		if cn.alive() {
 			cn.reused = true
+			// Kept by another Client of a shared set, maybe.
+			cn.readTimeout, cn.sendTimeout = c.ReadTimeout, c.SendTimeout
 			c.st.reused.Add(1)
 			return cn, nil
 		}
 		c.st.stale.Add(1)
-		cn.nc.Close()
+		c.closeConn(cn)
 	}
-	return c.dial(ctx)
+	cn, err := c.dial(ctx)
+	if err == nil {
+		_, limit := c.idleSet()
+		cn.kept = limit > 0 && set.reserve(limit)
+	}
+	return cn, err
+}
+
+// closeConn closes a connection that is done with, giving back its place
+// among the kept ones if it held one.
+func (c *Client) closeConn(cn *conn) {
+	cn.dispose()
+	if cn.kept {
+		cn.kept = false
+		set, _ := c.idleSet()
+		set.release()
+	}
 }
 
 func (c *Client) dial(ctx context.Context) (*conn, error) {
@@ -586,16 +742,12 @@ func (c *Client) dial(ctx context.Context) (*conn, error) {
 // putConn keeps cn for reuse when keep is set and there is room, and
 // closes it otherwise.
 func (c *Client) putConn(cn *conn, keep bool) {
-	if keep {
-		c.mu.Lock()
-		if len(c.idle) < c.MaxIdle {
-			c.idle = append(c.idle, cn)
-			c.mu.Unlock()
+	if keep && cn.kept {
+		if set, limit := c.idleSet(); set.waiting.Load() == 0 && set.put(cn, limit) {
 			return
 		}
-		c.mu.Unlock()
 	}
-	cn.nc.Close()
+	c.closeConn(cn)
 }
 
 // waiter is a request queued for a slot.
@@ -718,18 +870,36 @@ type conn struct {
 	readTimeout time.Duration
 	sendTimeout time.Duration
 	reused      bool
+	kept        bool        // holds a place among the kept connections: sent with FCGI_KEEP_CONN
 	sending     atomic.Bool // a body writer runs: no read deadline yet
 	canceled    atomic.Bool // the context watcher fired
 	cancelFn    func()      // c.cancel, bound once so AfterFunc does not allocate it
 	check       connCheck   // platform liveness probe for kept connections
 }
 
+// readers holds the read buffers of closed connections: a connection that
+// is not kept lives for one request, and a fresh 16 KiB buffer for each
+// was most of the bytes a request allocated.
+var readers = sync.Pool{New: func() any { return bufio.NewReaderSize(nil, readBufferSize) }}
+
 func newConn(nc net.Conn, readTimeout, sendTimeout time.Duration) *conn {
 	cn := &conn{nc: nc, readTimeout: readTimeout, sendTimeout: sendTimeout}
-	cn.br = bufio.NewReaderSize(cn, readBufferSize)
+	cn.br = readers.Get().(*bufio.Reader)
+	cn.br.Reset(cn)
 	cn.cancelFn = cn.cancel
 	cn.check.init(nc)
 	return cn
+}
+
+// dispose closes a connection for good and recycles its read buffer. It
+// is called once, when nothing reads from the connection any more.
+func (cn *conn) dispose() {
+	cn.nc.Close()
+	if cn.br != nil {
+		cn.br.Reset(nil)
+		readers.Put(cn.br)
+		cn.br = nil
+	}
 }
 
 func (cn *conn) Read(p []byte) (int, error) {

@@ -357,6 +357,56 @@ func TestPHPReuseDoesNotPin(t *testing.T) {
 	}
 }
 
+// TestPHPSharedIdleDoesNotPin has two Clients of one pool of two workers
+// (two locations with different timeouts, say), each allowed one kept
+// connection. Each keeping its own, they would pin both workers, and the
+// next concurrent pair on either would wait for a worker until the read
+// timeout; sharing one set of idle connections, at most one is kept.
+func TestPHPSharedIdleDoesNotPin(t *testing.T) {
+	b, _ := phpBackend(t, 2)
+	shared := NewIdleConns(1)
+	clients := make([]*Client, 2)
+	for i := range clients {
+		clients[i] = b.client()
+		clients[i].MaxIdle, clients[i].Idle = 1, shared
+		clients[i].ReadTimeout = time.Duration(10+i) * time.Second // a bound for a failure, never reached
+	}
+	for _, c := range clients {
+		var req Request
+		b.fill(&req, "GET", "hello.php", "", -1)
+		if _, _, body := fetch(t, c, &req); string(body) != "hello" {
+			t.Fatalf("body %q", body)
+		}
+	}
+	if n := shared.Len(); n != 1 {
+		t.Fatalf("%d idle connections kept, want 1", n)
+	}
+	if s := clients[1].Stats(); s.Reused != 1 || s.Idle != 1 {
+		t.Errorf("second client: %+v, want the first client's connection reused", s)
+	}
+	var wg sync.WaitGroup
+	for i := range 2 {
+		wg.Go(func() {
+			var req Request
+			b.fill(&req, "GET", "sleep.php", "us=20000&i="+strconv.Itoa(i), -1)
+			resp, err := clients[0].Do(context.Background(), &req)
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			defer resp.Close()
+			if body, err := io.ReadAll(resp.Body); err != nil || string(body) != "slept" {
+				t.Errorf("body %q, %v", body, err)
+			}
+		})
+	}
+	wg.Wait()
+	shared.SetLimit(0)
+	if n := shared.Len(); n != 0 {
+		t.Errorf("SetLimit(0) left %d idle connections", n)
+	}
+}
+
 func TestPHPReadTimeout(t *testing.T) {
 	b, _ := phpBackend(t, 2)
 	c := b.client()
@@ -718,6 +768,152 @@ func (s *rawServer) readRequest(br *bufio.Reader) (keep bool, sum string, length
 			h.Write(content)
 			length += len(content)
 		}
+	}
+}
+
+// TestKeepConnOnlyWhereKept sends three requests at once with room for
+// one kept connection: only that one may carry FCGI_KEEP_CONN. The others
+// must let php-fpm close them itself after the answer, or each worker
+// would wait for edge to close its connection before taking the next.
+func TestKeepConnOnlyWhereKept(t *testing.T) {
+	const n = 3
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	flags := make(chan bool, n)
+	go func() {
+		var conns []net.Conn
+		var readers []*bufio.Reader
+		s := &rawServer{done: make(chan struct{})}
+		for range n { // answer only once all three requests are in
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			br := bufio.NewReader(c)
+			keep, _, _, err := s.readRequest(br)
+			if err != nil {
+				return
+			}
+			flags <- keep
+			conns, readers = append(conns, c), append(readers, br)
+		}
+		for i, c := range conns {
+			var out []byte
+			out = appendRecord(out, typeStdout, []byte("Status: 200 OK\r\n\r\nok"))
+			out = appendRecord(out, typeStdout, nil)
+			out = appendRecord(out, typeEndRequest, make([]byte, 8))
+			c.Write(out)
+			go func() { s.readRequest(readers[i]); c.Close() }()
+		}
+	}()
+	c := &Client{Address: l.Addr().String(), MaxIdle: 1, ReadTimeout: 10 * time.Second}
+	var wg sync.WaitGroup
+	for range n {
+		wg.Go(func() {
+			var req Request
+			goParams(&req, "GET", "x", "", -1)
+			resp, err := c.Do(context.Background(), &req)
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			defer resp.Close()
+			if body, err := io.ReadAll(resp.Body); err != nil || string(body) != "ok" {
+				t.Errorf("body %q, %v", body, err)
+			}
+		})
+	}
+	wg.Wait()
+	kept := 0
+	for range n {
+		if <-flags {
+			kept++
+		}
+	}
+	if kept != 1 {
+		t.Errorf("%d of %d requests asked to keep the connection, want 1", kept, n)
+	}
+	// The kept connection is idle afterwards unless it finished while
+	// another of the three still waited for its answer: then it is closed
+	// on purpose (TestKeptClosedWhileOtherWaits).
+	if s := c.Stats(); s.Idle > 1 {
+		t.Errorf("stats %+v, want at most the one kept connection idle", s)
+	}
+}
+
+// TestKeptClosedWhileOtherWaits: a kept connection that finishes while a
+// fresh connection to the same backend still waits for its answer is
+// closed, not kept. The fresh one may sit in php-fpm's listen queue until a
+// worker is free, and a kept idle connection pins the worker it needs.
+func TestKeptClosedWhileOtherWaits(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	answer := func(c net.Conn) {
+		var out []byte
+		out = appendRecord(out, typeStdout, []byte("Status: 200 OK\r\n\r\nok"))
+		out = appendRecord(out, typeStdout, nil)
+		out = appendRecord(out, typeEndRequest, make([]byte, 8))
+		c.Write(out)
+	}
+	firstClosed := make(chan bool, 1)
+	go func() {
+		s := &rawServer{done: make(chan struct{})}
+		c1, err := l.Accept()
+		if err != nil {
+			return
+		}
+		br1 := bufio.NewReader(c1)
+		if _, _, _, err := s.readRequest(br1); err != nil {
+			return
+		}
+		c2, err := l.Accept() // the second request, on a fresh connection
+		if err != nil {
+			return
+		}
+		br2 := bufio.NewReader(c2)
+		if _, _, _, err := s.readRequest(br2); err != nil {
+			return
+		}
+		answer(c1) // the first finishes while the second still waits
+		c1.SetReadDeadline(time.Now().Add(5 * time.Second))
+		_, _, _, err = s.readRequest(br1)
+		var ne net.Error
+		// EOF: edge closed it; a timeout: edge kept it open.
+		firstClosed <- err != nil && !(errors.As(err, &ne) && ne.Timeout())
+		answer(c2)
+		c2.Close()
+	}()
+	c := &Client{Address: l.Addr().String(), MaxIdle: 1, ReadTimeout: 10 * time.Second}
+	do := func() {
+		var req Request
+		goParams(&req, "GET", "x", "", -1)
+		resp, err := c.Do(context.Background(), &req)
+		if err != nil {
+			t.Error(err)
+			return
+		}
+		io.ReadAll(resp.Body)
+		resp.Close()
+	}
+	var wg sync.WaitGroup
+	wg.Go(do)
+	// The second starts once the first is in flight, so it dials.
+	for c.Stats().InFlight == 0 {
+		time.Sleep(time.Millisecond)
+	}
+	wg.Go(do)
+	wg.Wait()
+	if !<-firstClosed {
+		t.Error("the kept connection was kept while another connection waited for a worker")
+	}
+	if s := c.Stats(); s.Idle != 0 || s.Connects != 2 {
+		t.Errorf("stats %+v, want 2 connects and none idle", s)
 	}
 }
 

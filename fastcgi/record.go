@@ -104,6 +104,16 @@ func appendBeginRequest(b []byte, keepConn bool) []byte {
 	return appendRecord(b, typeBeginRequest, body[:])
 }
 
+// setKeepConn sets or clears FCGI_KEEP_CONN in the BEGIN_REQUEST record
+// that b starts with (as appendBeginRequest wrote it).
+func setKeepConn(b []byte, keepConn bool) {
+	if keepConn {
+		b[headerSize+2] = flagKeepConn
+	} else {
+		b[headerSize+2] = 0
+	}
+}
+
 // parseHeader decodes a record header. Only version 1 exists; anything
 // else means the byte stream is not FastCGI (or is out of step).
 func parseHeader(b []byte) (recordHeader, error) {

@@ -1,0 +1,349 @@
+// This file measures hello.php through edge and through nginx, each in
+// front of its own identical php-fpm pool (static, four workers, unix
+// socket; separate pools, so that connections one server keeps never pin
+// the workers another is measured on), with the servers and their pools
+// pinned to CPU 0 and wrk to CPU 1, in alternating rounds within one run:
+//
+//	edge             the plain configuration (fastcgi_pass to the socket)
+//	edge-keepalive   the same upstream{} with keepalive as nginx-keepalive
+//	edge-max-conns   upstream{} max_conns=4 keepalive 3: what edge does for
+//	                 an fpm_pool (requests beyond the workers wait in edge's
+//	                 queue, not in the listen queue); nginx answers 502
+//	                 where edge queues, so it has no nginx counterpart
+//	nginx            the plain configuration: a new connection per request
+//	nginx-keepalive  upstream{} keepalive 3 + fastcgi_keep_conn on
+//
+// Each sub-benchmark reports the mean requests per second of its rounds
+// and the server's own CPU time per request (user+system of edge, or of
+// nginx's master and worker, from /proc: php-fpm's share is left out, and
+// the figure holds up better than the rate on a busy machine); edge's also
+// report its allocations and bytes per request (the whole process, read
+// from its runtime.MemStats through EDGE_PPROF) and its rates as ratios
+// to both nginx variants. gofast is measured against edge's client
+// in fastcgi/bench_test.go (BenchmarkRoundTrip): a gofast handler inside
+// edge would need production code for a baseline nobody ships.
+//
+//	go test ./testenv/fcgitest -run '^$' -bench PHPHello
+//
+// The numbers are only comparable within one run on an otherwise idle
+// machine with at least two CPUs.
+
+package fcgitest
+
+import (
+	"bufio"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"edge/testenv"
+)
+
+const (
+	benchRounds   = 2
+	benchDuration = "3s"
+	benchConns    = "32"
+	serverCPU     = "0"
+	loadCPU       = "1"
+)
+
+// benchPlain and benchKeepalive are the two configurations; {{PASS}} is the
+// variant's own pool.
+const benchPlain = `
+access_log off;
+server {
+    listen {{LISTEN}};
+    root {{ROOT}};
+    location ~ \.php$ {
+        fastcgi_pass {{PASS}};
+        include {{PARAMS}};
+        fastcgi_param SCRIPT_FILENAME $document_root$fastcgi_script_name;
+    }
+}
+`
+
+const benchKeepalive = `
+access_log off;
+upstream php {
+    server {{PASS}};
+    keepalive 3;
+}
+server {
+    listen {{LISTEN}};
+    root {{ROOT}};
+    location ~ \.php$ {
+        fastcgi_keep_conn on;
+        fastcgi_pass php;
+        include {{PARAMS}};
+        fastcgi_param SCRIPT_FILENAME $document_root$fastcgi_script_name;
+    }
+}
+`
+
+const benchMaxConns = `
+access_log off;
+upstream php {
+    server {{PASS}} max_conns=4;
+    keepalive 3;
+}
+server {
+    listen {{LISTEN}};
+    root {{ROOT}};
+    location ~ \.php$ {
+        fastcgi_keep_conn on;
+        fastcgi_pass php;
+        include {{PARAMS}};
+        fastcgi_param SCRIPT_FILENAME $document_root$fastcgi_script_name;
+    }
+}
+`
+
+// benchTarget is one server under test with what its rounds measured.
+type benchTarget struct {
+	name  string
+	srv   *server
+	pprof string // edge's EDGE_PPROF address, "" for nginx
+	rps   []float64
+	// summed over the rounds
+	requests, cpuTicks uint64
+	// summed over the rounds, for edge
+	mallocs, bytes uint64
+}
+
+func BenchmarkPHPHello(b *testing.B) {
+	wrk := testenv.Binary(b, "wrk", "wrk")
+	taskset := testenv.Binary(b, "util-linux", "taskset")
+	files := map[string]string{"hello.php": `<?php echo "hello";`}
+	newPool := func() *site {
+		s := newSite(b, files, testenv.FPMOptions{MaxChildren: 4})
+		pinGroup(b, taskset, s.fpm.Proc.PID())
+		return s
+	}
+	var targets []*benchTarget
+	for _, v := range []struct {
+		name, conf string
+		edge       bool
+	}{
+		{"edge", benchPlain, true},
+		{"edge-keepalive", benchKeepalive, true},
+		{"edge-max-conns", benchMaxConns, true},
+		{"nginx", benchPlain, false},
+		{"nginx-keepalive", benchKeepalive, false},
+	} {
+		s := newPool()
+		bt := &benchTarget{name: v.name}
+		if v.edge {
+			bt.pprof = "127.0.0.1:" + strconv.Itoa(testenv.FreePort(b))
+			bt.srv = startPinnedEdge(b, s, v.conf, taskset, bt.pprof)
+		} else {
+			bt.srv = s.startNginx(b, v.conf)
+			pinGroup(b, taskset, bt.srv.proc.PID())
+		}
+		warmUp(b, bt.srv)
+		targets = append(targets, bt)
+	}
+	for round := range benchRounds {
+		for _, bt := range targets {
+			var before memStats
+			if bt.pprof != "" {
+				before = readMemStats(b, bt.pprof)
+			}
+			ticks := groupCPUTicks(b, bt.srv.proc.PID())
+			rps, n := runWrk(b, taskset, wrk, bt.srv.url("/hello.php"))
+			bt.rps = append(bt.rps, rps)
+			bt.cpuTicks += groupCPUTicks(b, bt.srv.proc.PID()) - ticks
+			bt.requests += n
+			if bt.pprof != "" {
+				after := readMemStats(b, bt.pprof)
+				bt.mallocs += after.mallocs - before.mallocs
+				bt.bytes += after.totalAlloc - before.totalAlloc
+			}
+			b.Logf("round %d: %-16s %8.0f req/s", round+1, bt.name, rps)
+		}
+	}
+	meanOf := map[string]float64{}
+	for _, bt := range targets {
+		meanOf[bt.name] = mean(bt.rps)
+	}
+	for _, bt := range targets {
+		b.Run(bt.name, func(b *testing.B) {
+			b.ReportMetric(0, "ns/op")
+			b.ReportMetric(meanOf[bt.name], "req/s")
+			b.ReportMetric(float64(bt.cpuTicks)*1e6/clockTicks/float64(bt.requests), "cpu-µs/req")
+			if bt.pprof != "" {
+				b.ReportMetric(float64(bt.mallocs)/float64(bt.requests), "allocs/req")
+				b.ReportMetric(float64(bt.bytes)/float64(bt.requests), "B/req")
+				b.ReportMetric(meanOf[bt.name]/meanOf["nginx"], "x-nginx")
+				b.ReportMetric(meanOf[bt.name]/meanOf["nginx-keepalive"], "x-nginx-keepalive")
+			}
+		})
+	}
+}
+
+// startPinnedEdge starts edge on CPU serverCPU from its first instruction
+// (so that Go sizes GOMAXPROCS to it) with its pprof handlers on pprof.
+func startPinnedEdge(b *testing.B, s *site, conf, taskset, pprof string) *server {
+	b.Helper()
+	port := testenv.FreePort(b)
+	return startEdgeConf(b, func(errLog string) string {
+		return testenv.NginxMain(1) + "error_log " + errLog + " notice;\n" +
+			"http {\ninclude " + s.mime + ";\n" + s.render(conf, port) + "}\n"
+	}, port, func(cmd *exec.Cmd) {
+		cmd.Args = append([]string{taskset, "-c", serverCPU}, cmd.Args...)
+		cmd.Path = taskset
+		cmd.Env = append(os.Environ(), "EDGE_PPROF="+pprof)
+	})
+}
+
+// warmUp sends a few requests so that OPcache and both servers' caches
+// are warm before the first round.
+func warmUp(b *testing.B, srv *server) {
+	b.Helper()
+	c := client()
+	for range 200 {
+		resp, err := c.Get(srv.url("/hello.php"))
+		if err != nil {
+			b.Fatalf("%s: %v", srv.name, err)
+		}
+		body := make([]byte, 16)
+		n, _ := resp.Body.Read(body)
+		resp.Body.Close()
+		if resp.StatusCode != 200 || string(body[:n]) != "hello" {
+			b.Fatalf("%s: %d %q", srv.name, resp.StatusCode, body[:n])
+		}
+	}
+}
+
+var (
+	wrkRateRE     = regexp.MustCompile(`Requests/sec:\s+([0-9.]+)`)
+	wrkRequestsRE = regexp.MustCompile(`(\d+) requests in`)
+)
+
+// runWrk runs one round of wrk on CPU loadCPU and returns the rate and
+// the number of requests; errors or non-2xx answers fail the benchmark.
+func runWrk(b *testing.B, taskset, wrk, url string) (float64, uint64) {
+	b.Helper()
+	out, err := exec.Command(taskset, "-c", loadCPU, wrk, "-t1", "-c"+benchConns, "-d"+benchDuration, url).CombinedOutput()
+	if err != nil {
+		b.Fatalf("wrk: %v\n%s", err, out)
+	}
+	text := string(out)
+	if strings.Contains(text, "Non-2xx") || strings.Contains(text, "Socket errors") {
+		b.Fatalf("wrk saw failures:\n%s", text)
+	}
+	rate, requests := wrkRateRE.FindStringSubmatch(text), wrkRequestsRE.FindStringSubmatch(text)
+	if rate == nil || requests == nil {
+		b.Fatalf("wrk printed no rate:\n%s", text)
+	}
+	rps, _ := strconv.ParseFloat(rate[1], 64)
+	n, _ := strconv.ParseUint(requests[1], 10, 64)
+	return rps, n
+}
+
+// pinGroup pins every process of the process group led by pid (a master
+// and the workers it forked) to CPU serverCPU.
+func pinGroup(b *testing.B, taskset string, pid int) {
+	b.Helper()
+	for _, p := range groupPIDs(b, pid) {
+		if out, err := exec.Command(taskset, "-a", "-p", "-c", serverCPU, strconv.Itoa(p)).CombinedOutput(); err != nil {
+			b.Fatalf("taskset %d: %v\n%s", p, err, out)
+		}
+	}
+}
+
+// groupPIDs lists the processes whose process group is pgid.
+func groupPIDs(b *testing.B, pgid int) []int {
+	b.Helper()
+	stats, err := filepath.Glob("/proc/[0-9]*/stat")
+	if err != nil {
+		b.Fatal(err)
+	}
+	var pids []int
+	for _, path := range stats {
+		data, err := os.ReadFile(path)
+		if err != nil {
+			continue // exited meanwhile
+		}
+		s := string(data)
+		fields := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
+		if len(fields) > 2 && fields[2] == strconv.Itoa(pgid) {
+			pid, _ := strconv.Atoi(filepath.Base(filepath.Dir(path)))
+			pids = append(pids, pid)
+		}
+	}
+	if len(pids) == 0 {
+		b.Fatalf("no process in group %d", pgid)
+	}
+	return pids
+}
+
+// clockTicks is USER_HZ, the unit of utime and stime in /proc/PID/stat:
+// 100 on every Linux architecture Go runs on.
+const clockTicks = 100
+
+// groupCPUTicks sums the user and system time of the processes of a
+// process group, in clock ticks.
+func groupCPUTicks(b *testing.B, pgid int) uint64 {
+	b.Helper()
+	var sum uint64
+	for _, pid := range groupPIDs(b, pgid) {
+		data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+		if err != nil {
+			continue // exited meanwhile
+		}
+		s := string(data)
+		fields := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
+		if len(fields) > 12 {
+			utime, _ := strconv.ParseUint(fields[11], 10, 64)
+			stime, _ := strconv.ParseUint(fields[12], 10, 64)
+			sum += utime + stime
+		}
+	}
+	return sum
+}
+
+// memStats are the counters of a Go process's runtime.MemStats that
+// allocations per request come from.
+type memStats struct{ mallocs, totalAlloc uint64 }
+
+// readMemStats reads them from the "# runtime.MemStats" lines of the heap
+// profile in text form.
+func readMemStats(b *testing.B, pprof string) memStats {
+	b.Helper()
+	c := &http.Client{Timeout: 10 * time.Second}
+	resp, err := c.Get("http://" + pprof + "/debug/pprof/allocs?debug=1")
+	if err != nil {
+		b.Fatalf("edge pprof: %v", err)
+	}
+	defer resp.Body.Close()
+	var m memStats
+	sc := bufio.NewScanner(resp.Body)
+	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	for sc.Scan() {
+		line := sc.Text()
+		if v, ok := strings.CutPrefix(line, "# Mallocs = "); ok {
+			m.mallocs, _ = strconv.ParseUint(v, 10, 64)
+		}
+		if v, ok := strings.CutPrefix(line, "# TotalAlloc = "); ok {
+			m.totalAlloc, _ = strconv.ParseUint(v, 10, 64)
+		}
+	}
+	if m.mallocs == 0 {
+		b.Fatalf("edge pprof: no runtime.MemStats in the allocs profile")
+	}
+	return m
+}
+
+func mean(xs []float64) float64 {
+	var sum float64
+	for _, x := range xs {
+		sum += x
+	}
+	return sum / float64(len(xs))
+}
