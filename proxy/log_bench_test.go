@@ -1,0 +1,118 @@
+// This file benchmarks the log phase: one access log line for a served
+// GET, in nginx's combined format and in a JSON log_format, each formatted
+// and written to a buffered file, plus the formatting alone. Sub-benchmark
+// names are fixed so benchstat lines runs up.
+package proxy
+
+import (
+	"net/netip"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"go.uber.org/zap/buffer"
+)
+
+// logBenchConf logs /combined/ in nginx's default format and /json/ in a
+// JSON format, to files under {{ROOT}}/logs.
+const logBenchConf = `events {}
+http {
+    log_format json_line escape=json '{"time":"$time_iso8601","remote":"$remote_addr","request":"$request",'
+        '"status":$status,"bytes":$body_bytes_sent,"referer":"$http_referer",'
+        '"agent":"$http_user_agent","request_time":$request_time}';
+    server {
+        listen 127.0.0.1:8080;
+        server_name example.com;
+        root {{ROOT}}/html;
+        location /combined/ { access_log {{ROOT}}/logs/combined.log; }
+        location /json/ { access_log {{ROOT}}/logs/json.log json_line; }
+    }
+}
+`
+
+// logBenchHeaders are a browser's request headers.
+type logBenchHeaders [][2]string
+
+func (h logBenchHeaders) get(name string) string {
+	for _, f := range h {
+		if strings.EqualFold(f[0], name) {
+			return f[1]
+		}
+	}
+	return ""
+}
+
+func (h logBenchHeaders) each(fn func(name, value string)) {
+	for _, f := range h {
+		fn(f[0], f[1])
+	}
+}
+
+var logBenchRequestHeaders = logBenchHeaders{
+	{"Host", "example.com"},
+	{"User-Agent", "Mozilla/5.0 (X11; Linux x86_64; rv:128.0) Gecko/20100101 Firefox/128.0"},
+	{"Referer", "https://example.com/2024/01/hello-world/"},
+	{"Accept", "text/plain,*/*;q=0.8"},
+}
+
+// servedLogRequest compiles logBenchConf in a temporary directory and
+// serves GET path (a 1 KiB file), returning the runtime and the request
+// as the log phase sees it.
+func servedLogRequest(b *testing.B, path string) (*runtime, *Request) {
+	b.Helper()
+	root := b.TempDir()
+	for _, d := range []string{"html/combined", "html/json", "logs"} {
+		if err := os.MkdirAll(filepath.Join(root, d), 0o755); err != nil {
+			b.Fatal(err)
+		}
+	}
+	for _, f := range []string{"html/combined/1k.txt", "html/json/1k.txt"} {
+		if err := os.WriteFile(filepath.Join(root, f), []byte(strings.Repeat("x", 1023)+"\n"), 0o644); err != nil {
+			b.Fatal(err)
+		}
+	}
+	plan := loadTestPlan(b, root, strings.ReplaceAll(logBenchConf, "{{ROOT}}", root))
+	rt := testRuntime(b, plan)
+	r := acquireRequest()
+	r.conn = &connInfo{id: 1, start: time.Now(), remote: netip.MustParseAddrPort("192.0.2.10:50000"),
+		local: netip.MustParseAddrPort("127.0.0.1:8080"), port: "8080", group: plan.HTTP.Listens[0]}
+	r.start = time.Now()
+	r.Method, r.RawTarget, r.Proto = "GET", path, "HTTP/1.1"
+	r.HostHeader = "example.com"
+	r.Header = logBenchRequestHeaders
+	rt.serve(r)
+	if r.resp.Status != 200 || len(r.loc.AccessLogs) != 1 {
+		b.Fatalf("GET %s: status %d, %d access logs", path, r.resp.Status, len(r.loc.AccessLogs))
+	}
+	r.bodySent = r.resp.Length
+	return rt, r
+}
+
+// BenchmarkAccessLog is the cost of one access log line: "combined" and
+// "json" format it and write it to the buffered log file (the log
+// phase as requests run it); "format" only formats the combined line.
+func BenchmarkAccessLog(b *testing.B) {
+	for _, format := range []string{"combined", "json"} {
+		b.Run(format, func(b *testing.B) {
+			rt, r := servedLogRequest(b, "/"+format+"/1k.txt")
+			b.ReportAllocs()
+			for b.Loop() {
+				rt.accessLog(r)
+			}
+		})
+	}
+	b.Run("format", func(b *testing.B) {
+		rt, r := servedLogRequest(b, "/combined/1k.txt")
+		lf := r.loc.AccessLogs[0].Format
+		var line buffer.Buffer
+		rt.appendLogLine(&line, r, lf)
+		b.SetBytes(int64(line.Len()))
+		b.ReportAllocs()
+		for b.Loop() {
+			line.Reset()
+			rt.appendLogLine(&line, r, lf)
+		}
+	})
+}

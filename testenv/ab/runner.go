@@ -1,0 +1,425 @@
+// This file runs the comparison: for each server CPU row it starts
+// php-fpm, edge and nginx pinned to the row's CPUs, then for each
+// scenario checks that both answer identically, warms both up and times
+// them round after round, alternating which goes first.
+
+package ab
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"edge/conf"
+)
+
+// runner is one Run's state.
+type runner struct {
+	o         Options
+	tools     map[string]string
+	scenarios []Scenario
+	client    CPUSet
+	site      *Site
+	workDir   string
+	cleanups  []func()
+	notes     []string
+}
+
+// cleanup removes the test files from the docroots, last made first.
+func (r *runner) cleanup() {
+	for i := len(r.cleanups) - 1; i >= 0; i-- {
+		r.cleanups[i]()
+	}
+}
+
+// note records a remark for the report once.
+func (r *runner) note(msg string) {
+	if !slices.Contains(r.notes, msg) {
+		r.notes = append(r.notes, msg)
+	}
+}
+
+func (r *runner) logf(format string, args ...any) {
+	fmt.Fprintf(r.o.Log, "edge ab: "+format+"\n", args...)
+}
+
+// prepare loads the site and puts the test files in its docroots.
+func (r *runner) prepare() error {
+	r.workDir = filepath.Join(r.o.Out, "work")
+	if err := os.RemoveAll(r.workDir); err != nil {
+		return fmt.Errorf("ab: %w", err)
+	}
+	if err := os.MkdirAll(r.workDir, 0o755); err != nil {
+		return fmt.Errorf("ab: %w", err)
+	}
+	var err error
+	if r.o.Config == "" {
+		r.site, err = builtinSite(filepath.Join(r.workDir, "site"), r.o.WordPress)
+	} else {
+		if r.o.WordPress != "" {
+			return fmt.Errorf("ab: --wordpress adds a WordPress server to the built-in site; with -c, select the wordpress scenario to time your site's front page")
+		}
+		r.site, err = userSite(r.o.Config, r.o.Prefix)
+		if err == nil {
+			if e, ok := r.site.Endpoints[EndpointHTTP]; ok {
+				r.site.Endpoints[EndpointWordPress] = e
+			}
+		}
+	}
+	if err != nil {
+		return err
+	}
+	done := map[string]bool{}
+	for _, s := range r.scenarios {
+		ep, ok := r.site.Endpoints[s.Endpoint]
+		if !ok || s.Endpoint == EndpointWordPress || done[ep.Docroot] {
+			continue
+		}
+		done[ep.Docroot] = true
+		clean, err := writeTestFiles(ep.Docroot)
+		if err != nil {
+			return err
+		}
+		r.cleanups = append(r.cleanups, clean)
+		if !r.site.Builtin {
+			r.note(fmt.Sprintf("test files were placed in %s/%s for the run and removed afterwards", ep.Docroot, testDir))
+		}
+	}
+	return nil
+}
+
+// server is one running side.
+type server struct {
+	side  Side
+	proc  *process
+	dir   string
+	ports map[string]int
+	// pprof is edge's EDGE_PPROF address ("" when not profiling).
+	pprof string
+}
+
+// row runs every scenario with the servers pinned to cpus.
+func (r *runner) row(ctx context.Context, cpus CPUSet) (*Row, error) {
+	row := &Row{ServerCPUs: cpus, ClientCPUs: r.client}
+	r.logf("server CPUs %s, load generator CPUs %s", cpus, r.client)
+	var fpm *fpmPool
+	if r.usesFPM() {
+		children := r.o.FPMChildren
+		if children <= 0 {
+			children = 4 * len(cpus)
+		}
+		var err error
+		fpm, err = startFPM(r.tools["php-fpm8.2"], children, cpus)
+		if err != nil {
+			return nil, err
+		}
+		defer fpm.stop()
+	}
+	rowDir := filepath.Join(r.workDir, "cpus-"+strings.ReplaceAll(cpus.String(), ",", "_"))
+	edge, nginx, err := r.startServers(rowDir, cpus, fpm)
+	defer edge.stopServer()
+	defer nginx.stopServer()
+	if err != nil {
+		return row, err
+	}
+	for i, s := range r.scenarios {
+		if ctx.Err() != nil {
+			return row, ctx.Err()
+		}
+		r.logf("[%d/%d] %s: %s", i+1, len(r.scenarios), s.Name, s.Title)
+		res := r.scenario(ctx, s, edge, nginx, fpm, rowDir)
+		row.Results = append(row.Results, res)
+		r.logResult(res)
+		for _, srv := range []*server{edge, nginx} {
+			if srv.proc.exited() {
+				return row, fmt.Errorf("ab: %s exited during %s (%v):\n%s", srv.side, s.Name, srv.proc.waitErr, srv.proc.output())
+			}
+		}
+	}
+	return row, nil
+}
+
+// usesFPM reports whether the run needs php-fpm: a scenario requests PHP,
+// or the configuration passes to FastCGI (its fastcgi_pass must point at
+// a pool, and an fpm_pool it names is replaced by the harness's).
+func (r *runner) usesFPM() bool {
+	if needsPHP(r.scenarios) {
+		return true
+	}
+	found := false
+	walk(r.site.Tree.Main, func(d *conf.Directive) {
+		if d.Name == "fastcgi_pass" {
+			found = true
+		}
+	})
+	return found
+}
+
+// listenKeys lists the distinct listen keys of the configuration.
+func listenKeys(main []*conf.Directive) []string {
+	var keys []string
+	seen := map[string]bool{}
+	walk(main, func(d *conf.Directive) {
+		if d.Name == "listen" && len(d.Args) > 0 {
+			k := listenKey(d.Args[0])
+			if !seen[k] {
+				seen[k] = true
+				keys = append(keys, k)
+			}
+		}
+	})
+	return keys
+}
+
+// startServers writes both configurations and starts edge and nginx. Both
+// servers are returned (possibly not running) so the caller can stop them.
+func (r *runner) startServers(rowDir string, cpus CPUSet, fpm *fpmPool) (*server, *server, error) {
+	edge := &server{side: SideEdge, dir: filepath.Join(rowDir, "edge"), ports: map[string]int{}}
+	nginx := &server{side: SideNginx, dir: filepath.Join(rowDir, "nginx"), ports: map[string]int{}}
+	for _, srv := range []*server{edge, nginx} {
+		if err := os.MkdirAll(filepath.Join(srv.dir, "logs"), 0o755); err != nil {
+			return edge, nginx, fmt.Errorf("ab: %w", err)
+		}
+		for _, k := range listenKeys(r.site.Tree.Main) {
+			p, err := freePort()
+			if err != nil {
+				return edge, nginx, err
+			}
+			srv.ports[k] = p
+		}
+	}
+	sc := func(srv *server) sideConfig {
+		c := sideConfig{Ports: srv.ports, Workers: len(cpus), LogDir: filepath.Join(srv.dir, "logs"),
+			Prefix: r.site.Prefix, ConfDir: r.site.ConfDir}
+		if fpm != nil {
+			c.FastCGI = fpm.fastcgiPass()
+		}
+		return c
+	}
+	edgeConf := filepath.Join(edge.dir, "edge.conf")
+	if err := os.WriteFile(edgeConf, []byte(conf.Format(rewriteSite(r.site.Tree.Main, sc(edge)), false)), 0o644); err != nil {
+		return edge, nginx, fmt.Errorf("ab: %w", err)
+	}
+	nginxConf, err := r.nginxConfig(nginx.dir, rewriteSite(r.site.Tree.Main, sc(nginx)))
+	if err != nil {
+		return edge, nginx, err
+	}
+	env := []string{"GOMAXPROCS=" + strconv.Itoa(len(cpus))}
+	if r.o.Profile {
+		p, err := freePort()
+		if err != nil {
+			return edge, nginx, err
+		}
+		edge.pprof = "127.0.0.1:" + strconv.Itoa(p)
+		env = append(env, "EDGE_PPROF="+edge.pprof)
+	}
+	edge.proc, err = startProcess("edge", edge.dir, cpus, env, r.o.EdgeBinary,
+		"-p", edge.dir, "-c", edgeConf, "-e", filepath.Join(edge.dir, "logs", "error.log"),
+		"-g", "daemon off; pid "+filepath.Join(edge.dir, "edge.pid")+";")
+	if err != nil {
+		return edge, nginx, err
+	}
+	nginx.proc, err = startProcess("nginx", nginx.dir, cpus, nil, r.tools["nginx"],
+		"-p", nginx.dir+"/", "-c", nginxConf, "-e", filepath.Join(nginx.dir, "logs", "error.log"),
+		"-g", "daemon off; master_process on; pid "+filepath.Join(nginx.dir, "nginx.pid")+";")
+	if err != nil {
+		return edge, nginx, err
+	}
+	for _, srv := range []*server{edge, nginx} {
+		for _, p := range srv.ports {
+			if err := srv.proc.waitListening("tcp", "127.0.0.1:"+strconv.Itoa(p)); err != nil {
+				return edge, nginx, err
+			}
+		}
+	}
+	r.logf("edge (pid %d) and nginx (pid %d) are listening; configurations in %s", edge.proc.pid(), nginx.proc.pid(), rowDir)
+	return edge, nginx, nil
+}
+
+// nginxConfig writes the nginx side's copy in edge's language, has edge
+// print it for nginx ("edge -T --nginx", which also checks it and leaves
+// out edge-only directives), and adds the temp paths nginx needs under
+// its prefix.
+func (r *runner) nginxConfig(dir string, main []*conf.Directive) (string, error) {
+	src := filepath.Join(dir, "site-for-nginx.conf")
+	if err := os.WriteFile(src, []byte(conf.Format(main, false)), 0o644); err != nil {
+		return "", fmt.Errorf("ab: %w", err)
+	}
+	stdout, stderr, err := runTool(context.Background(), nil, time.Minute, nil, "",
+		r.o.EdgeBinary, "-T", "--nginx", "-q", "-p", dir, "-c", src)
+	if err != nil {
+		return "", fmt.Errorf("ab: edge -T --nginx -c %s: %v\n%s", src, err, stderr)
+	}
+	text, err := insertIntoHTTP(stdout, nginxTemps(dir))
+	if err != nil {
+		return "", err
+	}
+	path := filepath.Join(dir, "nginx.conf")
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		return "", fmt.Errorf("ab: %w", err)
+	}
+	return path, nil
+}
+
+func (s *server) stopServer() {
+	if s != nil && s.proc != nil {
+		s.proc.stop()
+	}
+}
+
+// target is where a scenario's requests go on this server.
+func (s *server) target(ep SiteEndpoint, sc Scenario) target {
+	return target{Addr: "127.0.0.1:" + strconv.Itoa(s.ports[ep.Listen]), TLS: ep.TLS,
+		HTTP2: sc.Tool == ToolH2load, Host: ep.Host, Path: sc.Path}
+}
+
+// scenario checks and times one scenario.
+func (r *runner) scenario(ctx context.Context, s Scenario, edge, nginx *server, fpm *fpmPool, rowDir string) *ScenarioResult {
+	res := &ScenarioResult{Scenario: s}
+	defer res.finish()
+	ep, ok := r.site.Endpoints[s.Endpoint]
+	switch {
+	case !ok:
+		res.Skipped = missingEndpoint(s.Endpoint)
+		return res
+	case s.Tool == ToolH2load && !ep.HTTP2:
+		res.Skipped = "HTTP/2 is not enabled on the TLS server"
+		return res
+	case s.PHP && fpm == nil:
+		res.Skipped = "no php-fpm"
+		return res
+	}
+	targets := map[Side]target{SideEdge: edge.target(ep, s), SideNginx: nginx.target(ep, s)}
+	want := 200
+	if s.Endpoint == EndpointWordPress {
+		want = 0 // whatever nginx answers (an uninstalled WordPress redirects)
+	}
+	edgeResp, nginxResp := fetch(targets[SideEdge]), fetch(targets[SideNginx])
+	res.Differences = compareResponses(edgeResp, nginxResp, want, s.Tool == ToolH2load)
+	if s.Endpoint == EndpointWordPress && nginxResp.Status >= 400 {
+		r.note(fmt.Sprintf("%s: nginx answers %s with %d, so the figures time an error page: "+
+			"is WordPress at %s set up (on Debian: /etc/wordpress/config-%s.php and its database)?",
+			s.Name, s.Path, nginxResp.Status, ep.Docroot, ep.Host))
+	}
+	if len(res.Differences) > 0 {
+		res.Skipped = "edge and nginx answered differently"
+		if fpm != nil && s.PHP {
+			if logs := fpm.logs(); logs != "" {
+				res.Differences = append(res.Differences, "php-fpm: "+logs)
+			}
+		}
+		return res
+	}
+	servers := map[Side]*server{SideEdge: edge, SideNginx: nginx}
+	if r.o.Warmup > 0 && s.Tool != ToolRamp {
+		for _, side := range []Side{SideEdge, SideNginx} {
+			_, _, _ = r.drive(ctx, s, targets[side], r.o.Warmup, "")
+		}
+	}
+	for round := 1; round <= r.o.Rounds; round++ {
+		order := []Side{SideEdge, SideNginx}
+		if round%2 == 0 {
+			order = []Side{SideNginx, SideEdge}
+		}
+		for i, side := range order {
+			if ctx.Err() != nil {
+				return res
+			}
+			rawPath := filepath.Join(rowDir, "raw", fmt.Sprintf("%s-round%d-%s.txt", s.Name, round, side))
+			m := r.measure(ctx, s, targets[side], servers[side], fpm, round, rawPath)
+			m.Round, m.Side, m.First = round, side, i == 0
+			res.Runs = append(res.Runs, m)
+		}
+	}
+	return res
+}
+
+// missingEndpoint explains why a configuration cannot serve a scenario.
+func missingEndpoint(ep Endpoint) string {
+	switch ep {
+	case EndpointHTTPS:
+		return "the configuration has no TLS (listen ... ssl) server"
+	case EndpointHTTPSRSA:
+		return "the configuration has no server with an RSA certificate"
+	case EndpointWordPress:
+		return "no WordPress docroot (--wordpress DIR)"
+	}
+	return "the configuration has no plain HTTP server"
+}
+
+// measure times one run and the CPU both the server and php-fpm used.
+func (r *runner) measure(ctx context.Context, s Scenario, t target, srv *server, fpm *fpmPool, round int, rawPath string) Measurement {
+	m := Measurement{Scenario: s.Name}
+	cpu0 := CPUTime(srv.proc.pid())
+	var fpm0 time.Duration
+	if fpm != nil {
+		fpm0 = CPUTime(fpm.proc.pid())
+	}
+	d := r.o.Duration
+	if s.Tool == ToolRamp {
+		d = r.o.RampDuration
+	}
+	var profiled chan error
+	if srv.pprof != "" && round == 1 {
+		profiled = make(chan error, 1)
+		go func() { profiled <- fetchProfile(srv.pprof, d, filepath.Join(r.o.Out, "profiles", s.Name+".pprof")) }()
+	}
+	tr, cr, err := r.drive(ctx, s, t, d, rawPath)
+	m.CPU = CPUTime(srv.proc.pid()) - cpu0
+	if profiled != nil {
+		if perr := <-profiled; perr != nil {
+			r.logf("  %v", perr)
+		}
+	}
+	if fpm != nil {
+		m.FPMCPU = CPUTime(fpm.proc.pid()) - fpm0
+	}
+	if err != nil {
+		m.Err = err.Error()
+		return m
+	}
+	m.ToolResult = tr
+	if cr != nil {
+		m.Ramp = cr.Series
+		m.ErrorSamples = cr.ErrorSamples
+	}
+	return m
+}
+
+func (r *runner) logResult(res *ScenarioResult) {
+	if res.Skipped != "" {
+		r.logf("  not timed: %s", res.Skipped)
+		for _, d := range res.Differences {
+			r.logf("    %s", d)
+		}
+		return
+	}
+	for _, m := range res.Runs {
+		if m.Err != "" {
+			r.logf("  round %d %-5s failed: %s", m.Round, m.Side, m.Err)
+			continue
+		}
+		r.logf("  round %d %-5s %10.0f req/s %10.0f req/CPU-s  p50 %-8s p99 %-8s errors %d",
+			m.Round, m.Side, m.RPS, m.PerCPU(), fmtLatency(m.P50), fmtLatency(m.P99), m.Errors)
+	}
+	r.logf("  edge/nginx: req/s %s, req/CPU-s %s (rounds %s): %s", formatRatio(res.RPSRatio),
+		formatRatio(res.PerCPURatio), formatRatios(res.PerCPURatios), res.Verdict)
+}
+
+// fmtLatency writes a latency in the unit that suits it.
+func fmtLatency(d time.Duration) string {
+	switch {
+	case d == 0:
+		return "-"
+	case d < time.Millisecond:
+		return fmt.Sprintf("%dus", d.Microseconds())
+	case d < 10*time.Second:
+		return fmt.Sprintf("%.2fms", float64(d)/float64(time.Millisecond))
+	}
+	return d.Round(time.Millisecond).String()
+}

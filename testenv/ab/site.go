@@ -1,0 +1,397 @@
+// This file holds the site both servers run: either the user's
+// configuration (-c) or the built-in one, which covers the seeds'
+// scenarios with their tuning (seed 000's gzip and worker settings, seed
+// 003's files and certificates, seed 004's keepalive_timeout, asset
+// expiry and WordPress rules). It finds the site's endpoints (the server{}
+// each scenario targets) and puts the harness's test files in their
+// docroots.
+
+package ab
+
+import (
+	"bytes"
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"edge/conf"
+)
+
+// Site is a configuration before it is given ports and a php-fpm socket.
+type Site struct {
+	// Path is the main configuration file.
+	Path string
+	// Tree is the parsed configuration, includes expanded in place.
+	Tree *conf.Tree
+	// Prefix is where relative root/alias paths resolve (edge's -p);
+	// ConfDir is where relative certificate paths resolve (the main
+	// file's directory), as in nginx.
+	Prefix, ConfDir string
+	// Endpoints are the server{} blocks scenarios target.
+	Endpoints map[Endpoint]SiteEndpoint
+	// Builtin is true for the built-in site.
+	Builtin bool
+}
+
+// SiteEndpoint is one server{} the harness sends requests to.
+type SiteEndpoint struct {
+	// Listen is the listen key (see listenKey) of the address.
+	Listen string
+	TLS    bool
+	HTTP2  bool
+	// Host is the Host header (and :authority) requests carry.
+	Host string
+	// Docroot is where the server finds the harness's test files.
+	Docroot string
+	// KeyType is the certificate's key ("ECDSA P-256", "RSA 2048").
+	KeyType string
+}
+
+// builtinPorts are the listen keys of the built-in site. They are only
+// names: every listen gets a free loopback port per server.
+const (
+	builtinHTTP      = "8080"
+	builtinHTTPS     = "8443"
+	builtinHTTPSRSA  = "8444"
+	builtinWordPress = "8081"
+)
+
+// builtinConfig writes the built-in site for docroot (and wordpress when
+// not ""), with the given certificates. It is nginx's language and nginx
+// 1.22's dialect ("listen ... http2"), so "edge -T --nginx" hands nginx
+// the same text.
+func builtinConfig(docroot, wordpress string, ecdsa, rsa certPair) string {
+	var b strings.Builder
+	b.WriteString(`# edge ab's built-in site: the seeds' tuned nginx setup.
+worker_processes auto;
+events {
+    worker_connections 4096;
+}
+http {
+    include mime.types;
+    default_type application/octet-stream;
+    sendfile on;
+    tcp_nopush on;
+    # seed 004
+    keepalive_timeout 6;
+    # seed 000
+    gzip on;
+    gzip_min_length 1000;
+    gzip_types text/plain text/css application/javascript application/xml;
+    # Buffered like edge's own access log, so both write in batches.
+    access_log logs/access.log combined buffer=64k flush=1s;
+    ssl_protocols TLSv1.2 TLSv1.3;
+    ssl_session_cache shared:SSL:10m;
+    ssl_session_timeout 10m;
+`)
+	site := func(listen, root, certs string) {
+		fmt.Fprintf(&b, "\n    server {\n        listen %s;\n        server_name localhost;\n", listen)
+		b.WriteString(certs)
+		fmt.Fprintf(&b, "        root %s;\n        index index.php index.html;\n", root)
+		b.WriteString(`        location / {
+            try_files $uri $uri/ =404;
+        }
+        # seed 004: assets cached 30 days, not logged
+        location ~* \.(jpg|jpeg|gif|png|css|js|ico|xml)$ {
+            access_log off;
+            log_not_found off;
+            expires 30d;
+        }
+        location ~ \.php$ {
+            try_files $uri =404;
+            fastcgi_pass 127.0.0.1:9000;
+            fastcgi_index index.php;
+            fastcgi_param SCRIPT_FILENAME $document_root$fastcgi_script_name;
+            include fastcgi_params;
+        }
+    }
+`)
+	}
+	tlsLines := func(p certPair) string {
+		return fmt.Sprintf("        ssl_certificate %s;\n        ssl_certificate_key %s;\n", p.Cert, p.Key)
+	}
+	site(builtinHTTP+" default_server", docroot, "")
+	site(builtinHTTPS+" ssl http2 default_server", docroot, tlsLines(ecdsa))
+	site(builtinHTTPSRSA+" ssl http2 default_server", docroot, tlsLines(rsa))
+	if wordpress != "" {
+		fmt.Fprintf(&b, `
+    # seed 004's WordPress server, unchanged
+    server {
+        listen %s default_server;
+        server_name localhost;
+        root %s;
+        index index.php;
+        location ~* \.(jpg|jpeg|gif|png|css|js|ico|xml)$ {
+            access_log off;
+            log_not_found off;
+            expires 30d;
+        }
+        if (!-e $request_filename) {
+            rewrite /(.+)/$ /index.php?q=$1 last;
+            rewrite ^/(.+)$ /index.php?q=$1 last;
+        }
+        location ~ \.php$ {
+            fastcgi_pass 127.0.0.1:9000;
+            fastcgi_index index.php;
+            fastcgi_param SCRIPT_FILENAME $document_root$fastcgi_script_name;
+            include fastcgi_params;
+        }
+    }
+`, builtinWordPress, wordpress)
+	}
+	b.WriteString("}\n")
+	return b.String()
+}
+
+// readConfFile reads configuration files, falling back to edge's copies
+// of mime.types and fastcgi_params as edge itself does.
+func readConfFile(path string) ([]byte, error) {
+	data, _, err := conf.ReadFileWithBuiltins(path)
+	return data, err
+}
+
+// loadSite parses and compiles the configuration at path with edge's own
+// loader, so the harness sees what edge will serve.
+func loadSite(path, prefix string) (*Site, *conf.Plan, error) {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return nil, nil, fmt.Errorf("ab: %w", err)
+	}
+	if prefix == "" {
+		prefix = filepath.Dir(abs)
+	}
+	prefix, _ = filepath.Abs(prefix)
+	plan, err := conf.Load(abs, conf.LoadOptions{Prefix: prefix, ReadFile: readConfFile})
+	if err != nil {
+		return nil, nil, fmt.Errorf("ab: %s: %w", abs, err)
+	}
+	if plan.HTTP == nil {
+		return nil, nil, fmt.Errorf("ab: %s has no http{} block", abs)
+	}
+	return &Site{Path: abs, Tree: plan.Tree, Prefix: prefix, ConfDir: filepath.Dir(abs),
+		Endpoints: map[Endpoint]SiteEndpoint{}}, plan, nil
+}
+
+// builtinSite writes the built-in configuration, its certificates and its
+// docroot under dir and loads it.
+func builtinSite(dir, wordpress string) (*Site, error) {
+	docroot := filepath.Join(dir, "www")
+	if err := os.MkdirAll(docroot, 0o755); err != nil {
+		return nil, fmt.Errorf("ab: %w", err)
+	}
+	if err := os.WriteFile(filepath.Join(docroot, "index.html"), []byte("<!doctype html><title>edge ab</title><p>edge ab's built-in site\n"), 0o644); err != nil {
+		return nil, fmt.Errorf("ab: %w", err)
+	}
+	ecdsa, err := writeSelfSigned(dir, "ecdsa", "ecdsa")
+	if err != nil {
+		return nil, err
+	}
+	rsa, err := writeSelfSigned(dir, "rsa", "rsa")
+	if err != nil {
+		return nil, err
+	}
+	path := filepath.Join(dir, "site.conf")
+	if err := os.WriteFile(path, []byte(builtinConfig(docroot, wordpress, ecdsa, rsa)), 0o644); err != nil {
+		return nil, fmt.Errorf("ab: %w", err)
+	}
+	site, plan, err := loadSite(path, dir)
+	if err != nil {
+		return nil, err
+	}
+	site.Builtin = true
+	roles := []struct {
+		ep     Endpoint
+		listen string
+	}{{EndpointHTTP, builtinHTTP}, {EndpointHTTPS, builtinHTTPS}, {EndpointHTTPSRSA, builtinHTTPSRSA}}
+	if wordpress != "" {
+		roles = append(roles, struct {
+			ep     Endpoint
+			listen string
+		}{EndpointWordPress, builtinWordPress})
+	}
+	for _, r := range roles {
+		for _, g := range plan.HTTP.Listens {
+			if planListenKey(g.Listen) == r.listen {
+				site.Endpoints[r.ep] = endpointOf(g, site.Prefix)
+			}
+		}
+	}
+	return site, nil
+}
+
+// userSite loads the user's configuration and picks its endpoints: the
+// default server of the first plain listen address and of the first TLS
+// one. Its certificate's key type names the CPS scenario it serves.
+func userSite(path, prefix string) (*Site, error) {
+	site, plan, err := loadSite(path, prefix)
+	if err != nil {
+		return nil, err
+	}
+	for _, g := range plan.HTTP.Listens {
+		if g.Listen.Network != "tcp" {
+			continue
+		}
+		ep := EndpointHTTP
+		if g.Listen.SSL {
+			ep = EndpointHTTPS
+		}
+		if _, ok := site.Endpoints[ep]; ok {
+			continue
+		}
+		e := endpointOf(g, site.Prefix)
+		if ep == EndpointHTTPS && strings.HasPrefix(e.KeyType, "RSA") {
+			// The RSA CPS scenario is the one this server can serve.
+			site.Endpoints[EndpointHTTPSRSA] = e
+		}
+		site.Endpoints[ep] = e
+	}
+	if len(site.Endpoints) == 0 {
+		return nil, fmt.Errorf("ab: %s listens on no TCP address", site.Path)
+	}
+	return site, nil
+}
+
+// endpointOf describes the default server of a listen group.
+func endpointOf(g *conf.ListenGroup, prefix string) SiteEndpoint {
+	srv := g.Default
+	e := SiteEndpoint{Listen: planListenKey(g.Listen), TLS: g.Listen.SSL,
+		HTTP2: g.Listen.HTTP2 || srv.HTTP2, Host: "localhost"}
+	for _, n := range srv.Names {
+		if n.Kind == conf.NameExact && n.Name != "" && n.Name != "_" {
+			e.Host = n.Name
+			break
+		}
+	}
+	e.Docroot = docrootOf(srv, prefix)
+	if srv.TLS != nil && len(srv.TLS.Certificates) > 0 {
+		e.KeyType = srv.TLS.Certificates[0].KeyType
+	}
+	return e
+}
+
+// docrootOf is the root that serves "/": the root of "location /" when it
+// sets one, else the server's. A root with variables cannot hold the
+// harness's files and is returned as written; creating the files reports it.
+func docrootOf(srv *conf.Server, prefix string) string {
+	loc := srv.Loc
+	for _, l := range loc.Prefixes {
+		if l.Name == "/" && l.Root != nil {
+			loc = l
+		}
+	}
+	if loc.Root == nil {
+		return filepath.Join(prefix, "html")
+	}
+	root := loc.Root.Raw
+	if !filepath.IsAbs(root) && !strings.Contains(root, "$") {
+		root = filepath.Join(prefix, root)
+	}
+	return root
+}
+
+// planListenKey is listenKey for a compiled listen address.
+func planListenKey(l conf.Listen) string {
+	if l.Network == "unix" {
+		return "unix:" + l.Addr
+	}
+	_, port, err := net.SplitHostPort(l.Addr)
+	if err != nil {
+		return l.Addr
+	}
+	return port
+}
+
+// listenKey names the address of a listen directive's first argument by
+// its port ("80" for "80", "*:80", "[::]:80" and "10.0.0.1:80"), since
+// every address is moved to 127.0.0.1: dual-stack pairs become one.
+// Unix sockets keep their path.
+func listenKey(arg string) string {
+	if strings.HasPrefix(arg, "unix:") {
+		return arg
+	}
+	if strings.HasPrefix(arg, "[") {
+		if i := strings.Index(arg, "]:"); i >= 0 {
+			return arg[i+2:]
+		}
+		return "80"
+	}
+	if isPort(arg) {
+		return arg
+	}
+	if i := strings.LastIndex(arg, ":"); i >= 0 {
+		return arg[i+1:]
+	}
+	return "80"
+}
+
+func isPort(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// helloText is seed 004's 591-byte text file; hello.php sends the same
+// bytes through PHP.
+var helloText = func() string {
+	line := "edge ab: seed 004's hello, 591 bytes served as a file and through PHP.\n"
+	var b strings.Builder
+	for b.Len()+len(line) <= 591 {
+		b.WriteString(line)
+	}
+	b.WriteString(strings.Repeat("-", 590-b.Len()) + "\n")
+	return b.String()
+}()
+
+// markerFile marks a test directory as the harness's, so it never
+// removes a directory it did not create.
+const markerFile = ".edge-ab"
+
+// writeTestFiles creates docroot/edge-ab with seed 003's files (0, 1, 10
+// and 100 KiB), hello.txt and hello.php. It returns a function that
+// removes the directory again.
+func writeTestFiles(docroot string) (func(), error) {
+	if strings.Contains(docroot, "$") {
+		return nil, fmt.Errorf("ab: the docroot %q holds variables; edge ab cannot place its test files there", docroot)
+	}
+	dir := filepath.Join(docroot, testDir)
+	if _, err := os.Stat(dir); err == nil {
+		if _, err := os.Stat(filepath.Join(dir, markerFile)); err != nil {
+			return nil, fmt.Errorf("ab: %s exists and is not edge ab's; move it away", dir)
+		}
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("ab: cannot create the test files in the docroot %s: %w", docroot, err)
+	}
+	cleanup := func() { os.RemoveAll(dir) }
+	files := map[string][]byte{
+		markerFile:  nil,
+		"hello.txt": []byte(helloText),
+		// "?>" eats one newline after it; the text follows at once.
+		"hello.php": []byte("<?php /* edge ab: seed 004's hello through PHP */ ?>" + helloText),
+	}
+	for _, s := range fileSizes {
+		files[s.file()] = testBytes(s.bytes)
+	}
+	for name, data := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
+			cleanup()
+			return nil, fmt.Errorf("ab: %w", err)
+		}
+	}
+	return cleanup, nil
+}
+
+// testBytes is n bytes of printable, fixed content.
+func testBytes(n int) []byte {
+	const alphabet = "abcdefghijklmnopqrstuvwxyz0123456789\n"
+	b := bytes.Repeat([]byte(alphabet), n/len(alphabet)+1)
+	return b[:n]
+}

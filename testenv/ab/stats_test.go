@@ -1,0 +1,173 @@
+// This file tests medians, per-round ratios, summaries and verdicts, and
+// scenario selection.
+
+package ab
+
+import (
+	"math"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestMedian(t *testing.T) {
+	tests := []struct {
+		in   []float64
+		want float64
+	}{
+		{nil, 0},
+		{[]float64{3}, 3},
+		{[]float64{5, 1, 3}, 3},
+		{[]float64{4, 1, 3, 2}, 2.5},
+	}
+	for _, tt := range tests {
+		if got := median(tt.in); got != tt.want {
+			t.Errorf("median(%v) = %v, want %v", tt.in, got, tt.want)
+		}
+	}
+	in := []float64{3, 1, 2}
+	median(in)
+	if !slices.Equal(in, []float64{3, 1, 2}) {
+		t.Errorf("median sorted its argument: %v", in)
+	}
+}
+
+// run is a Measurement with the fields the statistics read.
+func run(round int, side Side, rps float64, requests int64, cpu time.Duration, p99 time.Duration, errors int64) Measurement {
+	return Measurement{Round: round, Side: side, CPU: cpu,
+		ToolResult: ToolResult{RPS: rps, Requests: requests, P99: p99, Errors: errors}}
+}
+
+func TestScenarioResultFinish(t *testing.T) {
+	res := &ScenarioResult{Scenario: Scenario{Name: "s", Goal: GoalPerCPU}, Runs: []Measurement{
+		run(1, SideEdge, 100, 1000, time.Second, 2*time.Millisecond, 0),
+		run(1, SideNginx, 50, 500, time.Second, 3*time.Millisecond, 0),
+		run(2, SideNginx, 100, 1000, 2*time.Second, 3*time.Millisecond, 0),
+		run(2, SideEdge, 100, 1000, 4*time.Second, 2*time.Millisecond, 0),
+		run(3, SideEdge, 300, 3000, time.Second, 2*time.Millisecond, 0),
+		run(3, SideNginx, 100, 1000, time.Second, 3*time.Millisecond, 0),
+	}}
+	res.finish()
+	if res.Edge.RPS != 100 || res.Nginx.RPS != 100 {
+		t.Errorf("median req/s edge %v nginx %v, want 100 and 100", res.Edge.RPS, res.Nginx.RPS)
+	}
+	// Per CPU-second: edge 1000, 250, 3000 -> 1000; nginx 500, 500, 1000 -> 500.
+	if res.Edge.PerCPU != 1000 || res.Nginx.PerCPU != 500 || res.PerCPURatio != 2 {
+		t.Errorf("per CPU edge %v nginx %v ratio %v", res.Edge.PerCPU, res.Nginx.PerCPU, res.PerCPURatio)
+	}
+	if want := []float64{2, 1, 3}; !slices.Equal(res.RPSRatios, want) {
+		t.Errorf("per-round req/s ratios %v, want %v", res.RPSRatios, want)
+	}
+	if want := []float64{2, 0.5, 3}; !slices.Equal(res.PerCPURatios, want) {
+		t.Errorf("per-round req/CPU-s ratios %v, want %v", res.PerCPURatios, want)
+	}
+	if !res.Meets || res.Verdict != "meets the goal" {
+		t.Errorf("verdict %q (meets %v)", res.Verdict, res.Meets)
+	}
+}
+
+func TestVerdict(t *testing.T) {
+	base := func(goal Goal, edgePerCPU, nginxPerCPU float64, edgeP99, nginxP99 time.Duration, edgeErr, nginxErr int64) *ScenarioResult {
+		r := &ScenarioResult{Scenario: Scenario{Goal: goal}, Runs: []Measurement{{}},
+			Edge:  SideSummary{PerCPU: edgePerCPU, P99: edgeP99, Errors: edgeErr},
+			Nginx: SideSummary{PerCPU: nginxPerCPU, P99: nginxP99, Errors: nginxErr}}
+		r.PerCPURatio = ratio(edgePerCPU, nginxPerCPU)
+		r.P99Ratio = ratio(float64(edgeP99), float64(nginxP99))
+		return r
+	}
+	ms := time.Millisecond
+	tests := []struct {
+		name  string
+		r     *ScenarioResult
+		meets bool
+		want  string
+	}{
+		{"meets", base(GoalPerCPU, 110, 100, ms, ms, 0, 0), true, "meets the goal"},
+		{"slower", base(GoalPerCPU, 90, 100, ms, ms, 0, 0), false, "short: req/CPU-s 0.90x"},
+		{"p99", base(GoalPerCPU, 100, 100, 2*ms, ms, 0, 0), false, "short: p99 2.00x"},
+		{"errors", base(GoalPerCPU, 100, 100, ms, ms, 3, 0), false, "short: 3 errors (nginx 0)"},
+		{"no cpu figure", base(GoalPerCPU, 100, 0, ms, ms, 0, 0), false, "short: req/CPU-s -"},
+		// nginx answered nothing: there is no latency to compare with.
+		{"no nginx latency", base(GoalNoErrors, 100, 0, ms, 0, 0, 14), true, "meets the goal"},
+		// The ramp is held to errors and latency, not throughput.
+		{"ramp slower, no errors", base(GoalNoErrors, 50, 100, ms, ms, 0, 0), true, "meets the goal"},
+		{"ramp errors where nginx has some too", base(GoalNoErrors, 50, 100, ms, ms, 5, 9), true, "meets the goal"},
+		{"ramp errors", base(GoalNoErrors, 50, 100, ms, ms, 5, 0), false, "short: 5 errors (nginx 0)"},
+		{"not timed", &ScenarioResult{Skipped: "x"}, false, "not timed"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, meets := verdict(tt.r)
+			if got != tt.want || meets != tt.meets {
+				t.Errorf("verdict = %q, %v; want %q, %v", got, meets, tt.want, tt.meets)
+			}
+		})
+	}
+}
+
+func TestRoundRatiosFailedRound(t *testing.T) {
+	runs := []Measurement{run(1, SideEdge, 10, 10, time.Second, 0, 0), run(1, SideNginx, 5, 5, time.Second, 0, 0),
+		{Round: 2, Side: SideEdge, Err: "boom"}, run(2, SideNginx, 5, 5, time.Second, 0, 0)}
+	got := roundRatios(runs, func(m Measurement) float64 { return m.RPS })
+	if len(got) != 2 || got[0] != 2 || !math.IsNaN(got[1]) {
+		t.Errorf("ratios %v, want [2 NaN]", got)
+	}
+	if s := formatRatios(got); s != "2.00/-" {
+		t.Errorf("formatRatios = %q", s)
+	}
+	sum := summarize(runs[2:3])
+	if sum.Failed != 1 || sum.ErrorDetail != "boom" {
+		t.Errorf("failed run summary %+v", sum)
+	}
+}
+
+func TestSelect(t *testing.T) {
+	names := func(list []Scenario) string {
+		var out []string
+		for _, s := range list {
+			out = append(out, s.Name)
+		}
+		return strings.Join(out, ",")
+	}
+	tests := []struct {
+		in        []string
+		wordpress bool
+		want      string
+		wantErr   bool
+	}{
+		{[]string{"static-1k"}, false, "static-1k", false},
+		{[]string{"cps", "ab"}, false, "cps-http,cps-ecdsa,cps-rsa,ab-text,ab-php", false},
+		// Catalog order, whatever the order asked.
+		{[]string{"ramp", "static-0k"}, false, "static-0k,ramp", false},
+		{[]string{"wordpress"}, false, "wordpress", false},
+		{[]string{"nope"}, false, "", true},
+	}
+	for _, tt := range tests {
+		got, err := Select(tt.in, tt.wordpress)
+		if (err != nil) != tt.wantErr || names(got) != tt.want {
+			t.Errorf("Select(%q) = %s, %v; want %s", tt.in, names(got), err, tt.want)
+		}
+	}
+	all, _ := Select(nil, false)
+	withWP, _ := Select([]string{"all"}, true)
+	if strings.Contains(names(all), "wordpress") || !strings.Contains(names(withWP), "wordpress") {
+		t.Errorf("wordpress is selected by default only with a docroot: %s / %s", names(all), names(withWP))
+	}
+	if len(all) != len(Catalog())-1 {
+		t.Errorf("all selects %d of %d scenarios", len(all), len(Catalog()))
+	}
+}
+
+func TestRampUsers(t *testing.T) {
+	d := 60 * time.Second
+	tests := []struct {
+		at   time.Duration
+		want int
+	}{{0, 1}, {30 * time.Second, 125}, {59 * time.Second, 245}, {60 * time.Second, 250}, {90 * time.Second, 250}}
+	for _, tt := range tests {
+		if got := rampUsers(tt.at, d, 250); got != tt.want {
+			t.Errorf("rampUsers(%v) = %d, want %d", tt.at, got, tt.want)
+		}
+	}
+}
