@@ -108,8 +108,6 @@ func valueName(c byte) string {
 		return "file name"
 	case 'p':
 		return "directory name"
-	case 'g':
-		return "directives"
 	}
 	return "parameter"
 }
@@ -123,6 +121,10 @@ func subcommand(name string, args []string) int {
 	case "version":
 		printVersion(false)
 		return 0
+	case "fpm":
+		return fpmCommand(args)
+	case "ab":
+		return abCommand(args)
 	}
 	fmt.Fprintf(os.Stderr, "edge: unknown command \"%s\" (run \"edge -h\")\n", name)
 	return 1

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"edge/conf"
+	"edge/fastcgi"
 	"edge/proxy"
 )
 
@@ -113,8 +114,8 @@ func errorLogSet(p *conf.Plan) bool {
 }
 
 // loadDefault builds the built-in site: ./public, or the current
-// directory, on localhost. EDGE_ROOT and EDGE_HTTP_PORT override the
-// directory and port.
+// directory, on localhost. EDGE_ROOT, EDGE_HTTP_PORT and EDGE_HTTPS_PORT
+// override the directory and ports.
 func loadDefault(o *options) (*conf.Plan, error) {
 	src, err := conf.Builtin("default.conf")
 	if err != nil {
@@ -130,7 +131,13 @@ func loadDefault(o *options) (*conf.Plan, error) {
 	}
 	root, _ = filepath.Abs(root)
 	port := envOr("EDGE_HTTP_PORT", "8080")
-	text := strings.NewReplacer("{{ROOT}}", root, "{{HTTP_PORT}}", port).Replace(string(src))
+	// Where php-fpm is installed the site serves PHP from a pool edge
+	// starts itself (conf/default-php.conf).
+	_, noFPM := fastcgi.FindBinary("")
+	phpPool, phpServer := conf.DefaultPHPParts(noFPM == nil)
+	httpsPort := envOr("EDGE_HTTPS_PORT", "8443")
+	text := strings.NewReplacer("{{ROOT}}", root, "{{HTTP_PORT}}", port, "{{HTTPS_PORT}}", httpsPort,
+		"{{PHP_POOL}}", phpPool, "{{PHP}}", phpServer).Replace(string(src))
 	prefix := o.prefix
 	if prefix == "" {
 		prefix = filepath.Join(cwd, ".edge")
@@ -174,6 +181,11 @@ func testConfig(o *options, plan *conf.Plan, err error) int {
 		return 1
 	}
 	for _, w := range plan.Warnings {
+		// -q keeps [warn] and worse, as nginx does, and drops notices
+		// (such as the built-in mime.types one).
+		if o.quiet && w.Level > conf.LevelWarn {
+			continue
+		}
 		fmt.Fprintf(os.Stderr, "edge: [%s] %s\n", w.Level, w)
 	}
 	if !o.quiet {
@@ -186,12 +198,11 @@ func testConfig(o *options, plan *conf.Plan, err error) int {
 			fmt.Print(conf.Format(plan.Tree.Main, true))
 			return 0
 		}
+		// nginx writes each file's bytes followed by one line feed, so
+		// a file that ends without one still ends its line.
 		for _, f := range plan.Tree.Files {
 			fmt.Printf("# configuration file %s:\n", f.Path)
 			os.Stdout.Write(f.Data)
-			if len(f.Data) > 0 && f.Data[len(f.Data)-1] != '\n' {
-				fmt.Println()
-			}
 			fmt.Println()
 		}
 	}
@@ -232,6 +243,7 @@ func errnoText(err error) string {
 // serve runs until a stop signal.
 func serve(o *options, plan *conf.Plan) int {
 	goruntime.GOMAXPROCS(workerCount(plan))
+	startPprof()
 	srv := proxy.NewServer(proxy.Options{})
 	if err := srv.Apply(plan); err != nil {
 		fmt.Fprintf(os.Stderr, "edge: [emerg] %s\n", err)
@@ -353,11 +365,19 @@ func writePid(path string) error {
 	return nil
 }
 
-// announce prints where the built-in site is served.
+// announce prints where the built-in site is served, and how to trust
+// the local CA that signs its HTTPS certificate.
 func announce(srv *proxy.Server, plan *conf.Plan) {
 	root := plan.HTTP.Servers[0].Loc.Root.Raw
 	fmt.Fprintf(os.Stderr, "edge: serving %s\n", root)
-	for _, a := range srv.Addrs() {
-		fmt.Fprintf(os.Stderr, "edge:   http://%s/\n", strings.Replace(a.String(), "127.0.0.1", "localhost", 1))
+	for _, g := range plan.HTTP.Listens {
+		scheme := "http"
+		if g.Listen.SSL {
+			scheme = "https"
+		}
+		fmt.Fprintf(os.Stderr, "edge:   %s://%s/\n", scheme, strings.Replace(g.Listen.Addr, "127.0.0.1", "localhost", 1))
+	}
+	if hint := srv.LocalCAHint(); hint != "" {
+		fmt.Fprintf(os.Stderr, "edge: %s", strings.ReplaceAll(hint, "https://localhost/", "https://localhost:"+envOr("EDGE_HTTPS_PORT", "8443")+"/"))
 	}
 }

@@ -1,0 +1,321 @@
+// This file tests the command line edge shares with nginx, against the
+// real binary: -t and its error messages (the text nginx prints, file and
+// line included), -T and -T --nginx, -q, -v/-V and bad flags. Where Debian's
+// nginx can judge the same input, the tests ask it too, so a difference
+// from nginx is a failure rather than a golden file drifting along.
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"edge/testenv"
+)
+
+// goodConf is a small valid configuration that uses includes.
+const goodConf = `daemon off;
+error_log logs/error.log info;
+events { worker_connections 256; }
+http {
+    include mime.types;
+    access_log logs/access.log;
+    server {
+        listen 127.0.0.1:{{PORT}};
+        root html;
+        location = /version { return 200 "v1"; }
+    }
+}
+`
+
+func TestConfigTestOK(t *testing.T) {
+	s := newSite(t, goodConf)
+	res := s.edge("-t")
+	if res.code != 0 {
+		t.Fatalf("edge -t: exit %d, stderr:\n%s", res.code, res.stderr)
+	}
+	for _, want := range []string{
+		"edge: the configuration file " + s.conf + " syntax is ok\n",
+		"edge: configuration file " + s.conf + " test is successful\n",
+	} {
+		if !strings.Contains(res.stderr, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, res.stderr)
+		}
+	}
+	if res.stdout != "" {
+		t.Errorf("stdout %q, want nothing", res.stdout)
+	}
+}
+
+// TestConfigTestQuiet: -q silences the success lines and notices (here the
+// one about edge's built-in mime.types), as nginx's -q does.
+func TestConfigTestQuiet(t *testing.T) {
+	s := newSite(t, goodConf)
+	res := s.edge("-q", "-t")
+	if res.code != 0 || res.stderr != "" || res.stdout != "" {
+		t.Fatalf("edge -q -t: exit %d, stdout %q, stderr %q; want 0 and nothing printed", res.code, res.stdout, res.stderr)
+	}
+	// Grouped flags are nginx's too.
+	if res := s.edge("-qt"); res.code != 0 || res.stderr != "" {
+		t.Fatalf("edge -qt: exit %d, stderr %q", res.code, res.stderr)
+	}
+}
+
+// configErrors are broken configurations with the line nginx prints for
+// each; {CONF} and {DIR} stand for the main file and its directory.
+var configErrors = []struct {
+	name, conf, want string
+	// nginxWant is nginx's own message where edge words it differently on
+	// purpose ("" means the same as want).
+	nginxWant string
+}{
+	{
+		name: "unknown directive",
+		conf: "events {}\nhttp {\n    server {\n        location / {\n            fastcgi_pas 127.0.0.1:9000;\n        }\n    }\n}\n",
+		want: `unknown directive "fastcgi_pas" in {CONF}:5`,
+	},
+	{
+		name: "not allowed here",
+		conf: "events {}\nhttp {\n    listen 80;\n}\n",
+		want: `"listen" directive is not allowed here in {CONF}:3`,
+	},
+	{
+		name: "invalid number of arguments",
+		conf: "events {}\nhttp {\n    server {\n        root;\n    }\n}\n",
+		want: `invalid number of arguments in "root" directive in {CONF}:4`,
+	},
+	{
+		name: "unknown variable",
+		conf: "events {}\nhttp {\n    server {\n        location / {\n            return 200 $foo;\n        }\n    }\n}\n",
+		want: `unknown "foo" variable in {CONF}:5`,
+		// nginx finds unknown variables after parsing, when it no longer
+		// knows the place; edge keeps it.
+		nginxWant: `unknown "foo" variable`,
+	},
+	{
+		name: "unexpected brace",
+		conf: "events {}\nhttp {\n    server {\n    }\n}\n}\n",
+		want: `unexpected "}" in {CONF}:6`,
+	},
+	{
+		name: "unexpected end of file",
+		conf: "events {}\nhttp {\n    server {\n",
+		want: `unexpected end of file, expecting "}" in {CONF}:4`,
+	},
+	{
+		name: "missing include",
+		conf: "events {}\nhttp {\n    include missing.conf;\n}\n",
+		want: `open() "{DIR}/missing.conf" failed (2: No such file or directory) in {CONF}:3`,
+	},
+	{
+		name: "duplicate",
+		conf: "events {}\nhttp {\n    server {\n        root a;\n        root b;\n    }\n}\n",
+		want: `"root" directive is duplicate in {CONF}:5`,
+	},
+	{
+		name: "no events",
+		conf: "http {\n}\n",
+		want: `no "events" section in configuration`,
+	},
+}
+
+func TestConfigTestErrors(t *testing.T) {
+	for _, tt := range configErrors {
+		t.Run(tt.name, func(t *testing.T) {
+			s := newSite(t, tt.conf)
+			want := strings.NewReplacer("{CONF}", s.conf, "{DIR}", s.dir).Replace(tt.want)
+			res := s.edge("-t")
+			if res.code != 1 {
+				t.Errorf("exit %d, want 1", res.code)
+			}
+			wantStderr := "edge: [emerg] " + want + "\n" +
+				"edge: configuration file " + s.conf + " test failed\n"
+			if res.stderr != wantStderr {
+				t.Errorf("stderr:\n%s\nwant:\n%s", res.stderr, wantStderr)
+			}
+		})
+	}
+}
+
+// nginxEmergRE finds the message of nginx's [emerg] line, printed either
+// as "nginx: [emerg] MSG" or, with -e stderr, as "DATE [emerg] PID#TID: MSG".
+var nginxEmergRE = regexp.MustCompile(`\[emerg\] (?:\d+#\d+: )?(.*)`)
+
+// TestConfigTestErrorsMatchNginx runs Debian's nginx on the same broken
+// files: its message must be the one the table expects from edge.
+func TestConfigTestErrorsMatchNginx(t *testing.T) {
+	nginx := testenv.NginxBinary(t)
+	for _, tt := range configErrors {
+		t.Run(tt.name, func(t *testing.T) {
+			s := newSite(t, tt.conf)
+			want := tt.nginxWant
+			if want == "" {
+				want = tt.want
+			}
+			want = strings.NewReplacer("{CONF}", s.conf, "{DIR}", s.dir).Replace(want)
+			res := runCommand(t, s.dir, nginx, "-t", "-p", s.dir+"/", "-e", "stderr", "-c", s.conf)
+			m := nginxEmergRE.FindStringSubmatch(res.stderr)
+			if res.code != 1 || m == nil {
+				t.Fatalf("nginx -t: exit %d, stderr:\n%s", res.code, res.stderr)
+			}
+			if m[1] != want {
+				t.Errorf("nginx says %q, the table expects %q", m[1], want)
+			}
+		})
+	}
+}
+
+// TestConfigDump: -T prints "# configuration file PATH:" and the bytes of
+// every file read, includes too, exactly as nginx -T does.
+func TestConfigDump(t *testing.T) {
+	s := newSite(t, "events {}\nhttp {\n    include sites/*.conf;\n}\n")
+	s.write("sites/a.conf", s.expand("server {\n    listen 127.0.0.1:{{PORT}};\n    return 200 \"a\";\n}\n"))
+	// No final line feed: nginx still ends the line.
+	s.write("sites/b.conf", "server { listen 127.0.0.1:1; }")
+	res := s.edge("-T")
+	if res.code != 0 {
+		t.Fatalf("edge -T: exit %d, stderr:\n%s", res.code, res.stderr)
+	}
+	var want strings.Builder
+	for _, f := range []string{s.conf, s.path("sites/a.conf"), s.path("sites/b.conf")} {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want.WriteString("# configuration file " + f + ":\n" + string(data) + "\n")
+	}
+	if res.stdout != want.String() {
+		t.Errorf("edge -T printed:\n%s\nwant:\n%s", res.stdout, want.String())
+	}
+	if !strings.Contains(res.stderr, "test is successful") {
+		t.Errorf("stderr lacks the success line:\n%s", res.stderr)
+	}
+
+	nres := runCommand(t, s.dir, testenv.NginxBinary(t), "-T", "-p", s.dir+"/", "-e", "stderr", "-c", s.conf)
+	if nres.code != 0 {
+		t.Fatalf("nginx -T: exit %d, stderr:\n%s", nres.code, nres.stderr)
+	}
+	if nres.stdout != res.stdout {
+		t.Errorf("edge -T and nginx -T differ:\n--- edge\n%s\n--- nginx\n%s", res.stdout, nres.stdout)
+	}
+}
+
+// dumpConf exercises what -T --nginx must carry over: includes, types,
+// log formats, rewrites, if, regex locations, expires, FastCGI settings.
+const dumpConf = `worker_processes 1;
+daemon off;
+error_log logs/error.log info;
+events { worker_connections 768; }
+http {
+    include mime.types;
+    default_type application/octet-stream;
+    keepalive_timeout 6;
+    log_format main '$remote_addr - "$request" $status $body_bytes_sent "$http_user_agent"';
+    access_log logs/access.log main;
+    gzip on;
+    gzip_types text/plain text/css application/javascript;
+    include sites/*.conf;
+}
+`
+
+const dumpSite = `server {
+    listen 127.0.0.1:{{PORT}};
+    server_name example.com www.example.com;
+    root html;
+    index index.php index.html;
+
+    location ~* \.(jpg|jpeg|gif|png|css|js|ico|xml)$ {
+        access_log        off;
+        log_not_found     off;
+        expires           30d;
+    }
+
+    if (!-e $request_filename) {
+        rewrite /(.+)/$ /index.php?q=$1 last;
+        rewrite ^/(.+)$ /index.php?q=$1 last;
+    }
+
+    location = /ping { return 200 "pong\n"; }
+    location /old/ { return 301 /new/; }
+
+    location ~ \.php$ {
+        fastcgi_pass 127.0.0.1:9000;
+        fastcgi_index index.php;
+        fastcgi_param SCRIPT_FILENAME $document_root$fastcgi_script_name;
+        include fastcgi_params;
+    }
+}
+`
+
+// TestConfigDumpForNginx: the configuration -T --nginx prints is one that
+// Debian's nginx accepts.
+func TestConfigDumpForNginx(t *testing.T) {
+	s := newSite(t, dumpConf)
+	s.write("sites/site.conf", s.expand(dumpSite))
+	res := s.edge("-T", "--nginx")
+	if res.code != 0 {
+		t.Fatalf("edge -T --nginx: exit %d, stderr:\n%s", res.code, res.stderr)
+	}
+	if !strings.Contains(res.stdout, "fastcgi_pass 127.0.0.1:9000;") || !strings.Contains(res.stdout, "expires 30d;") {
+		t.Fatalf("the dump lacks directives of the site:\n%s", res.stdout)
+	}
+	dumped := filepath.Join(s.dir, "dumped.conf")
+	writeFile(t, dumped, res.stdout)
+	nres := runCommand(t, s.dir, testenv.NginxBinary(t), "-t", "-p", s.dir+"/", "-e", "stderr", "-c", dumped)
+	if nres.code != 0 || !strings.Contains(nres.stderr, "test is successful") {
+		t.Fatalf("nginx -t rejects edge -T --nginx output: exit %d\n%s\n--- dumped config:\n%s", nres.code, nres.stderr, res.stdout)
+	}
+}
+
+func TestVersion(t *testing.T) {
+	dir := t.TempDir()
+	versionRE := regexp.MustCompile(`^nginx version: nginx/1\.22\.1 \(edge/[0-9][^)]*\)\n`)
+	t.Run("-v", func(t *testing.T) {
+		res := runEdge(t, dir, "-v")
+		if res.code != 0 || !versionRE.MatchString(res.stderr) || strings.Count(res.stderr, "\n") != 1 {
+			t.Fatalf("edge -v: exit %d, stderr %q", res.code, res.stderr)
+		}
+	})
+	t.Run("-V", func(t *testing.T) {
+		res := runEdge(t, dir, "-V")
+		if res.code != 0 || !versionRE.MatchString(res.stderr) {
+			t.Fatalf("edge -V: exit %d, stderr %q", res.code, res.stderr)
+		}
+		if !regexp.MustCompile(`(?m)^configure arguments: .*--with-http_ssl_module`).MatchString(res.stderr) {
+			t.Errorf("edge -V has no configure arguments line:\n%s", res.stderr)
+		}
+	})
+}
+
+// TestBadFlags: edge rejects flags with nginx's words and exit status;
+// nginx is run on the same command lines.
+func TestBadFlags(t *testing.T) {
+	dir := t.TempDir()
+	nginx := testenv.NginxBinary(t)
+	tests := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"-x"}, `invalid option: "x"`},
+		{[]string{"-tx"}, `invalid option: "x"`},
+		{[]string{"-s", "foo"}, `invalid option: "-s foo"`},
+		{[]string{"-c"}, `option "-c" requires file name`},
+		{[]string{"-p"}, `option "-p" requires directory name`},
+		{[]string{"-g"}, `option "-g" requires parameter`},
+		{[]string{"-e"}, `option "-e" requires file name`},
+	}
+	for _, tt := range tests {
+		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
+			res := runEdge(t, dir, tt.args...)
+			if res.code != 1 || res.stderr != "edge: "+tt.want+"\n" {
+				t.Errorf("edge: exit %d, stderr %q; want 1, %q", res.code, res.stderr, "edge: "+tt.want+"\n")
+			}
+			nres := runCommand(t, dir, nginx, tt.args...)
+			if nres.code != 1 || nres.stderr != "nginx: "+tt.want+"\n" {
+				t.Errorf("nginx: exit %d, stderr %q; the table expects %q", nres.code, nres.stderr, "nginx: "+tt.want+"\n")
+			}
+		})
+	}
+}
