@@ -70,6 +70,7 @@ type compiler struct {
 
 	fastcgiPasses []*FastCGIPass
 	fpmPools      []*FPMPool
+	acmeIssuers   map[string]*ACMEIssuer // acme_issuer blocks by name (ssl.go)
 }
 
 // frame is the context a directive is read in.
@@ -80,6 +81,7 @@ type frame struct {
 	prog *[]Op     // where rewrite-module directives append
 	up   *Upstream
 	fpm  *FPMPool
+	acme *ACMEIssuer // inside acme_issuer{} (ssl.go)
 }
 
 // Compile turns a syntax tree into a Plan.
@@ -95,6 +97,9 @@ func Compile(tree *Tree, o CompileOptions) (*Plan, error) {
 		httpSrv: &Server{},
 	}
 	c.defaults = defaultLocation()
+	// nginx's default root "html" is relative to the prefix.
+	c.defaults.Root = StaticScript(c.path("html"))
+	c.defaults.ClientBodyTempPath = c.path("client_body_temp")
 	c.plan.Main = MainConf{WorkerProcesses: 1, Daemon: true, PidFile: c.path("logs/nginx.pid")}
 	f := &frame{ctx: ctxMain, loc: c.mainLoc}
 	if err := c.block(f, tree.Main); err != nil {
@@ -285,6 +290,9 @@ func (c *compiler) finish() error {
 	}
 	h.Vars = c.slotNames
 	c.defaults.AccessLogs = []*AccessLog{{Path: StaticScript(c.path("logs/access.log")), Format: h.LogFormats["combined"]}}
+	if err := c.finishPools(); err != nil {
+		return err
+	}
 	if err := c.resolveFastCGIPasses(); err != nil {
 		return err
 	}
@@ -355,7 +363,7 @@ func (c *compiler) checkServer(srv *Server) error {
 	if len(srv.Names) == 0 {
 		srv.Names = []ServerName{{Name: "", Kind: NameExact}}
 	}
-	return nil
+	return c.checkTLS(srv)
 }
 
 // describe is used in messages about a location.

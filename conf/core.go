@@ -6,6 +6,7 @@ package conf
 
 import (
 	"net/netip"
+	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -19,7 +20,7 @@ func init() {
 		&spec{name: "pid", ctx: ctxMain, args: take1, set: setPid},
 		&spec{name: "error_log", ctx: ctxMain | ctxHSL, args: take1More, set: setErrorLog, multi: true},
 		&spec{name: "daemon", ctx: ctxMain, args: takeFlag, set: func(c *compiler, f *frame, d *Directive) error { c.plan.Main.Daemon = flagOn(d); return nil }},
-		&spec{name: "user", ctx: ctxMain, args: take12, set: func(c *compiler, f *frame, d *Directive) error { c.plan.Main.User = d.Args[0]; return nil }},
+		&spec{name: "user", ctx: ctxMain, args: take12, set: setUser},
 		&spec{name: "env", ctx: ctxMain, args: take1, multi: true, set: func(c *compiler, f *frame, d *Directive) error {
 			c.plan.Main.Env = append(c.plan.Main.Env, d.Args[0])
 			return nil
@@ -126,7 +127,9 @@ func init() {
 		&spec{name: "source_charset", ctx: ctxHSLif, args: take1, set: func(c *compiler, f *frame, d *Directive) error { f.loc.SourceCharset = d.Args[0]; return nil }},
 		&spec{name: "override_charset", ctx: ctxHSLif, args: takeFlag, set: func(c *compiler, f *frame, d *Directive) error { f.loc.OverrideCharset = flagOn(d); return nil }},
 		&spec{name: "charset_types", ctx: ctxHSL, args: take1More, set: func(c *compiler, f *frame, d *Directive) error {
-			f.loc.CharsetTypes = map[string]bool{}
+			// text/html is always in the list (ngx_http_types_slot adds it
+			// to every *_types directive); "*" stands for any type.
+			f.loc.CharsetTypes = map[string]bool{"text/html": true}
 			for _, t := range d.Args {
 				f.loc.CharsetTypes[strings.ToLower(t)] = true
 			}
@@ -359,6 +362,17 @@ func setWorkerProcesses(c *compiler, f *frame, d *Directive) error {
 		return emergf(d, "invalid value \"%s\" in \"worker_processes\" directive", d.Args[0])
 	}
 	c.plan.Main.WorkerProcesses = n
+	return nil
+}
+
+// setUser accepts "user": edge is one process and does not switch users
+// (a single Go process cannot drop privileges and still reopen logs or
+// bind new ports on reload); say so instead of ignoring it silently.
+func setUser(c *compiler, f *frame, d *Directive) error {
+	c.plan.Main.User = d.Args[0]
+	if os.Geteuid() == 0 && d.Args[0] != "root" {
+		c.warnf(d, "edge does not switch to user \"%s\"; run it as that user (with CAP_NET_BIND_SERVICE for ports below 1024)", d.Args[0])
+	}
 	return nil
 }
 

@@ -53,8 +53,10 @@ func quoteWord(w string) string {
 			b.WriteString(`\"`)
 		case '\\':
 			// A backslash before a letter is kept as written by the lexer,
-			// so only escape it where it would be read as an escape.
-			if i+1 < len(w) && strings.IndexByte(`"'\ntr`, w[i+1]) >= 0 {
+			// so only escape it where it would be read as an escape: before
+			// a letter of an escape, before a byte written below as an
+			// escape, and at the end (it would escape the closing quote).
+			if i+1 == len(w) || strings.IndexByte(`"'\ntr`+"\n\r\t", w[i+1]) >= 0 {
 				b.WriteString(`\\`)
 			} else {
 				b.WriteByte('\\')
@@ -85,11 +87,13 @@ func (p *Plan) Dump() string {
 	if p.HTTP == nil {
 		return b.String()
 	}
+	dumpPools(&b, p.HTTP.Pools)
 	for _, g := range p.HTTP.Listens {
 		fmt.Fprintf(&b, "listen %s %s default=%s ssl=%v http2=%v\n", g.Listen.Network, g.Listen.Addr, serverLabel(g.Default), g.Listen.SSL, g.Listen.HTTP2)
 	}
 	for i, s := range p.HTTP.Servers {
 		fmt.Fprintf(&b, "server #%d names=%s\n", i, serverLabel(s))
+		dumpTLS(&b, s.TLS)
 		dumpOps(&b, s.Rewrite, 1)
 		dumpLoc(&b, s.Loc, 1)
 		var named []string

@@ -11,7 +11,7 @@ import (
 	"path/filepath"
 )
 
-//go:embed mime.types fastcgi_params fastcgi.conf default.conf
+//go:embed mime.types fastcgi_params fastcgi.conf default.conf default-php.conf
 var builtinFiles embed.FS
 
 // Builtin returns one of the shipped files by name.

@@ -74,7 +74,9 @@ var ignoredDirectives = map[string]string{
 	"http2_push_preload":             "HTTP/2 server push is not implemented by browsers any more",
 	"http2_push":                     "HTTP/2 server push is not implemented by browsers any more",
 	"http2_max_requests":             "keepalive_requests applies",
-	"ssl_early_data":                 "Go's crypto/tls does not accept 0-RTT data over TCP; see docs/directives.md",
+	"resolver":                       "edge resolves names with the system resolver (/etc/hosts, /etc/resolv.conf)",
+	"resolver_timeout":               "edge resolves names with the system resolver (/etc/hosts, /etc/resolv.conf)",
+	"acme_shared_zone":               "edge keeps ACME state in memory and in the issuer's state_path",
 }
 
 // unsupportedDirectives are refused with a reason, because ignoring them
@@ -104,6 +106,9 @@ var unsupportedDirectives = map[string]string{
 	"limit_req_zone":         "request rate limiting is not implemented",
 	"limit_conn":             "connection limiting per key is not implemented; worker_connections caps the total",
 	"limit_conn_zone":        "connection limiting per key is not implemented; worker_connections caps the total",
+	"ssl":                    "use \"listen ... ssl\" (nginx removed the \"ssl\" directive in 1.25.1)",
+	"ssl_conf_command":       "OpenSSL commands have no counterpart in Go's crypto/tls; see docs/tls.md",
+	"ssl_engine":             "OpenSSL engines have no counterpart in Go's crypto/tls",
 	"ssl_client_certificate": "client certificate authentication is not implemented",
 	"ssl_verify_client":      "client certificate authentication is not implemented",
 }

@@ -60,6 +60,8 @@ type HTTPConf struct {
 	LogFormats map[string]*LogFormat
 	Maps       []*Map
 	Upstreams  map[string]*Upstream
+	// Pools are the fpm_pool blocks, in file order.
+	Pools []*FPMPool
 
 	// Vars names the per-request variable slots (set, map, named captures),
 	// indexed by VarRef.Slot.

@@ -71,6 +71,10 @@ type upServer struct {
 	failedAt    atomic.Int64 // unix nano of the last failure
 }
 
+// bareAddressIdle is how many connections edge keeps to a fastcgi_pass
+// address whose pool it does not know (see makeBackend).
+const bareAddressIdle = 8
+
 // defaultQueueLimit bounds requests waiting for a PHP worker per backend.
 const defaultQueueLimit = 4096
 
@@ -82,10 +86,11 @@ func newBackends(plan *conf.Plan, sh *shared) (*backends, error) {
 	if plan.HTTP == nil {
 		return b, nil
 	}
+	idle := idleBudgets{}
 	var walk func(l *conf.Location)
 	walk = func(l *conf.Location) {
 		if p := l.Content.FastCGI; p != nil && b.byPass[p] == nil {
-			b.byPass[p] = makeBackend(p, &l.FastCGI, sh)
+			b.byPass[p] = makeBackend(p, &l.FastCGI, sh, idle)
 		}
 		for _, op := range l.Rewrite {
 			_ = walkOps(op, func(in *conf.Location) error { walk(in); return nil })
@@ -106,23 +111,60 @@ func newBackends(plan *conf.Plan, sh *shared) (*backends, error) {
 			walk(n)
 		}
 	}
+	for addr, limit := range idle {
+		sh.idleConns(addr).SetLimit(limit)
+	}
 	return b, nil
+}
+
+// idleBudgets holds, per backend address ("unix|/x.sock"), the most idle
+// connections all its clients together may keep: the smallest limit any
+// fastcgi_pass to it that keeps connections asks for (an fpm_pool's
+// max_children-1, an upstream's keepalive, 1 for a bare address), or 0
+// when none does (which also closes what an earlier plan kept). Every
+// pass to one php-fpm pool pins
+// workers of the same pool, so the limit is the address's, not each
+// client's: two locations passing to a pool of two workers with one kept
+// connection each would otherwise pin both, and a third concurrent request
+// would wait for a worker until fastcgi_read_timeout.
+type idleBudgets map[string]int
+
+func (ib idleBudgets) note(network, address string, maxIdle int) {
+	key := network + "|" + address
+	old, ok := ib[key]
+	if !ok || (maxIdle > 0 && (old == 0 || maxIdle < old)) {
+		ib[key] = max(maxIdle, 0)
+	}
+}
+
+// idleConns returns the set of idle connections to an address that every
+// client of it shares, kept across reloads like the clients. It lives in
+// sh.pools beside the clients, under an "idle|" key no client key can
+// take (those start with the network).
+func (sh *shared) idleConns(addr string) *fastcgi.IdleConns {
+	key := "idle|" + addr
+	if s, ok := sh.pools.Load(key); ok {
+		return s.(*fastcgi.IdleConns)
+	}
+	s, _ := sh.pools.LoadOrStore(key, fastcgi.NewIdleConns(0))
+	return s.(*fastcgi.IdleConns)
 }
 
 // makeBackend builds the servers of one fastcgi_pass. Connection reuse:
 // for an fpm_pool edge knows pm.max_children, so it keeps up to
 // max_children-1 idle connections and queues requests beyond
 // max_children; for an upstream, "keepalive N" sets the idle connections;
-// for a bare address the pool size is unknown and edge keeps one idle
-// connection, which can never pin every worker of a pool of two or more
-// (a kept connection pins its php-fpm worker). fastcgi_keep_conn off
-// keeps none.
-func makeBackend(p *conf.FastCGIPass, f *conf.FastCGI, sh *shared) *backend {
+// for a bare address the pool size is unknown and edge keeps up to
+// bareAddressIdle, safe because the client never keeps a connection while
+// a new one waits for a worker (a kept connection pins its php-fpm
+// worker). fastcgi_keep_conn off keeps none.
+func makeBackend(p *conf.FastCGIPass, f *conf.FastCGI, sh *shared, idle idleBudgets) *backend {
 	b := &backend{name: p.Raw}
 	add := func(network, address string, maxConns, maxIdle, weight, maxFails int, failTimeout time.Duration, backup, down bool) {
 		if !f.KeepConn {
 			maxIdle = 0
 		}
+		idle.note(network, address, maxIdle)
 		c := sh.client(network, address, maxConns, maxIdle, f)
 		addr := address
 		if network == "unix" {
@@ -142,7 +184,11 @@ func makeBackend(p *conf.FastCGIPass, f *conf.FastCGI, sh *shared) *backend {
 			add(s.Network, s.Address, s.MaxConns, idle, s.Weight, s.MaxFails, s.FailTimeout, s.Backup, s.Down)
 		}
 	default:
-		add(p.Network, p.Address, 0, 1, 1, 1, 10*time.Second, false, false)
+		// The pool's size is unknown: keep a few connections. The client
+		// closes a finished kept connection instead of keeping it while a
+		// new connection to the address waits for a worker, so kept ones
+		// never starve the pool (fastcgi.IdleConns).
+		add(p.Network, p.Address, 0, bareAddressIdle, 1, 1, 10*time.Second, false, false)
 	}
 	return b
 }
@@ -164,6 +210,7 @@ func (sh *shared) client(network, address string, maxConns, maxIdle int, f *conf
 		ConnectTimeout: f.ConnectTimeout,
 		SendTimeout:    f.SendTimeout,
 		ReadTimeout:    f.ReadTimeout,
+		Idle:           sh.idleConns(network + "|" + address),
 	}
 	actual, _ := sh.pools.LoadOrStore(key, c)
 	return actual.(*fastcgi.Client)
@@ -173,6 +220,16 @@ func (sh *shared) client(network, address string, maxConns, maxIdle int, f *conf
 // skipping servers marked failed; backups are used when no primary is
 // live. tried excludes servers already tried for this request.
 func (b *backend) pick(now time.Time, tried []*upServer) *upServer {
+	// nginx never takes the only server of a backend out of rotation
+	// (peers->single in ngx_http_upstream_get_round_robin_peer): with
+	// nowhere else to go, one timeout must not turn the requests of the
+	// next fail_timeout into 502s.
+	if len(b.servers) == 1 {
+		if s := b.servers[0]; !s.down && !contains(tried, s) {
+			return s
+		}
+		return nil
+	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	for _, backup := range []bool{false, true} {
@@ -379,7 +436,7 @@ func (rt *runtime) fastcgiResponse(r *Request, b *backend, srv *upServer, resp *
 	r.up.status = resp.Status
 	var accelRedirect, accelBuffering, location string
 	for _, h := range resp.Header {
-		name := b2s(h.Name)
+		name := headerName(h.Name)
 		lname := strings.ToLower(name)
 		value := string(h.Value)
 		r.up.header.Add(name, value)
@@ -453,6 +510,29 @@ func (rt *runtime) fastcgiResponse(r *Request, b *backend, srv *upServer, resp *
 	}
 	rt.streamResponse(r, resp)
 	return stepDone, 0
+}
+
+// commonHeaderNames are the names PHP sends most, as PHP spells them.
+var commonHeaderNames = func() map[string]string {
+	m := map[string]string{}
+	for _, n := range []string{"Content-Type", "Content-type", "Set-Cookie", "Location", "Cache-Control",
+		"Expires", "Pragma", "X-Powered-By", "Content-Length", "Last-Modified", "ETag", "Vary", "Link",
+		"X-Accel-Buffering", "X-Accel-Redirect", "Status", "Content-Disposition", "X-Frame-Options"} {
+		m[n] = n
+	}
+	return m
+}()
+
+// headerName returns a response header name as a string of its own: the
+// bytes belong to the fastcgi.Response, which is recycled (and its buffer
+// reused by another request) at Close, while the name lives on in the
+// response headers until they are written. Common names cost no
+// allocation.
+func headerName(b []byte) string {
+	if n, ok := commonHeaderNames[string(b)]; ok {
+		return n
+	}
+	return string(b)
 }
 
 func ignored(f *conf.FastCGI, lname string) bool {
@@ -809,4 +889,4 @@ type BackendStats struct {
 	Clients   []fastcgi.Stats
 }
 
-func (rt *runtime) statusHandler(r *Request) int { return 404 }
+func (rt *runtime) statusHandler(r *Request) int { return rt.fpmContent(r) }

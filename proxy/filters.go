@@ -15,6 +15,7 @@ package proxy
 import (
 	"bytes"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -53,14 +54,14 @@ func (rt *runtime) filters(r *Request) {
 
 func (rt *runtime) notModified(r *Request) {
 	resp := r.resp
-	if resp.Status != 200 {
+	if resp.Status != 200 || fromUpstream(r) {
 		return
 	}
 	lmText := resp.Header.Get("Last-Modified")
 	etag := resp.Header.Get("ETag")
-	if lmText == "" && etag == "" {
-		return
-	}
+	// A response without validators still goes through the check, as in
+	// nginx: If-Match and If-Unmodified-Since then fail (412) and "*"
+	// matches (304).
 	req := cache.CondRequest{
 		IfModifiedSince:   r.Header.get("If-Modified-Since"),
 		IfUnmodifiedSince: r.Header.get("If-Unmodified-Since"),
@@ -91,6 +92,14 @@ func (rt *runtime) notModified(r *Request) {
 		resp.Header.Del("Accept-Ranges")
 		rt.specialResponse(r, 412)
 	}
+}
+
+// fromUpstream reports whether the response is a FastCGI backend's own:
+// nginx sets r->disable_not_modified for uncached upstream responses, and
+// never sets allow_ranges on them, so neither 304/412 nor ranges apply. A
+// static file reached through X-Accel-Redirect is not one.
+func fromUpstream(r *Request) bool {
+	return r.up.used && r.fileCache == nil
 }
 
 // dropBody releases a body that will not be sent.
@@ -167,12 +176,17 @@ func (rt *runtime) charsetFilter(r *Request) {
 	if l.Charset == "" {
 		return
 	}
+	// nginx never labels a 301 or 302 (ngx_http_destination_charset: old
+	// browsers took the redirect's charset for the next page's).
+	if r.resp.Status == 301 || r.resp.Status == 302 {
+		return
+	}
 	ct := r.resp.Header.Get("Content-Type")
 	if ct == "" || strings.Contains(ct, "charset=") {
 		return
 	}
 	base := strings.ToLower(strings.TrimSpace(strings.SplitN(ct, ";", 2)[0]))
-	if !l.CharsetTypes[base] {
+	if !l.CharsetTypes[base] && !l.CharsetTypes["*"] {
 		return
 	}
 	r.resp.Header.Set("Content-Type", ct+"; charset="+l.Charset)
@@ -181,7 +195,7 @@ func (rt *runtime) charsetFilter(r *Request) {
 // rangeFilter answers Range requests on full 200 responses.
 func (rt *runtime) rangeFilter(r *Request) {
 	resp := r.resp
-	if resp.Status != 200 || resp.Header.Get("Accept-Ranges") != "bytes" || resp.Length < 0 {
+	if resp.Status != 200 || resp.Header.Get("Accept-Ranges") != "bytes" || resp.Length < 0 || fromUpstream(r) {
 		return
 	}
 	rng := r.Header.get("Range")
@@ -222,6 +236,8 @@ func (rt *runtime) singleRange(r *Request, rg byteRange) {
 	resp := r.resp
 	size := resp.Length
 	resp.Status = 206
+	// nginx announces Accept-Ranges only on full responses.
+	resp.Header.Del("Accept-Ranges")
 	resp.Header.Set("Content-Range", "bytes "+strconv.FormatInt(rg.start, 10)+"-"+strconv.FormatInt(rg.end-1, 10)+"/"+strconv.FormatInt(size, 10))
 	resp.Length = rg.end - rg.start
 	switch resp.Kind {
@@ -247,6 +263,10 @@ func nextBoundary() string {
 	return strings.Repeat("0", max(0, 10-len(s))) + s
 }
 
+// multipartInMemory bounds the multipart bodies built in memory: those
+// go out with a Content-Length like nginx's; larger ones are streamed.
+const multipartInMemory = 1 << 20
+
 func (rt *runtime) multiRange(r *Request, ranges []byteRange) {
 	resp := r.resp
 	size := resp.Length
@@ -270,14 +290,10 @@ func (rt *runtime) multiRange(r *Request, ranges []byteRange) {
 	kind := resp.Kind
 	closeFile := kind == BodyFile && resp.CloseFile
 	resp.Status = 206
+	resp.Header.Del("Accept-Ranges")
 	resp.Header.Set("Content-Type", "multipart/byteranges; boundary="+boundary)
-	resp.Kind = BodyStream
-	resp.Length = total
 	resp.File, resp.Bytes = nil, nil
-	resp.Stream = func(w io.Writer, flush func() error) error {
-		if closeFile {
-			defer file.Close()
-		}
+	write := func(w io.Writer) error {
 		for i, rg := range ranges {
 			if _, err := w.Write(heads[i]); err != nil {
 				return err
@@ -294,6 +310,30 @@ func (rt *runtime) multiRange(r *Request, ranges []byteRange) {
 		}
 		_, err := w.Write(tail)
 		return err
+	}
+	if total <= multipartInMemory {
+		var buf bytes.Buffer
+		buf.Grow(int(total))
+		err := write(&buf)
+		if closeFile {
+			file.Close()
+		}
+		if err == nil {
+			resp.Kind, resp.Bytes, resp.Length = BodyBytes, buf.Bytes(), total
+			return
+		}
+		rt.log.errorf(r, "reading a byte range failed (%v)", err)
+		resp.Header.Del("Content-Range")
+		rt.specialResponse(r, 500)
+		return
+	}
+	resp.Kind = BodyStream
+	resp.Length = total
+	resp.Stream = func(w io.Writer, flush func() error) error {
+		if closeFile {
+			defer file.Close()
+		}
+		return write(w)
 	}
 }
 
@@ -406,13 +446,34 @@ func parseRanges(s string, size int64) ([]byteRange, rangeStatus) {
 func (rt *runtime) headerFilter(r *Request) {
 	resp := r.resp
 	l := r.loc
+	// ngx_http_header_filter: Last-Modified only on 200, 206 and 304; a
+	// 204 has no type, length or date. nginx does this only where it
+	// makes the status line itself: a backend's response comes with its
+	// own ("Status: 404 Not Found") and keeps its headers. Accept-Ranges
+	// is the range filter's, added to full static responses only.
+	switch {
+	case fromUpstream(r):
+	case resp.Status == 204:
+		resp.Header.Del("Content-Type")
+		resp.Header.Del("Last-Modified")
+		resp.Header.Del("Content-Length")
+	case resp.Status != 200 && resp.Status != 206 && resp.Status != 304:
+		resp.Header.Del("Last-Modified")
+	}
+	if resp.Status != 200 && r.fileCache != nil {
+		resp.Header.Del("Accept-Ranges")
+	}
 	switch l.ServerTokens {
 	case "off":
 		resp.Header.Set("Server", "edge")
 	default:
 		resp.Header.Set("Server", "edge/"+Version)
 	}
-	if loc := resp.Header.Get("Location"); strings.HasPrefix(loc, "/") && l.AbsoluteRedirect {
+	// A backend's relative Location is passed on as sent (nginx leaves
+	// r->headers_out.location unset for it); only edge's own redirects
+	// are made absolute.
+	if loc := resp.Header.Get("Location"); strings.HasPrefix(loc, "/") && l.AbsoluteRedirect &&
+		!(r.up.used && r.up.header.Get("Location") == loc) {
 		resp.Header.Set("Location", rt.absoluteURL(r, loc))
 	}
 	if !resp.Close && l.KeepaliveHeader >= 0 && r.Proto != "HTTP/2.0" {
@@ -430,8 +491,9 @@ func (rt *runtime) headerFilter(r *Request) {
 }
 
 // absoluteURL makes a local redirect absolute the way nginx's header
-// filter does: the Host header's name (or server_name, or the local
-// address), and the local port unless it is the scheme's default.
+// filter does: server_name with server_name_in_redirect, else the Host
+// header's name, else (no Host, HTTP/1.0) the local address; then the
+// local port unless it is the scheme's default.
 func (rt *runtime) absoluteURL(r *Request, path string) string {
 	l := r.loc
 	scheme := "http"
@@ -440,7 +502,7 @@ func (rt *runtime) absoluteURL(r *Request, path string) string {
 		scheme, defPort = "https", "443"
 	}
 	host := r.host
-	if l.ServerNameInRedirect || host == "" {
+	if l.ServerNameInRedirect {
 		host = rt.serverName(r)
 	}
 	if host == "" {
@@ -460,7 +522,10 @@ func (rt *runtime) absoluteURL(r *Request, path string) string {
 func (rt *runtime) gzipFilter(r *Request) {
 	resp := r.resp
 	g := &r.loc.Gzip
-	if !g.On || resp.HeadOnly || resp.Kind == BodyNone || r.Method == "HEAD" {
+	// HEAD gets the headers a GET would (nginx's gzip header filter does
+	// not look at the method); a 204/304 has no body to compress.
+	head := r.Method == "HEAD"
+	if !g.On || resp.Kind == BodyNone && !head || resp.Status == 204 || resp.Status == 304 {
 		return
 	}
 	switch resp.Status {
@@ -495,6 +560,10 @@ func (rt *runtime) gzipFilter(r *Request) {
 		}
 	}
 	level := g.CompLevel
+	if head {
+		rt.gzipHead(r, level)
+		return
+	}
 	switch resp.Kind {
 	case BodyBytes:
 		var z []byte
@@ -540,6 +609,22 @@ func (rt *runtime) gzipFilter(r *Request) {
 			return zw.Close()
 		}
 	}
+}
+
+// gzipHead finishes a compressed answer to HEAD: no body is sent, so a
+// file is closed rather than compressed; an in-memory body gives the
+// compressed length (from the file cache, so it costs nothing twice).
+func (rt *runtime) gzipHead(r *Request, level int) {
+	resp := r.resp
+	if resp.Kind == BodyBytes && r.fileCache != nil && len(resp.Bytes) == len(r.fileCache.data) {
+		resp.Bytes = r.fileCache.gzipped(level)
+		resp.Length = int64(len(resp.Bytes))
+		return
+	}
+	rt.dropBody(resp)
+	resp.Kind = BodyStream
+	resp.Length = -1
+	resp.Stream = func(io.Writer, func() error) error { return nil }
 }
 
 // gzipType tests a Content-Type against gzip_types.
@@ -650,36 +735,45 @@ func isMSIE6(ua string) bool {
 }
 
 // gzipProxiedOK applies gzip_proxied to a request that came through a
-// proxy (it has Via).
+// proxy (it has Via), in the order of nginx's ngx_http_gzip_ok: "any" and
+// "auth" allow at once; a response with Expires is compressed only for
+// "expired" and a date already past; one with Cache-Control only for a
+// listed no-cache/no-store/private; otherwise no_last_modified and
+// no_etag refuse when the response has that header, and anything else is
+// compressed. A static file's Last-Modified does not count, since nginx
+// makes that header from the file's time only at the end.
 func (rt *runtime) gzipProxiedOK(r *Request, g *conf.Gzip) bool {
 	h := &r.resp.Header
-	for _, p := range g.Proxied {
-		switch p {
-		case "any":
-			return true
-		case "expired":
-			if h.Has("Expires") {
-				return true
-			}
-		case "no-cache", "no-store", "private":
-			if strings.Contains(strings.ToLower(h.Get("Cache-Control")), p) {
-				return true
-			}
-		case "no_last_modified":
-			if !h.Has("Last-Modified") {
-				return true
-			}
-		case "no_etag":
-			if !h.Has("ETag") {
-				return true
-			}
-		case "auth":
-			if r.Header.get("Authorization") != "" {
+	has := func(p string) bool { return slices.Contains(g.Proxied, p) }
+	if len(g.Proxied) == 0 || has("off") {
+		return false
+	}
+	if has("any") || has("auth") && r.Header.get("Authorization") != "" {
+		return true
+	}
+	if e := h.Get("Expires"); h.Has("Expires") {
+		if !has("expired") {
+			return false
+		}
+		t, err := time.Parse(httpTimeFormat, e)
+		return err == nil && t.Before(rt.now())
+	}
+	if h.Has("Cache-Control") {
+		cc := strings.ToLower(h.Get("Cache-Control"))
+		for _, p := range []string{"no-cache", "no-store", "private"} {
+			if has(p) && strings.Contains(cc, p) {
 				return true
 			}
 		}
+		return false
 	}
-	return false
+	if has("no_last_modified") && h.Has("Last-Modified") && r.fileCache == nil {
+		return false
+	}
+	if has("no_etag") && h.Has("ETag") {
+		return false
+	}
+	return true
 }
 
 var gzipWriters [10]sync.Pool

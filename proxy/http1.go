@@ -7,6 +7,7 @@ package proxy
 
 import (
 	"bufio"
+	"bytes"
 	"errors"
 	"io"
 	"net"
@@ -25,7 +26,74 @@ func b2s(b []byte) string { return unsafe.String(unsafe.SliceData(b), len(b)) }
 // fastHeaders reads request headers from fasthttp.
 type fastHeaders struct{ h *fasthttp.RequestHeader }
 
-func (f *fastHeaders) get(name string) string { return b2s(f.h.Peek(name)) }
+func (f *fastHeaders) get(name string) string {
+	v := b2s(f.h.Peek(name))
+	// fasthttp reports a Content-Length of "0" for a request that sent
+	// none; CGI's CONTENT_LENGTH must then be empty, as with nginx.
+	if v == "0" && strings.EqualFold(name, "Content-Length") && !rawHasHeader(f.h.RawHeaders(), "content-length") {
+		return ""
+	}
+	return v
+}
+
+// rawHasHeader reports whether a raw header block has a line for name
+// (lowercase), for the rare questions fasthttp's parsed view cannot answer.
+func rawHasHeader(raw []byte, name string) bool {
+	for len(raw) > 0 {
+		line := raw
+		if i := bytes.IndexByte(raw, '\n'); i >= 0 {
+			line, raw = raw[:i], raw[i+1:]
+		} else {
+			raw = nil
+		}
+		if len(line) > len(name) && line[len(name)] == ':' && strings.EqualFold(b2s(line[:len(name)]), name) {
+			return true
+		}
+	}
+	return false
+}
+
+// checkRequestLine applies nginx's limits that fasthttp does not: the
+// method is letters, "_" or "-"; the version is HTTP/1.x (else 505); the
+// request line fits one large_client_header_buffers buffer (else 414) and
+// so does every header line (else 400 "Request Header Or Cookie Too
+// Large", nginx's 494).
+func checkRequestLine(r *Request, h *fasthttp.RequestHeader, bufSize int) int {
+	for i := 0; i < len(r.Method); i++ {
+		c := r.Method[i]
+		if (c < 'A' || c > 'Z') && c != '_' && c != '-' {
+			return 400
+		}
+	}
+	if r.Proto != "HTTP/1.1" && r.Proto != "HTTP/1.0" {
+		if !strings.HasPrefix(r.Proto, "HTTP/1.") {
+			return 505
+		}
+		r.Proto = "HTTP/1.1"
+	}
+	if bufSize <= 0 {
+		return 0
+	}
+	if len(r.Method)+len(r.RawTarget)+len(r.Proto)+4 > bufSize {
+		return 414
+	}
+	raw := h.RawHeaders()
+	if len(raw) <= bufSize {
+		return 0
+	}
+	for len(raw) > 0 {
+		line := raw
+		if i := bytes.IndexByte(raw, '\n'); i >= 0 {
+			line, raw = raw[:i], raw[i+1:]
+		} else {
+			raw = nil
+		}
+		if len(line) > bufSize {
+			return 494
+		}
+	}
+	return 0
+}
 
 func (f *fastHeaders) each(fn func(name, value string)) {
 	for k, v := range f.h.All() {
@@ -108,6 +176,9 @@ func (s *Server) handleHTTP1(ctx *fasthttp.RequestCtx) {
 	r.RawTarget = b2s(h.RequestURI())
 	r.Proto = b2s(h.Protocol())
 	r.HostHeader = b2s(h.Host())
+	if r.HostHeader == "" && !h.IsHTTP11() {
+		r.hostEmpty = rawHasHeader(h.RawHeaders(), "host")
+	}
 	r.fh.h = h
 	r.Header = &r.fh
 	r.ContentLength = int64(h.ContentLength())
@@ -121,12 +192,26 @@ func (s *Server) handleHTTP1(ctx *fasthttp.RequestCtx) {
 		r.Body = ctx.RequestBodyStream()
 		if r.Body == nil {
 			r.Body = strings.NewReader(b2s(ctx.Request.Body()))
+		} else if info.bodyTimeout > 0 {
+			// client_body_timeout is between two reads; fasthttp's own read
+			// deadline (set for the headers) would bound the whole upload.
+			r.dr = deadlineReader{r: r.Body, c: info.conn, d: info.bodyTimeout}
+			r.Body = &r.dr
 		}
 	default:
 		r.ContentLength = 0
 	}
 	if r.ContentLength == -2 {
 		r.ContentLength = 0
+	}
+	if status := checkRequestLine(r, h, info.group.Default.LargeHeaderBufferSize); status != 0 {
+		r.rt = rt
+		r.srv = info.group.Default
+		r.loc = r.srv.Loc
+		rt.log.infof(r, "client sent invalid request")
+		rt.badRequest(r, status)
+		rt.writeHTTP1(ctx, r)
+		return
 	}
 	rt.serve(r)
 	rt.writeHTTP1(ctx, r)
@@ -195,6 +280,21 @@ func (rt *runtime) writeHTTP1(ctx *fasthttp.RequestCtx, r *Request) {
 			return
 		}
 		stream := resp.Stream
+		if !ctx.Request.Header.IsHTTP11() {
+			// HTTP/1.0 has no chunked encoding: collect the body so it goes
+			// out with a Content-Length.
+			var buf bytes.Buffer
+			if err := stream(&buf, func() error { return nil }); err != nil {
+				rt.log.infof(r, "producing the response failed (%v)", err)
+			}
+			out.SetBody(buf.Bytes())
+			rt.done(r, int64(buf.Len()))
+			releaseRequest(r)
+			return
+		}
+		// Send the headers at once: a stream (server-sent events, a long
+		// poll) may take a while before its first byte.
+		out.ImmediateHeaderFlush = true
 		out.SetBodyStreamWriter(func(w *bufio.Writer) {
 			cw := &countWriter{w: w}
 			err := stream(cw, w.Flush)
@@ -283,4 +383,16 @@ func (s *Server) http1Error(ctx *fasthttp.RequestCtx, err error) {
 	ctx.SetConnectionClose()
 	rt.done(r, resp.Length)
 	releaseRequest(r)
+}
+
+// deadlineReader gives each read of a request body client_body_timeout.
+type deadlineReader struct {
+	r io.Reader
+	c net.Conn
+	d time.Duration
+}
+
+func (d *deadlineReader) Read(p []byte) (int, error) {
+	_ = d.c.SetReadDeadline(time.Now().Add(d.d))
+	return d.r.Read(p)
 }

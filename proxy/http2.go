@@ -14,6 +14,8 @@ import (
 	"sync/atomic"
 
 	"golang.org/x/net/http2"
+
+	"edge/conf"
 )
 
 type connKey struct{}
@@ -50,6 +52,15 @@ type h2conn struct {
 	requests atomic.Int64
 }
 
+// infoWriter sends a library's log lines to the error log at [info]
+// (x/net/http2 reports broken client connections this way).
+type infoWriter struct{ l *ErrorLog }
+
+func (w infoWriter) Write(p []byte) (int, error) {
+	w.l.Logf(conf.LevelInfo, "%s", strings.TrimRight(string(p), "\n"))
+	return len(p), nil
+}
+
 // serveHTTP2 serves an HTTP/2 connection (TLS with ALPN "h2", or h2c
 // with prior knowledge).
 func (s *Server) serveHTTP2(c net.Conn, info *connInfo) {
@@ -65,7 +76,7 @@ func (s *Server) serveHTTP2(c net.Conn, info *connInfo) {
 	hs.ServeConn(c, &http2.ServeConnOpts{
 		Context:    ctx,
 		Handler:    http.HandlerFunc(s.handleHTTP2),
-		BaseConfig: &http.Server{ReadHeaderTimeout: def.ClientHeaderTimeout},
+		BaseConfig: &http.Server{ReadHeaderTimeout: def.ClientHeaderTimeout, ErrorLog: s.http2Log},
 	})
 }
 

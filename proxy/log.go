@@ -13,6 +13,7 @@ import (
 	"os"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"go.uber.org/zap/buffer"
@@ -21,10 +22,11 @@ import (
 	"edge/conf"
 )
 
-// ErrorLog writes nginx-style error log lines.
+// ErrorLog writes nginx-style error log lines. Its destinations can be
+// replaced while other goroutines log (a reload), so holders of an
+// *ErrorLog never need to be told about a new one.
 type ErrorLog struct {
-	mu    sync.Mutex
-	outs  []errorOut
+	outs  atomic.Pointer[[]errorOut]
 	now   func() time.Time
 	pid   string
 	files *logFiles
@@ -39,25 +41,45 @@ type errorOut struct {
 // empty). files may be shared with access logs for reopening.
 func NewErrorLog(logs []conf.ErrorLog, files *logFiles) (*ErrorLog, error) {
 	el := &ErrorLog{now: time.Now, pid: strconv.Itoa(os.Getpid()), files: files}
+	var outs []errorOut
 	for _, l := range logs {
 		w, err := files.open(l.Path, false)
 		if err != nil {
 			return nil, err
 		}
-		el.outs = append(el.outs, errorOut{w: w, level: l.Level})
+		outs = append(outs, errorOut{w: w, level: l.Level})
 	}
+	el.outs.Store(&outs)
 	return el, nil
+}
+
+// takeOutputs makes l write where next writes and returns l's previous
+// destinations, for restoreOutputs if the reload fails after all.
+func (l *ErrorLog) takeOutputs(next *ErrorLog) *[]errorOut {
+	return l.outs.Swap(next.outs.Load())
+}
+
+// restoreOutputs puts back destinations returned by takeOutputs.
+func (l *ErrorLog) restoreOutputs(prev *[]errorOut) { l.outs.Store(prev) }
+
+func (l *ErrorLog) outputs() []errorOut {
+	if p := l.outs.Load(); p != nil {
+		return *p
+	}
+	return nil
 }
 
 // StderrErrorLog logs to stderr at the given level (before a plan exists).
 func StderrErrorLog(level conf.Level) *ErrorLog {
-	return &ErrorLog{now: time.Now, pid: strconv.Itoa(os.Getpid()),
-		outs: []errorOut{{w: zapcore.Lock(zapcore.AddSync(os.Stderr)), level: level}}}
+	el := &ErrorLog{now: time.Now, pid: strconv.Itoa(os.Getpid())}
+	outs := []errorOut{{w: zapcore.Lock(zapcore.AddSync(os.Stderr)), level: level}}
+	el.outs.Store(&outs)
+	return el
 }
 
 // Enabled reports whether level would be written anywhere.
 func (l *ErrorLog) Enabled(level conf.Level) bool {
-	for _, o := range l.outs {
+	for _, o := range l.outputs() {
 		if level <= o.level {
 			return true
 		}
@@ -89,7 +111,7 @@ func (l *ErrorLog) write(level conf.Level, conn uint64, msg string) {
 	}
 	b.AppendString(msg)
 	b.AppendByte('\n')
-	for _, o := range l.outs {
+	for _, o := range l.outputs() {
 		if level <= o.level {
 			_, _ = o.w.Write(b.Bytes())
 		}

@@ -6,10 +6,12 @@
 //  2. server rewrite     the server's rewrite/if/set/return program; runs
 //     again after every internal redirect
 //  3. find location      "=" exact, longest prefix, "^~" stops, regexps in
-//     file order, else the prefix (location.go)
+//     file order, else the prefix (location.go); then
+//     client_max_body_size against Content-Length (413)
 //  4. location rewrite   the location's program; "last" goes back to 3,
 //     at most 10 URI changes per request like nginx
-//  5. body limit         client_max_body_size against Content-Length (413)
+//  5. body limit         checked in 3, once the location is known and
+//     before its rewrites, as nginx does
 //  6. access             allow/deny (403)
 //  7. try_files          files, directories, =code, @named, a final URI
 //  8. content            return text | fastcgi_pass | stub_status | static
@@ -75,6 +77,12 @@ func (rt *runtime) phase(r *Request, s step) (step, int) {
 		if r.loc.Internal && !r.internal {
 			return stepDone, 404
 		}
+		// nginx checks the body size as soon as a location is found
+		// (ngx_http_core_find_config_phase), before its rewrites run.
+		if l := r.loc; l.ClientMaxBodySize > 0 && r.ContentLength > l.ClientMaxBodySize {
+			rt.log.errorf(r, "client intended to send too large body: %d bytes", r.ContentLength)
+			return stepDone, 413
+		}
 		return stepLocationRewrite, 0
 
 	case stepLocationRewrite:
@@ -111,10 +119,6 @@ func (rt *runtime) uriChanged(r *Request) (step, int) {
 // content runs the access checks, try_files and the content handler.
 func (rt *runtime) content(r *Request) (step, int) {
 	l := r.loc
-	if l.ClientMaxBodySize > 0 && r.ContentLength > l.ClientMaxBodySize {
-		rt.log.errorf(r, "client intended to send too large body: %d bytes", r.ContentLength)
-		return stepDone, 413
-	}
 	if !accessAllowed(l.Access, r.conn) {
 		rt.log.errorf(r, "access forbidden by rule")
 		return stepDone, 403
@@ -210,14 +214,16 @@ func (rt *runtime) errorPage(r *Request, ep *conf.ErrorPage, status int) (step, 
 	default:
 		r.errStatus = status
 	}
+	if ep.Named != "" {
+		// A named location gets the request as it is, method and body
+		// included (ngx_http_send_error_page).
+		return rt.namedRedirect(r, ep.Named)
+	}
 	if r.Method != "HEAD" {
 		r.Method = "GET"
 	}
 	// The body of the original request is not passed on to the page.
 	r.ContentLength = 0
-	if ep.Named != "" {
-		return rt.namedRedirect(r, ep.Named)
-	}
 	uri := rt.eval(r, ep.URI)
 	if strings.HasPrefix(uri, "/") {
 		return rt.internalRedirect(r, uri)

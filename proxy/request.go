@@ -7,6 +7,7 @@ package proxy
 import (
 	"crypto/tls"
 	"io"
+	"net"
 	"net/netip"
 	"os"
 	"strings"
@@ -37,6 +38,12 @@ type connInfo struct {
 	// idle is true while the connection waits for its next request, so a
 	// graceful stop may close it.
 	idle atomic.Bool
+	// conn is the accepted connection (deadlines for send_timeout and
+	// client_body_timeout).
+	conn        net.Conn
+	sendTimeout time.Duration
+	bodyTimeout time.Duration
+	deadlineSet atomic.Int64
 }
 
 // Request is one request going through the pipeline. The engine fields are
@@ -48,6 +55,7 @@ type Request struct {
 	RawTarget     string // the request-target as sent: $request_uri
 	Proto         string // "HTTP/1.0", "HTTP/1.1", "HTTP/2.0"
 	HostHeader    string // Host header or :authority, as sent
+	hostEmpty     bool   // a Host header was sent with an empty value
 	Header        headerSource
 	Body          io.Reader // nil when there is no body
 	ContentLength int64     // -1 when unknown (chunked, HTTP/2 without a length)
@@ -86,6 +94,7 @@ type Request struct {
 	up          upstreamState
 	bodyLength  int64 // the request body's length once read (-1 unknown)
 	fh          fastHeaders
+	dr          deadlineReader
 	hh          h2Headers
 }
 

@@ -55,9 +55,12 @@ func (rt *runtime) runOps(r *Request, ops []conf.Op) (rwResult, int) {
 // body, for 301/302/303/307/308 it is the Location.
 func (rt *runtime) doReturn(r *Request, op *conf.Op) int {
 	code := op.Code
-	if op.Text == nil {
+	if op.Text == nil && code >= 400 {
 		return code
 	}
+	// Below 400 a bare code is a response with empty text
+	// (ngx_http_script_return_code): "return 301;" sends an empty
+	// Location, "return 200;" an empty body.
 	text := rt.eval(r, op.Text)
 	switch code {
 	case 301, 302, 303, 307, 308:
@@ -89,12 +92,12 @@ func (rt *runtime) doRewrite(r *Request, op *conf.Op) (rwResult, int) {
 	if !matchRegex(r, op.Regex, r.uri) {
 		return rwContinue, 0
 	}
-	repl := rt.evalRewrite(r, op.Replace, r.quotedURI(), op.Redirect)
+	repl, argsAt := rt.evalRewrite(r, op.Replace, r.quotedURI(), op.Redirect)
 	addArgs := !op.DropArgs
 	if op.Redirect {
 		loc := repl
 		if addArgs && r.args != "" {
-			if strings.Contains(repl, "?") {
+			if argsAt >= 0 {
 				loc += "&" + r.args
 			} else {
 				loc += "?" + r.args
@@ -106,8 +109,9 @@ func (rt *runtime) doRewrite(r *Request, op *conf.Op) (rwResult, int) {
 		}
 		return rwStatus, 302
 	}
-	path, newArgs, hasArgs := strings.Cut(repl, "?")
+	path, newArgs, hasArgs := repl, "", argsAt >= 0
 	if hasArgs {
+		path, newArgs = repl[:argsAt], repl[argsAt+1:]
 		if addArgs && r.args != "" {
 			newArgs += "&" + r.args
 		}
@@ -171,16 +175,35 @@ func (rt *runtime) cond(r *Request, c *conf.Cond) bool {
 	return ok != c.Negate
 }
 
-// argsEscape marks the bytes nginx's NGX_ESCAPE_ARGS escapes: controls,
-// space, '#', '%', '&', '+', ';', '?', and bytes >= 0x7f.
+// argsEscape marks the bytes nginx 1.22's NGX_ESCAPE_ARGS escapes in a
+// capture copied into the query part of a rewrite: controls, space, '"',
+// '#', '%', '&', '+', ';', '<', '>', '?', '\\', '^', '`', '{', '|', '}' and
+// bytes >= 0x7f.
 func argsEscape(c byte) bool {
-	return c <= ' ' || c >= 0x7f || c == '#' || c == '%' || c == '&' || c == '+' || c == ';' || c == '?'
+	switch c {
+	case '"', '#', '%', '&', '+', ';', '<', '>', '?', '\\', '^', '`', '{', '|', '}':
+		return true
+	}
+	return c <= ' ' || c >= 0x7f
 }
 
-func escapeArgs(s string) string {
+// redirectEscape marks the bytes left escaped in a capture copied into a
+// redirecting rewrite's Location: nginx escapes the capture for args,
+// then unescapes the Location (NGX_UNESCAPE_REDIRECT), which gives back
+// '&', '+', ';', '<', '>' and '?' (as measured against nginx 1.22.1).
+func redirectEscape(c byte) bool {
+	switch c {
+	case '"', '#', '%', '\\', '^', '`', '{', '|', '}':
+		return true
+	}
+	return c <= ' ' || c >= 0x7f
+}
+
+// escapeWith percent-encodes the bytes marked by escape.
+func escapeWith(s string, escape func(byte) bool) string {
 	n := 0
 	for i := 0; i < len(s); i++ {
-		if argsEscape(s[i]) {
+		if escape(s[i]) {
 			n++
 		}
 	}
@@ -191,7 +214,7 @@ func escapeArgs(s string) string {
 	b := make([]byte, 0, len(s)+2*n)
 	for i := 0; i < len(s); i++ {
 		c := s[i]
-		if argsEscape(c) {
+		if escape(c) {
 			b = append(b, '%', hex[c>>4], hex[c&15])
 			continue
 		}

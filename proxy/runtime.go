@@ -33,6 +33,9 @@ type runtime struct {
 
 	h1mu sync.Mutex
 	h1   map[*conf.ListenGroup]*fasthttp.Server
+
+	tls *tlsRuntime // nil without ssl listeners or ACME (tls.go)
+	fpm *fpmManager // the Server's FPM pools (fpm.go)
 }
 
 // newRuntime opens what a plan needs. It fails (and the caller keeps the
@@ -46,6 +49,7 @@ func newRuntime(plan *conf.Plan, shared *shared) (*runtime, error) {
 		now:           shared.now,
 		accessWriters: map[*conf.AccessLog]zapcore.WriteSyncer{},
 		stats:         shared.stats,
+		fpm:           shared.fpm,
 	}
 	rt.hostname, _ = os.Hostname()
 	if plan.HTTP == nil {
@@ -102,6 +106,9 @@ func newRuntime(plan *conf.Plan, shared *shared) (*runtime, error) {
 		return nil, err
 	}
 	rt.backends = b
+	if rt.tls, err = newTLSRuntime(plan, shared); err != nil {
+		return nil, err
+	}
 	return rt, nil
 }
 
@@ -128,7 +135,9 @@ type shared struct {
 	errLog   *ErrorLog
 	now      func() time.Time
 	stats    *Stats
-	pools    sync.Map // FastCGI clients by address, kept across reloads
+	pools    sync.Map    // FastCGI clients by address, kept across reloads
+	tls      tlsShared   // certificate cache, ticket keys, local CA (tls_certs.go)
+	fpm      *fpmManager // supervised and attached php-fpm pools (fpm.go)
 }
 
 var requestPool = sync.Pool{New: func() any { return &Request{resp: &Response{}} }}

@@ -7,16 +7,38 @@ package proxy
 import (
 	goruntime "runtime"
 	"sync/atomic"
+
+	"edge/conf"
 )
+
+// liveGroup returns this runtime's listen group for the address of g: a
+// keep-alive connection accepted before a reload holds the old plan's
+// group, whose locations (and fastcgi_pass targets) the new runtime does
+// not know.
+func (rt *runtime) liveGroup(g *conf.ListenGroup) *conf.ListenGroup {
+	var same *conf.ListenGroup
+	for _, lg := range rt.plan.HTTP.Listens {
+		if lg == g {
+			return g
+		}
+		if lg.Listen.Network == g.Listen.Network && lg.Listen.Addr == g.Listen.Addr {
+			same = lg
+		}
+	}
+	if same != nil {
+		return same
+	}
+	return g
+}
 
 // serve runs one request. Every path leaves a complete r.resp.
 func (rt *runtime) serve(r *Request) {
 	r.rt = rt
-	g := r.conn.group
-	if rt.plan.HTTP == nil || g == nil {
+	if rt.plan.HTTP == nil || r.conn.group == nil {
 		r.resp.Status = 444
 		return
 	}
+	g := rt.liveGroup(r.conn.group)
 	def := g.Default
 	r.srv = def
 	r.loc = def.Loc
@@ -31,6 +53,11 @@ func (rt *runtime) serve(r *Request) {
 		hh := r.HostHeader
 		if hh == "" && r.Proto == "HTTP/1.1" {
 			rt.log.infof(r, "client sent HTTP/1.1 request without \"Host\" header")
+			rt.badRequest(r, 400)
+			return
+		}
+		if hh == "" && r.hostEmpty {
+			rt.log.infof(r, "client sent invalid host header")
 			rt.badRequest(r, 400)
 			return
 		}
@@ -52,13 +79,13 @@ func (rt *runtime) serve(r *Request) {
 	}
 	r.srv = srv
 	r.loc = srv.Loc
-	if t.path != r.RawTarget && srv.MergeSlashes != def.MergeSlashes {
-		if t2, err := parseTarget(r.RawTarget, srv.MergeSlashes); err == nil {
-			t = t2
-		}
-	}
+	// The URI was parsed with the default server's merge_slashes, before
+	// the server was known: nginx does the same.
 	r.uri, r.args, r.exten = t.path, t.args, t.exten
 	rt.stats.requests.Add(1)
+	if rt.acmeChallenge(r) {
+		return
+	}
 	rt.handle(r)
 }
 

@@ -10,6 +10,8 @@ import (
 	"crypto/tls"
 	"errors"
 	"fmt"
+	"io"
+	"log"
 	"net"
 	"net/netip"
 	"os"
@@ -46,6 +48,7 @@ type Server struct {
 	conns     sync.WaitGroup
 	active    sync.Map // net.Conn -> *connInfo, for shutdown
 	connSem   atomic.Pointer[chan struct{}]
+	http2Log  *log.Logger
 	connID    atomic.Uint64
 }
 
@@ -65,6 +68,8 @@ func NewServer(o Options) *Server {
 		now:      o.Now,
 		stats:    &Stats{},
 	}
+	s.shared.fpm = newFPMManager(s.shared, s.rt.Load)
+	s.http2Log = log.New(infoWriter{s.shared.errLog}, "", 0)
 	return s
 }
 
@@ -85,11 +90,19 @@ func (s *Server) Apply(plan *conf.Plan) error {
 	if err != nil {
 		return err
 	}
-	old := s.shared.errLog
-	s.shared.errLog = errLog
+	// The one ErrorLog everybody holds starts writing where the new plan
+	// says; a failure below puts the old destinations back.
+	old := s.shared.errLog.takeOutputs(errLog)
 	rt, err := newRuntime(plan, s.shared)
 	if err != nil {
-		s.shared.errLog = old
+		s.shared.errLog.restoreOutputs(old)
+		return err
+	}
+	// The plan's php-fpm pools run before it serves (fpm.go); a pool
+	// php-fpm refuses fails Apply and the old plan stays.
+	undoPools, err := s.shared.fpm.apply(plan)
+	if err != nil {
+		s.shared.errLog.restoreOutputs(old)
 		return err
 	}
 	max := plan.Main.WorkerConnections * workers(plan)
@@ -113,7 +126,8 @@ func (s *Server) Apply(plan *conf.Plan) error {
 			for _, l := range opened {
 				l.ln.Close()
 			}
-			s.shared.errLog = old
+			undoPools()
+			s.shared.errLog.restoreOutputs(old)
 			return err
 		}
 		l := &listener{key: key, ln: ln, done: make(chan struct{})}
@@ -121,6 +135,7 @@ func (s *Server) Apply(plan *conf.Plan) error {
 	}
 	// Commit: from here nothing fails.
 	s.rt.Store(rt)
+	rt.tlsCommitted()
 	s.connSem.Store(&sem)
 	for _, l := range opened {
 		s.listeners[l.key] = l
@@ -137,6 +152,7 @@ func (s *Server) Apply(plan *conf.Plan) error {
 	for _, l := range opened {
 		go s.accept(l)
 	}
+	s.shared.fpm.commit(plan)
 	return nil
 }
 
@@ -181,7 +197,7 @@ func (s *Server) bind(l conf.Listen) (net.Listener, error) {
 		var se *os.SyscallError
 		reason := err.Error()
 		if errors.As(err, &se) {
-			reason = fmt.Sprintf("%d: %s", errnoOf(se.Err), se.Err.Error())
+			reason = fmt.Sprintf("%d: %s", errnoOf(se.Err), strerror(se.Err))
 		}
 		return nil, fmt.Errorf("bind() to %s failed (%s)", l.Addr, reason)
 	}
@@ -189,6 +205,16 @@ func (s *Server) bind(l conf.Listen) (net.Listener, error) {
 		_ = os.Chmod(l.Addr, 0o666)
 	}
 	return ln, nil
+}
+
+// strerror words an errno like C's strerror, which nginx prints
+// ("Address already in use"); Go's text is lowercase.
+func strerror(err error) string {
+	msg := err.Error()
+	if msg != "" && msg[0] >= 'a' && msg[0] <= 'z' {
+		msg = string(msg[0]-'a'+'A') + msg[1:]
+	}
+	return msg
 }
 
 func errnoOf(err error) int {
@@ -248,7 +274,8 @@ func (s *Server) accept(l *listener) {
 // flag, then HTTP/2 by ALPN or the h2c preface, else HTTP/1.x.
 func (s *Server) serveConn(l *listener, c net.Conn) {
 	g := l.group.Load()
-	info := &connInfo{id: s.connID.Add(1), start: s.shared.now(), group: g}
+	info := &connInfo{id: s.connID.Add(1), start: s.shared.now(), group: g, conn: c,
+		sendTimeout: g.Default.Loc.SendTimeout, bodyTimeout: g.Default.Loc.ClientBodyTimeout}
 	s.shared.stats.handled.Add(1)
 	if tc, ok := c.(*net.TCPConn); ok {
 		info.remote = addrPort(tc.RemoteAddr())
@@ -319,6 +346,34 @@ type (
 
 func (c *peekedConn) Read(p []byte) (int, error) { return c.r.Read(p) }
 
+// Write and ReadFrom give each write send_timeout (nginx's timeout
+// between two successive writes, not for the whole response, so a large
+// download on a slow link is not cut). ReadFrom keeps sendfile: the
+// deadline is set, then *net.TCPConn's own ReadFrom runs.
+func (c *tcpEdgeConn) Write(p []byte) (int, error) {
+	c.info.writeDeadline(c.TCPConn)
+	return c.TCPConn.Write(p)
+}
+
+func (c *tcpEdgeConn) ReadFrom(r io.Reader) (int64, error) {
+	c.info.writeDeadline(c.TCPConn)
+	return c.TCPConn.ReadFrom(r)
+}
+
+// writeDeadline moves the connection's write deadline send_timeout ahead,
+// at most once a second (a deadline change is cheap, but not free).
+func (info *connInfo) writeDeadline(c net.Conn) {
+	if info.sendTimeout <= 0 {
+		return
+	}
+	now := time.Now()
+	if now.UnixNano()-info.deadlineSet.Load() < int64(time.Second) {
+		return
+	}
+	info.deadlineSet.Store(now.UnixNano())
+	_ = c.SetWriteDeadline(now.Add(info.sendTimeout + time.Second))
+}
+
 type edgeConn interface{ connInfo() *connInfo }
 
 func (c *tcpEdgeConn) connInfo() *connInfo   { return c.info }
@@ -356,6 +411,7 @@ func (s *Server) Shutdown(ctx context.Context) error {
 		s.closeIdle()
 		select {
 		case <-done:
+			s.shared.fpm.shutdown(true)
 			s.shared.logFiles.Close()
 			return nil
 		case <-ctx.Done():
@@ -392,6 +448,7 @@ func (s *Server) Close() {
 		k.(net.Conn).Close()
 		return true
 	})
+	s.shared.fpm.shutdown(false)
 }
 
 // ReopenLogs reopens every log file (USR1).

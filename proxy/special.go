@@ -7,6 +7,7 @@ package proxy
 
 import (
 	"strconv"
+	"strings"
 )
 
 // pageTitles are the titles of nginx's built-in pages. 494-497 are nginx's
@@ -69,7 +70,13 @@ func renderPage(title, tokens string) string {
 	if tokens != "off" {
 		tail = "<hr><center>edge/" + Version + "</center>\r\n</body>\r\n</html>\r\n"
 	}
-	return "<html>\r\n<head><title>" + title + "</title></head>\r\n<body>\r\n<center><h1>" + title + "</h1></center>\r\n" + tail
+	heading := "<center><h1>" + title + "</h1></center>\r\n"
+	// nginx's 494-497 pages say "400 Bad Request" in the heading and the
+	// reason on a line of its own.
+	if reason, ok := strings.CutPrefix(title, "400 "); ok && reason != "Bad Request" {
+		heading = "<center><h1>400 Bad Request</h1></center>\r\n<center>" + reason + "</center>\r\n"
+	}
+	return "<html>\r\n<head><title>" + title + "</title></head>\r\n<body>\r\n" + heading + tail
 }
 
 // specialResponse answers with a status and edge's page for it.

@@ -28,6 +28,11 @@ type parsedTarget struct {
 // parseTarget splits and normalizes a raw request target.
 func parseTarget(raw string, mergeSlashes bool) (parsedTarget, error) {
 	var t parsedTarget
+	// A raw "#" ends the target: the fragment is neither path nor args
+	// (nginx's parser stops there; $request_uri keeps it).
+	if i := strings.IndexByte(raw, '#'); i >= 0 {
+		raw = raw[:i]
+	}
 	if raw == "" {
 		return t, errBadURI
 	}
@@ -187,45 +192,57 @@ func extension(p string) string {
 	return ""
 }
 
-// validateHost applies nginx's ngx_http_validate_host: lowercase, drop the
-// port and a trailing dot, refuse "/", NUL and malformed IPv6 literals. An
-// empty result is valid (the default server answers).
+// validateHost applies nginx's ngx_http_validate_host: lowercase, drop
+// the port and one trailing dot, refuse "..", "/" and NUL, and refuse a
+// name that ends up empty ("." alone). Brackets only delimit an IPv6
+// literal when "[" comes first; nothing else is checked, so "a\b" or an
+// unclosed "[::1" pass as nginx lets them. An empty h is valid here (the
+// caller tells a missing Host from an empty one).
 func validateHost(h string) (string, bool) {
-	dotPos := -1
+	if h == "" {
+		return "", true
+	}
+	const (
+		usual = iota
+		literal
+		rest
+	)
+	state := usual
+	dotPos := len(h)
 	hostLen := len(h)
-	inBracket := false
 	lower := true
 	for i := 0; i < len(h); i++ {
-		c := h[i]
-		switch {
+		switch c := h[i]; {
 		case c == '.':
-			if dotPos == i-1 && i > 0 {
+			if dotPos == i-1 {
 				return "", false
 			}
 			dotPos = i
 		case c == ':':
-			if !inBracket {
+			if state == usual {
 				hostLen = i
-				i = len(h)
+				state = rest
 			}
 		case c == '[':
-			if i != 0 {
-				return "", false
+			if i == 0 {
+				state = literal
 			}
-			inBracket = true
 		case c == ']':
-			inBracket = false
-		case c == '/' || c == 0 || c == '\\':
+			if state == literal {
+				hostLen = i + 1
+				state = rest
+			}
+		case c == 0 || c == '/':
 			return "", false
 		case c >= 'A' && c <= 'Z':
 			lower = false
 		}
 	}
-	if inBracket {
-		return "", false
-	}
-	if dotPos == hostLen-1 && hostLen > 0 {
+	if dotPos == hostLen-1 {
 		hostLen--
+	}
+	if hostLen <= 0 {
+		return "", false
 	}
 	h = h[:hostLen]
 	if !lower {

@@ -32,7 +32,12 @@ func (rt *runtime) eval(r *Request, s *conf.Script) string {
 	if len(s.Parts) == 1 {
 		return rt.varValue(r, s.Parts[0].Var)
 	}
+	// A variable below may evaluate a script of its own (a map's value
+	// names other variables): it must not write into the buffer this
+	// evaluation is filling, so the buffer is taken out of the request
+	// while it is in use and nested calls start their own.
 	b := r.scratch[:0]
+	r.scratch = nil
 	for i := range s.Parts {
 		p := &s.Parts[i]
 		if p.Var == nil {
@@ -45,31 +50,39 @@ func (rt *runtime) eval(r *Request, s *conf.Script) string {
 	return string(b)
 }
 
-// evalRewrite evaluates a rewrite replacement. When the request URI was
-// percent-encoded or had a "+", captures copied into the query part (or
-// anywhere, for a redirect) are escaped, as nginx does.
-func (rt *runtime) evalRewrite(r *Request, s *conf.Script, quoted, redirect bool) string {
-	if !quoted {
-		return rt.eval(r, s)
+// evalRewrite evaluates a rewrite replacement and says where its args
+// start: at the first "?" written in the replacement itself (-1 if none),
+// never at one a capture or variable brings in, as nginx decides it when
+// it compiles the replacement. When the request URI was percent-encoded
+// or had a "+", captures copied into the args (or anywhere, for a
+// redirect) are escaped, as nginx does.
+func (rt *runtime) evalRewrite(r *Request, s *conf.Script, quoted, redirect bool) (string, int) {
+	if s.Static {
+		return s.Raw, strings.IndexByte(s.Raw, '?')
 	}
 	var b strings.Builder
-	inArgs := false
+	argsAt := -1
 	for i := range s.Parts {
 		p := &s.Parts[i]
 		if p.Var == nil {
-			b.WriteString(p.Lit)
-			if strings.Contains(p.Lit, "?") {
-				inArgs = true
+			if j := strings.IndexByte(p.Lit, '?'); j >= 0 && argsAt < 0 {
+				argsAt = b.Len() + j
 			}
+			b.WriteString(p.Lit)
 			continue
 		}
 		v := rt.varValue(r, p.Var)
-		if p.Var.Kind == conf.VarCapture && (inArgs || redirect) {
-			v = escapeArgs(v)
+		if quoted && p.Var.Kind == conf.VarCapture {
+			switch {
+			case redirect:
+				v = escapeWith(v, redirectEscape)
+			case argsAt >= 0:
+				v = escapeWith(v, argsEscape)
+			}
 		}
 		b.WriteString(v)
 	}
-	return b.String()
+	return b.String(), argsAt
 }
 
 // varValue returns one variable's value.
@@ -182,7 +195,7 @@ func (rt *runtime) builtin(r *Request, id conf.VarID) string {
 	case conf.VarURI, conf.VarDocumentURI:
 		return r.uri
 	case conf.VarRequestURI:
-		return r.RawTarget
+		return requestURI(r.RawTarget)
 	case conf.VarArgs, conf.VarQueryString:
 		return r.args
 	case conf.VarIsArgs:
@@ -325,6 +338,27 @@ func (rt *runtime) builtin(r *Request, id conf.VarID) string {
 		return ""
 	}
 	return ""
+}
+
+// requestURI is $request_uri: the target as sent, without the scheme and
+// host of an absolute-form target ("http://h/p?a" gives "/p?a"), as nginx
+// keeps it from uri_start on.
+func requestURI(raw string) string {
+	if raw == "" || raw[0] == '/' {
+		return raw
+	}
+	i := strings.Index(raw, "://")
+	if i <= 0 {
+		return raw
+	}
+	rest := raw[i+3:]
+	if j := strings.IndexAny(rest, "/?"); j >= 0 {
+		if rest[j] == '?' {
+			return "/" + rest[j:]
+		}
+		return rest[j:]
+	}
+	return "/"
 }
 
 // tlsVar gives the $ssl_* variables.

@@ -6,8 +6,11 @@
 #
 #   run    php-fpm and openssl: what ./scripts/run.sh needs
 #   test   + nginx, PHP extensions for WordPress, load tools (wrk, h2load, ab),
-#          curl, MariaDB, WordPress, testssl.sh: what ./scripts/test.sh needs
-#   bench  + chromium, for page-load measurements
+#          curl, MariaDB, WordPress, testssl.sh: what ./scripts/test.sh needs;
+#          and, with "go install" into $(go env GOPATH)/bin, h2spec and pebble
+#          (Let's Encrypt's test ACME CA) for the TLS tests (testenv/tlstest);
+#          chromium, which renders edge ab's HTML report in a test (testenv/ab)
+#   bench  the same as test: what ./scripts/bench.sh needs
 #
 # Other scripts source this file and call deps_main, so that the PATH change
 # for Go reaches them.
@@ -27,14 +30,14 @@ DEPS_GO_MIN_MINOR=26 # Go 1.26 or newer
 deps_pkgs_run=(php8.2-fpm php8.2-cli openssl ca-certificates)
 deps_pkgs_test=("${deps_pkgs_run[@]}" nginx php8.2-mysql php8.2-curl php8.2-gd
 	php8.2-xml php8.2-mbstring wrk nghttp2-client apache2-utils curl
-	mariadb-server wordpress testssl.sh)
-deps_pkgs_bench=("${deps_pkgs_test[@]}" chromium)
+	mariadb-server wordpress wordpress-theme-twentytwentythree testssl.sh chromium)
+deps_pkgs_bench=("${deps_pkgs_test[@]}")
 
 # Commands each set must provide once its packages are in; checked after
 # installing, and the only check on a system without dpkg.
 deps_cmds_run=(php-fpm8.2 php8.2 openssl)
-deps_cmds_test=("${deps_cmds_run[@]}" nginx wrk h2load ab curl testssl)
-deps_cmds_bench=("${deps_cmds_test[@]}" chromium)
+deps_cmds_test=("${deps_cmds_run[@]}" nginx wrk h2load ab curl testssl chromium)
+deps_cmds_bench=("${deps_cmds_test[@]}")
 
 deps_die() {
 	echo "deps: $*" >&2
@@ -120,6 +123,28 @@ deps_go() {
 	fi
 }
 
+# Go tools of the test set: name, then the package and version to install.
+deps_go_tools_test=(
+	h2spec github.com/summerwind/h2spec/cmd/h2spec@v2.2.1+incompatible
+	pebble github.com/letsencrypt/pebble/v2/cmd/pebble@v2.10.3
+)
+
+# deps_go_tools installs the Go tools of a set that are neither in PATH nor
+# in $(go env GOPATH)/bin, where the tests also look.
+deps_go_tools() {
+	[[ $1 == run ]] && return 0
+	local bin i name pkg
+	bin="$(go env GOPATH | cut -d: -f1)/bin"
+	for ((i = 0; i < ${#deps_go_tools_test[@]}; i += 2)); do
+		name=${deps_go_tools_test[i]}
+		pkg=${deps_go_tools_test[i + 1]}
+		if ! command -v "$name" >/dev/null 2>&1 && [[ ! -x $bin/$name ]]; then
+			echo "deps: go install $pkg"
+			go install "$pkg" || deps_die "go install $pkg failed"
+		fi
+	done
+}
+
 deps_main() {
 	local set=${1:-run}
 	case $set in
@@ -128,6 +153,7 @@ deps_main() {
 	esac
 	deps_packages "$set"
 	deps_go
+	deps_go_tools "$set"
 }
 
 if [[ ${BASH_SOURCE[0]} == "$0" ]]; then
