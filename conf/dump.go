@@ -14,14 +14,49 @@ import (
 // edge-only directives and blocks are left out.
 func Format(list []*Directive, nginxOnly bool) string {
 	var b strings.Builder
-	formatList(&b, list, 0, nginxOnly)
+	formatList(&b, list, 0, nginxOnly, nil)
 	return b.String()
 }
 
-func formatList(b *strings.Builder, list []*Directive, depth int, nginxOnly bool) {
+// NginxText is the configuration as nginx can read it ("edge -T
+// --nginx"): edge-only directives are left out, and a fastcgi_pass that
+// names an fpm_pool points at the pool's socket instead, which is where
+// the supervised php-fpm listens.
+func (p *Plan) NginxText() string {
+	pools := map[string]string{}
+	if p.HTTP != nil {
+		for _, pool := range p.HTTP.Pools {
+			addr := pool.Address
+			if pool.Network == "unix" {
+				addr = "unix:" + addr
+			}
+			pools[pool.Name] = addr
+		}
+	}
+	fix := func(d *Directive) *Directive {
+		if d.Name != "fastcgi_pass" || len(d.Args) != 1 {
+			return d
+		}
+		addr, ok := pools[d.Args[0]]
+		if !ok {
+			return d
+		}
+		c := *d
+		c.Args = []string{addr}
+		return &c
+	}
+	var b strings.Builder
+	formatList(&b, p.Tree.Main, 0, true, fix)
+	return b.String()
+}
+
+func formatList(b *strings.Builder, list []*Directive, depth int, nginxOnly bool, fix func(*Directive) *Directive) {
 	for _, d := range list {
 		if nginxOnly && IsEdgeOnly(d.Name) {
 			continue
+		}
+		if fix != nil {
+			d = fix(d)
 		}
 		b.WriteString(strings.Repeat("    ", depth))
 		b.WriteString(quoteWord(d.Name))
@@ -31,7 +66,7 @@ func formatList(b *strings.Builder, list []*Directive, depth int, nginxOnly bool
 		}
 		if d.HasBlock {
 			b.WriteString(" {\n")
-			formatList(b, d.Block, depth+1, nginxOnly)
+			formatList(b, d.Block, depth+1, nginxOnly, fix)
 			b.WriteString(strings.Repeat("    ", depth))
 			b.WriteString("}\n")
 			continue

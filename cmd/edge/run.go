@@ -195,7 +195,7 @@ func testConfig(o *options, plan *conf.Plan, err error) int {
 	if o.dump {
 		if o.nginx {
 			fmt.Printf("# configuration file %s (edge-only directives left out):\n", path)
-			fmt.Print(conf.Format(plan.Tree.Main, true))
+			fmt.Print(plan.NginxText())
 			return 0
 		}
 		// nginx writes each file's bytes followed by one line feed, so
