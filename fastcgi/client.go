@@ -131,10 +131,20 @@ type IdleConns struct {
 	// known: kept connections can never starve a queued one.
 	waiting atomic.Int64
 	limit   atomic.Int64
+	// janitor closes connections idle longer than IdleTimeout; it runs
+	// only while some are idle.
+	janitor *time.Timer
 	mu      sync.Mutex
 	conns   []*conn // most recently used last
 	owned   int     // kept connections, idle or busy (<= limit but after SetLimit)
 }
+
+// IdleTimeout is how long a kept connection may stay idle before edge
+// closes it (nginx's upstream keepalive_timeout, shorter): an idle kept
+// connection pins a php-fpm worker, which then serves nobody else, not
+// another web server sharing the pool, not php-fpm's own process manager
+// deciding whether the pool may shrink.
+const IdleTimeout = 2 * time.Second
 
 // NewIdleConns returns a set that keeps at most limit connections.
 func NewIdleConns(limit int) *IdleConns {
@@ -195,8 +205,40 @@ func (s *IdleConns) put(cn *conn, limit int) bool {
 	if len(s.conns) >= limit {
 		return false
 	}
+	cn.idleSince = time.Now()
 	s.conns = append(s.conns, cn)
+	if s.janitor == nil {
+		s.janitor = time.AfterFunc(IdleTimeout, s.closeStale)
+	}
 	return true
+}
+
+// closeStale closes the connections idle for IdleTimeout and comes back
+// while others remain.
+func (s *IdleConns) closeStale() {
+	cutoff := time.Now().Add(-IdleTimeout)
+	s.mu.Lock()
+	var stale []*conn
+	keep := s.conns[:0]
+	for _, cn := range s.conns { // least recently used first
+		if cn.idleSince.Before(cutoff) {
+			stale = append(stale, cn)
+			continue
+		}
+		keep = append(keep, cn)
+	}
+	clear(s.conns[len(keep):])
+	s.conns = keep
+	s.owned -= len(stale)
+	if len(s.conns) > 0 {
+		s.janitor.Reset(time.Until(s.conns[0].idleSince.Add(IdleTimeout)) + 10*time.Millisecond)
+	} else {
+		s.janitor = nil
+	}
+	s.mu.Unlock()
+	for _, cn := range stale {
+		cn.dispose()
+	}
 }
 
 // take removes and returns the most recently used connection, or nil.
@@ -743,7 +785,10 @@ func (c *Client) dial(ctx context.Context) (*conn, error) {
 // closes it otherwise.
 func (c *Client) putConn(cn *conn, keep bool) {
 	if keep && cn.kept {
-		if set, limit := c.idleSet(); set.waiting.Load() == 0 && set.put(cn, limit) {
+		// With MaxConns bounded by the pool's size edge never has more
+		// connections than workers, so none can wait behind a kept one;
+		// without it, a connection waiting for a worker wins.
+		if set, limit := c.idleSet(); (c.MaxConns > 0 || set.waiting.Load() == 0) && set.put(cn, limit) {
 			return
 		}
 	}
@@ -871,6 +916,7 @@ type conn struct {
 	sendTimeout time.Duration
 	reused      bool
 	kept        bool        // holds a place among the kept connections: sent with FCGI_KEEP_CONN
+	idleSince   time.Time   // when it was last put in an idle set
 	sending     atomic.Bool // a body writer runs: no read deadline yet
 	canceled    atomic.Bool // the context watcher fired
 	cancelFn    func()      // c.cancel, bound once so AfterFunc does not allocate it

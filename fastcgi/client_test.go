@@ -1060,3 +1060,42 @@ func TestParamTooLarge(t *testing.T) {
 		t.Errorf("a request was attempted: %+v", st)
 	}
 }
+
+// TestIdleConnectionReleased: a kept connection nobody uses is closed
+// after IdleTimeout, so the php-fpm worker it pins goes back to the pool
+// (to another web server sharing it, or to php-fpm's process manager).
+func TestIdleConnectionReleased(t *testing.T) {
+	pool := startFPM(t, 2)
+	c := &Client{Network: "unix", Address: pool.Socket, MaxIdle: 1, ReadTimeout: 10 * time.Second}
+	var req Request
+	pool.request(&req, "GET", "hello.php", "", -1)
+	resp, err := c.Do(context.Background(), &req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	io.ReadAll(resp.Body)
+	resp.Close()
+	if s := c.Stats(); s.Idle != 1 {
+		t.Fatalf("stats %+v, want the connection kept", s)
+	}
+	deadline := time.Now().Add(10 * IdleTimeout)
+	for c.Stats().Idle != 0 {
+		if time.Now().After(deadline) {
+			t.Fatalf("the idle connection is still kept: %+v", c.Stats())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	// The worker is free again: a fresh connection is served.
+	resp, err = c.Do(context.Background(), &req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Close()
+	if string(body) != "hello" {
+		t.Errorf("body %q", body)
+	}
+	if s := c.Stats(); s.Connects != 2 || s.Reused != 0 {
+		t.Errorf("stats %+v, want a second connect after the release", s)
+	}
+}

@@ -154,10 +154,12 @@ func (sh *shared) idleConns(addr string) *fastcgi.IdleConns {
 // for an fpm_pool edge knows pm.max_children, so it keeps up to
 // max_children-1 idle connections and queues requests beyond
 // max_children; for an upstream, "keepalive N" sets the idle connections;
-// for a bare address the pool size is unknown and edge keeps up to
-// bareAddressIdle, safe because the client never keeps a connection while
-// a new one waits for a worker (a kept connection pins its php-fpm
-// worker). fastcgi_keep_conn off keeps none.
+// for a bare address edge looks for the php-fpm master serving it
+// (fastcgi.DiscoverPool) and treats it like a pool of that size; when
+// there is none to read, it keeps up to bareAddressIdle, safe because the
+// client never keeps a connection while a new one waits for a worker (a
+// kept connection pins its php-fpm worker). fastcgi_keep_conn off keeps
+// none.
 func makeBackend(p *conf.FastCGIPass, f *conf.FastCGI, sh *shared, idle idleBudgets) *backend {
 	b := &backend{name: p.Raw}
 	add := func(network, address string, maxConns, maxIdle, weight, maxFails int, failTimeout time.Duration, backup, down bool) {
@@ -188,6 +190,15 @@ func makeBackend(p *conf.FastCGIPass, f *conf.FastCGI, sh *shared, idle idleBudg
 		// closes a finished kept connection instead of keeping it while a
 		// new connection to the address waits for a worker, so kept ones
 		// never starve the pool (fastcgi.IdleConns).
+		if pool, ok := fastcgi.DiscoverPool(p.Network, p.Address); ok {
+			// A php-fpm master on this machine says how many workers the
+			// pool has: use them all but one (the pool may serve other
+			// clients too) and queue the excess in edge.
+			n := pool.MaxChildren
+			sh.errLog.Logf(conf.LevelInfo, "fastcgi_pass %s: php-fpm pool \"%s\" (%s) has pm.max_children %d", p.Raw, pool.Name, pool.ConfigFile, n)
+			add(p.Network, p.Address, n, max(n-1, 1), 1, 1, 10*time.Second, false, false)
+			break
+		}
 		add(p.Network, p.Address, 0, bareAddressIdle, 1, 1, 10*time.Second, false, false)
 	}
 	return b
