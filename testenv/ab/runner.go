@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"edge/conf"
+	"edge/fastcgi"
 )
 
 // runner is one Run's state.
@@ -318,6 +319,7 @@ func (r *runner) scenario(ctx context.Context, s Scenario, edge, nginx *server, 
 	servers := map[Side]*server{SideEdge: edge, SideNginx: nginx}
 	if r.o.Warmup > 0 && s.Tool != ToolRamp {
 		for _, side := range []Side{SideEdge, SideNginx} {
+			r.releasePool(s, side)
 			_, _, _ = r.drive(ctx, s, targets[side], r.o.Warmup, "")
 		}
 	}
@@ -330,6 +332,7 @@ func (r *runner) scenario(ctx context.Context, s Scenario, edge, nginx *server, 
 			if ctx.Err() != nil {
 				return res
 			}
+			r.releasePool(s, side)
 			rawPath := filepath.Join(rowDir, "raw", fmt.Sprintf("%s-round%d-%s.txt", s.Name, round, side))
 			m := r.measure(ctx, s, targets[side], servers[side], fpm, round, rawPath)
 			m.Round, m.Side, m.First = round, side, i == 0
@@ -337,6 +340,16 @@ func (r *runner) scenario(ctx context.Context, s Scenario, edge, nginx *server, 
 		}
 	}
 	return res
+}
+
+// releasePool waits, before nginx drives a PHP scenario, until edge has
+// released the FastCGI connections it keeps: a kept connection pins a
+// php-fpm worker of the pool both servers share, and nginx (without
+// upstream keepalive) must find every worker free, as edge did.
+func (r *runner) releasePool(s Scenario, side Side) {
+	if s.PHP && side == SideNginx {
+		time.Sleep(fastcgi.IdleTimeout + 500*time.Millisecond)
+	}
 }
 
 // missingEndpoint explains why a configuration cannot serve a scenario.
