@@ -416,6 +416,10 @@ type Regex struct {
 	Named []NamedCapture
 	// Captures is the number of capture groups.
 	Captures int
+	// Ext, when set, matches like Re without running it: Re is a file
+	// type pattern such as `\.(jpg|png)$` (regexfast.go). Group 1, when
+	// Captures is 1, is the extension.
+	Ext *ExtSet
 }
 
 // NamedCapture binds a regex group to a variable slot.

@@ -316,6 +316,12 @@ func (c *compiler) compileRegex(d *Directive, src string, caseless bool) (*Regex
 		return nil, emergf(d, "pcre2_compile() failed: %s in \"%s\"", msg, src)
 	}
 	r := &Regex{Source: src, Re: re, Captures: re.NumSubexp()}
+	if r.Captures <= 1 && !strings.Contains(src, "(?P<") && !strings.Contains(src, "(?<") {
+		r.Ext = parseExtSet(src, caseless)
+		if r.Ext != nil && r.Captures == 1 && strings.Contains(src, "(?:") {
+			r.Ext = nil // a capture elsewhere than around the extensions
+		}
+	}
 	for i, name := range re.SubexpNames() {
 		if name != "" {
 			r.Named = append(r.Named, NamedCapture{Group: i, Name: name, Slot: c.declareSlot(name, nil)})

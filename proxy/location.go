@@ -83,6 +83,18 @@ func findPrefix(uri string, list []*conf.Location) (loc *conf.Location, exact bo
 // the current ones ($1..$9 and named captures), as nginx does for every
 // successful regex match.
 func matchRegex(r *Request, re *conf.Regex, s string) bool {
+	if re.Ext != nil {
+		dot, ok := re.Ext.Match(s)
+		if !ok {
+			return false
+		}
+		r.capSubject = s
+		r.caps = r.caps[:0]
+		if re.Captures == 1 {
+			r.caps = append(r.caps, dot, len(s), dot+1, len(s))
+		}
+		return true
+	}
 	if re.Captures == 0 {
 		if !re.Re.MatchString(s) {
 			return false
