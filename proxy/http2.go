@@ -73,7 +73,11 @@ func (s *Server) serveHTTP2(c net.Conn, info *connInfo) {
 	hc := &h2conn{info: info}
 	ctx := context.WithValue(context.Background(), connKey{}, hc)
 	_ = rt
-	hs.ServeConn(c, &http2.ServeConnOpts{
+	var wc net.Conn = newCoalescedConn(c)
+	if info.tls != nil {
+		wc = tlsCoalescedConn{wc.(*coalescedConn)}
+	}
+	hs.ServeConn(wc, &http2.ServeConnOpts{
 		Context:    ctx,
 		Handler:    http.HandlerFunc(s.handleHTTP2),
 		BaseConfig: &http.Server{ReadHeaderTimeout: def.ClientHeaderTimeout, ErrorLog: s.http2Log},
