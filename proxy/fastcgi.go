@@ -151,9 +151,9 @@ func (sh *shared) idleConns(addr string) *fastcgi.IdleConns {
 }
 
 // makeBackend builds the servers of one fastcgi_pass. Connection reuse:
-// for an fpm_pool edge knows pm.max_children, so it keeps up to
-// max_children-1 idle connections and queues requests beyond
-// max_children; for an upstream, "keepalive N" sets the idle connections;
+// for an fpm_pool edge knows pm.max_children, so it keeps a connection to
+// every worker of a pool it runs (one fewer for a pool it only attached
+// to) and queues requests beyond max_children; for an upstream, "keepalive N" sets the idle connections;
 // for a bare address edge looks for the php-fpm master serving it
 // (fastcgi.DiscoverPool) and treats it like a pool of that size; when
 // there is none to read, it keeps up to bareAddressIdle, safe because the
@@ -178,7 +178,13 @@ func makeBackend(p *conf.FastCGIPass, f *conf.FastCGI, sh *shared, idle idleBudg
 	switch {
 	case p.Pool != nil:
 		n := p.Pool.MaxChildren
-		add(p.Pool.Network, p.Pool.Address, n, max(n-1, 0), 1, 0, 0, false, false)
+		idle := n
+		if p.Pool.External {
+			// Others may use a pool edge only attached to: leave them a
+			// worker that is never pinned by a kept connection.
+			idle = max(n-1, 1)
+		}
+		add(p.Pool.Network, p.Pool.Address, n, idle, 1, 0, 0, false, false)
 	case p.Upstream != nil:
 		u := p.Upstream
 		for _, s := range u.Servers {
