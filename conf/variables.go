@@ -75,7 +75,6 @@ const (
 	VarProxyProtocolAddr
 	VarACMECertificate
 	VarACMECertificateKey
-	VarEdgeUpstreamQueueTime
 	varCount
 )
 
@@ -147,7 +146,6 @@ var builtinVars = map[string]VarID{
 	"proxy_protocol_addr":      VarProxyProtocolAddr,
 	"acme_certificate":         VarACMECertificate,
 	"acme_certificate_key":     VarACMECertificateKey,
-	"edge_upstream_queue_time": VarEdgeUpstreamQueueTime,
 }
 
 // VarName gives a builtin variable's name (for messages and dumps).

@@ -30,15 +30,13 @@ import (
 // upstreamState is what a request learned from its backend, for the
 // $upstream_* variables.
 type upstreamState struct {
-	used        bool
-	addr        string
-	status      int
-	header      ResponseHeader
-	connectTime time.Duration
-	headerTime  time.Duration
-	respTime    time.Duration
-	queueTime   time.Duration
-	bytes       int64
+	used       bool
+	addr       string
+	status     int
+	header     ResponseHeader
+	headerTime time.Duration
+	respTime   time.Duration
+	bytes      int64
 }
 
 // backends holds the FastCGI targets of one runtime.
@@ -869,11 +867,11 @@ func (r *Request) upstreamVar(id conf.VarID) string {
 	case conf.VarUpstreamResponseTime, conf.VarUpstreamHeaderTime:
 		return formatSeconds(r.up.headerTime)
 	case conf.VarUpstreamConnectTime:
-		return formatSeconds(r.up.connectTime)
+		// edge's client does not time the connect apart from the wait
+		// for the response header; nginx prints "-" when it has no value.
+		return ""
 	case conf.VarUpstreamResponseLength, conf.VarUpstreamBytesReceived:
 		return strconv.FormatInt(r.up.bytes, 10)
-	case conf.VarEdgeUpstreamQueueTime:
-		return formatSeconds(r.up.queueTime)
 	}
 	return ""
 }

@@ -603,7 +603,7 @@ func (c *edgeCollector) Collect(ch chan<- prometheus.Metric) {
 	}
 	st := m.sh.stats
 	active := st.active.Load()
-	reading, writing := st.reading.Load(), st.writing.Load()
+	reading, writing := st.reading.Load(), requestsInFlight.Load()
 	gauge(descConnActive, float64(active))
 	gauge(descConnState, float64(reading), "reading")
 	gauge(descConnState, float64(writing), "writing")

@@ -317,7 +317,7 @@ func (rt *runtime) appendLogLine(b *buffer.Buffer, r *Request, lf *conf.LogForma
 			b.AppendString(p.Lit)
 			continue
 		}
-		v := rt.logValue(r, p.Var)
+		v := rt.varValue(r, p.Var)
 		switch lf.Escape {
 		case "json":
 			appendJSONEscaped(b, v)
@@ -331,11 +331,6 @@ func (rt *runtime) appendLogLine(b *buffer.Buffer, r *Request, lf *conf.LogForma
 			appendDefaultEscaped(b, v)
 		}
 	}
-}
-
-// logValue is a variable's value for logging.
-func (rt *runtime) logValue(r *Request, v *conf.VarRef) string {
-	return rt.varValue(r, v)
 }
 
 // defaultDash: in the default escape mode nginx logs "-" for a variable

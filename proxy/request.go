@@ -133,9 +133,6 @@ type Response struct {
 	HeadOnly bool
 	// Close: close the connection after this response.
 	Close bool
-	// Done is called once the body is written (or failed), with the body
-	// bytes sent; the access log is written from it.
-	Done func(sent int64, err error)
 	// Release, when set, is called once the adapter no longer needs Bytes
 	// (the adapter copies them first if it writes later), so a pooled
 	// buffer can be reused.

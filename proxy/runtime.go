@@ -7,6 +7,7 @@ package proxy
 import (
 	"os"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/valyala/fasthttp"
@@ -142,12 +143,18 @@ type shared struct {
 
 var requestPool = sync.Pool{New: func() any { return &Request{resp: &Response{}} }}
 
+// requestsInFlight counts requests between acquire and release: nginx's
+// "Writing" in stub_status (a request is read by the engine before edge
+// sees it, so "Reading" stays 0).
+var requestsInFlight atomic.Int64
+
 func acquireRequest() *Request {
-	r := requestPool.Get().(*Request)
-	return r
+	requestsInFlight.Add(1)
+	return requestPool.Get().(*Request)
 }
 
 func releaseRequest(r *Request) {
+	requestsInFlight.Add(-1)
 	resp := r.resp
 	resp.Header.reset()
 	list := resp.Header.list

@@ -102,9 +102,6 @@ func (rt *runtime) badRequest(r *Request, status int) {
 func (rt *runtime) done(r *Request, sent int64) {
 	r.bodySent = sent
 	rt.accessLog(r)
-	if r.resp.Done != nil {
-		r.resp.Done(sent, nil)
-	}
 }
 
 // Stats are the connection and request counters of stub_status.
@@ -114,7 +111,6 @@ type Stats struct {
 	requests atomic.Int64
 	active   atomic.Int64
 	reading  atomic.Int64
-	writing  atomic.Int64
 }
 
 func numCPU() int { return goruntime.NumCPU() }

@@ -14,7 +14,7 @@ func (rt *runtime) stubStatus(r *Request) int {
 	st := rt.stats
 	active := st.active.Load()
 	reading := st.reading.Load()
-	writing := st.writing.Load()
+	writing := requestsInFlight.Load()
 	waiting := active - reading - writing
 	if waiting < 0 {
 		waiting = 0

@@ -333,7 +333,7 @@ func (rt *runtime) builtin(r *Request, id conf.VarID) string {
 	case conf.VarSSLProtocol, conf.VarSSLCipher, conf.VarSSLSessionReused, conf.VarSSLServerName, conf.VarSSLSessionID, conf.VarSSLEarlyData, conf.VarSSLClientVerify:
 		return tlsVar(r.conn.tls, id)
 	case conf.VarUpstreamAddr, conf.VarUpstreamStatus, conf.VarUpstreamResponseTime, conf.VarUpstreamConnectTime,
-		conf.VarUpstreamHeaderTime, conf.VarUpstreamResponseLength, conf.VarUpstreamBytesReceived, conf.VarEdgeUpstreamQueueTime:
+		conf.VarUpstreamHeaderTime, conf.VarUpstreamResponseLength, conf.VarUpstreamBytesReceived:
 		return r.upstreamVar(id)
 	case conf.VarUpstreamCacheStatus, conf.VarRealIPRemoteAddr, conf.VarProxyProtocolAddr:
 		return ""
