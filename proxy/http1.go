@@ -97,6 +97,13 @@ func checkRequestLine(r *Request, h *fasthttp.RequestHeader, bufSize int) int {
 
 func (f *fastHeaders) each(fn func(name, value string)) {
 	for k, v := range f.h.All() {
+		// fasthttp adds "Connection: close" to an HTTP/1.0 request and a
+		// "Content-Length: 0" the client never sent; PHP must not see them.
+		if (string(v) == "close" && strings.EqualFold(b2s(k), "Connection") ||
+			string(v) == "0" && strings.EqualFold(b2s(k), "Content-Length")) &&
+			!rawHasHeader(f.h.RawHeaders(), strings.ToLower(b2s(k))) {
+			continue
+		}
 		fn(b2s(k), b2s(v))
 	}
 }

@@ -6,6 +6,7 @@ package proxy
 import (
 	"crypto/rand"
 	"crypto/tls"
+	"encoding/base64"
 	"encoding/hex"
 	"os"
 	"path/filepath"
@@ -236,7 +237,7 @@ func (rt *runtime) builtin(r *Request, id conf.VarID) string {
 		}
 		return strconv.Itoa(int(r.conn.remote.Port()))
 	case conf.VarRemoteUser:
-		return ""
+		return basicAuthUser(r.Header.get("Authorization"))
 	case conf.VarServerAddr:
 		if r.conn.unix {
 			return "unix:"
@@ -360,6 +361,24 @@ func requestURI(raw string) string {
 		return rest[j:]
 	}
 	return "/"
+}
+
+// basicAuthUser is $remote_user: the user name of "Authorization: Basic"
+// credentials, as nginx reports it even without auth_basic.
+func basicAuthUser(h string) string {
+	const prefix = "basic "
+	if len(h) <= len(prefix) || !strings.EqualFold(h[:len(prefix)], prefix) {
+		return ""
+	}
+	dec, err := base64.StdEncoding.DecodeString(strings.TrimSpace(h[len(prefix):]))
+	if err != nil {
+		return ""
+	}
+	user, _, ok := strings.Cut(string(dec), ":")
+	if !ok {
+		return ""
+	}
+	return user
 }
 
 // tlsVar gives the $ssl_* variables.

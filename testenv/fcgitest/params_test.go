@@ -124,14 +124,7 @@ var paramCases = []paramCase{
 // knownEdgeBugs are differences where nginx is right and the fix lies
 // outside the FastCGI handler; they are logged, not failed, until fixed,
 // and the test fails once one no longer shows, so the entry is removed.
-var knownEdgeBugs = map[string]map[string]string{
-	"headers": {
-		"REMOTE_USER": "$remote_user is always empty (proxy/vars.go); nginx takes the user from \"Authorization: Basic\" even without auth_basic",
-	},
-	"http 1.0 no host": {
-		"HTTP_CONNECTION": "the HTTP/1.x adapter's header walk (proxy/http1.go fastHeaders.each over fasthttp's All) yields a \"Connection: close\" that fasthttp synthesises for HTTP/1.0; the client sent none",
-	},
-}
+var knownEdgeBugs = map[string]map[string]string{}
 
 // volatileParams change from one request to the next.
 var volatileParams = map[string]bool{
