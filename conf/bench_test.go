@@ -6,42 +6,15 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"edge/testenv"
 )
 
 // benchSeed004Conf is the seed 004 site as testdata/seed004.conftest has
 // it: the article's snippets inside a server with listen, root and index.
-const benchSeed004Conf = `worker_processes 1;
-events {worker_connections 768;	}
-http {
-keepalive_timeout 6;
-include mime.types;
-server {
-listen 8080;
-server_name example.com;
-root www;
-index index.php index.html;
-location ~* \.(jpg|jpeg|gif|png|css|js|ico|xml)$ {
-    access_log        off;
-    log_not_found     off;
-    expires           30d;
-}
-
-if (!-e $request_filename) {
-rewrite /(.+)/$ /index.php?q=$1 last;
-rewrite ^/(.+)$ /index.php?q=$1 last;
-}
-
- location ~ \.php$
-	{
-		fastcgi_pass 127.0.0.1:9000;
-		fastcgi_index index.php;
-		fastcgi_param SCRIPT_FILENAME $document_root$fastcgi_script_name;
-		
-		include fastcgi_params;
-	}
-}
-}
-`
+var benchSeed004Conf = testenv.Seed004Conf(testenv.Seed004Options{
+	Server: "listen 8080;\nserver_name example.com;\nroot www;\nindex index.php index.html;\n",
+})
 
 // BenchmarkLoadConfig reads, parses and compiles the seed 004 config with
 // the full mime.types and fastcgi_params from disk, as edge -t and a

@@ -15,6 +15,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"edge/testenv"
 )
 
 // seedSnippets are configuration texts from the seed articles (000: gzip
@@ -48,34 +50,7 @@ http {
   }
 }
 `,
-	`worker_processes 1;
-events {worker_connections 768;	}
-http {
-keepalive_timeout 6;
-include mime.types;
-server {
-location ~* \.(jpg|jpeg|gif|png|css|js|ico|xml)$ {
-    access_log        off;
-    log_not_found     off;
-    expires           30d;
-}
-
-if (!-e $request_filename) {
-rewrite /(.+)/$ /index.php?q=$1 last;
-rewrite ^/(.+)$ /index.php?q=$1 last;
-}
-
- location ~ \.php$
-	{
-		fastcgi_pass 127.0.0.1:9000;
-		fastcgi_index index.php;
-		fastcgi_param SCRIPT_FILENAME $document_root$fastcgi_script_name;
-		
-		include fastcgi_params;
-	}
-}
-}
-`,
+	testenv.Seed004Conf(testenv.Seed004Options{}),
 }
 
 // fuzzReadFile answers includes with edge's shipped files by base name and

@@ -8,18 +8,11 @@ package proxy
 
 import (
 	"bufio"
-	"crypto"
-	"crypto/ecdsa"
-	"crypto/elliptic"
 	"crypto/rand"
-	"crypto/rsa"
 	"crypto/tls"
 	"crypto/x509"
-	"crypto/x509/pkix"
-	"encoding/pem"
 	"fmt"
 	"io"
-	"math/big"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -36,92 +29,10 @@ import (
 	"edge/testenv"
 )
 
-// testPKI is a throwaway CA that issues leaves into files.
-type testPKI struct {
-	dir  string
-	cert *x509.Certificate
-	key  crypto.Signer
-	pool *x509.CertPool
-}
-
-func newTestPKI(t testing.TB, dir string) *testPKI {
-	t.Helper()
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tmpl := &x509.Certificate{
-		SerialNumber:          big.NewInt(1),
-		Subject:               pkix.Name{CommonName: "edge test CA"},
-		NotBefore:             time.Now().Add(-time.Hour),
-		NotAfter:              time.Now().Add(48 * time.Hour),
-		KeyUsage:              x509.KeyUsageCertSign | x509.KeyUsageDigitalSignature,
-		BasicConstraintsValid: true,
-		IsCA:                  true,
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, key.Public(), key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cert, _ := x509.ParseCertificate(der)
-	pool := x509.NewCertPool()
-	pool.AddCert(cert)
-	writeFile(t, filepath.Join(dir, "ca.crt"), pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}))
-	return &testPKI{dir: dir, cert: cert, key: key, pool: pool}
-}
-
-// leaf issues NAME.crt (leaf then CA) and NAME.key for dnsNames, with an
-// ECDSA or RSA key and, if ocspURL is set, that OCSP responder.
-func (p *testPKI) leaf(t testing.TB, name string, rsaKey bool, ocspURL string, dnsNames ...string) {
-	t.Helper()
-	var key crypto.Signer
-	var err error
-	if rsaKey {
-		key, err = rsa.GenerateKey(rand.Reader, 2048)
-	} else {
-		key, err = ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	serial, _ := rand.Int(rand.Reader, big.NewInt(1<<62))
-	tmpl := &x509.Certificate{
-		SerialNumber: serial,
-		Subject:      pkix.Name{CommonName: dnsNames[0]},
-		DNSNames:     dnsNames,
-		NotBefore:    time.Now().Add(-time.Hour),
-		NotAfter:     time.Now().Add(47 * time.Hour),
-		KeyUsage:     x509.KeyUsageDigitalSignature | x509.KeyUsageKeyEncipherment,
-		ExtKeyUsage:  []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
-	}
-	if ocspURL != "" {
-		tmpl.OCSPServer = []string{ocspURL}
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, p.cert, key.Public(), p.key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	keyDER, err := x509.MarshalPKCS8PrivateKey(key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	chain := append(pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}),
-		pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: p.cert.Raw})...)
-	writeFile(t, filepath.Join(p.dir, name+".crt"), chain)
-	writeFile(t, filepath.Join(p.dir, name+".key"), pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: keyDER}))
-}
-
-func writeFile(t testing.TB, path string, data []byte) {
-	t.Helper()
-	if err := os.WriteFile(path, data, 0o600); err != nil {
-		t.Fatal(err)
-	}
-}
-
 // tlsSite is a Server serving a configuration from a temp dir.
 type tlsSite struct {
 	dir   string
-	pki   *testPKI
+	pki   *testenv.PKI
 	srv   *Server
 	port  int // substituted for {{PORT}}
 	port2 int // substituted for {{PORT2}}
@@ -134,14 +45,11 @@ func newTLSSite(t *testing.T) *tlsSite {
 	t.Setenv("EDGE_DATA_DIR", t.TempDir())
 	dir := t.TempDir()
 	s := &tlsSite{dir: dir, port: testenv.FreePort(t), port2: testenv.FreePort(t)}
-	s.pki = newTestPKI(t, dir)
-	s.pki.leaf(t, "ec", false, "", "example.com", "www.example.com")
-	s.pki.leaf(t, "rsa", true, "", "example.com", "www.example.com")
-	s.pki.leaf(t, "other", false, "", "other.test")
-	if err := os.MkdirAll(filepath.Join(dir, "html"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	writeFile(t, filepath.Join(dir, "html", "index.html"), []byte("hello\n"))
+	s.pki = testenv.NewPKI(t, dir)
+	s.pki.Leaf(t, "ec", false, "example.com", "www.example.com")
+	s.pki.Leaf(t, "rsa", true, "example.com", "www.example.com")
+	s.pki.Leaf(t, "other", false, "other.test")
+	testenv.WriteFile(t, filepath.Join(dir, "html", "index.html"), []byte("hello\n"), 0o600)
 	return s
 }
 
@@ -168,7 +76,7 @@ func (s *tlsSite) start(t *testing.T, httpBody string) {
 func (s *tlsSite) dial(t *testing.T, port int, cfg *tls.Config) tls.ConnectionState {
 	t.Helper()
 	if cfg.RootCAs == nil {
-		cfg.RootCAs = s.pki.pool
+		cfg.RootCAs = s.pki.Pool
 	}
 	c, err := tls.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", port), cfg)
 	if err != nil {
@@ -295,7 +203,7 @@ server {
 	}
 	for _, tt := range refused {
 		t.Run("refuses "+tt.name, func(t *testing.T) {
-			tt.cfg.RootCAs = s.pki.pool
+			tt.cfg.RootCAs = s.pki.Pool
 			if c, err := tls.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", s.port), tt.cfg); err == nil {
 				c.Close()
 				t.Error("handshake succeeded")
@@ -394,7 +302,7 @@ func TestTLSTicketKeyFileSharedByTwoServers(t *testing.T) {
 	s := newTLSSite(t)
 	key := make([]byte, 80)
 	rand.Read(key)
-	writeFile(t, filepath.Join(s.dir, "ticket.key"), key)
+	testenv.WriteFile(t, filepath.Join(s.dir, "ticket.key"), key, 0o600)
 	site := `
 ssl_session_ticket_key ticket.key;
 server {
@@ -425,7 +333,7 @@ server {
 }
 
 // ocspResponder answers every OCSP request "good", signed by the CA.
-func ocspResponder(t *testing.T, pki *testPKI) (*httptest.Server, *int) {
+func ocspResponder(t *testing.T, pki *testenv.PKI) (*httptest.Server, *int) {
 	var mu sync.Mutex
 	calls := new(int)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -439,10 +347,10 @@ func ocspResponder(t *testing.T, pki *testPKI) (*httptest.Server, *int) {
 		*calls++
 		mu.Unlock()
 		now := time.Now()
-		resp, err := ocsp.CreateResponse(pki.cert, pki.cert, ocsp.Response{
+		resp, err := ocsp.CreateResponse(pki.Cert, pki.Cert, ocsp.Response{
 			Status: ocsp.Good, SerialNumber: req.SerialNumber,
 			ThisUpdate: now.Add(-time.Minute), NextUpdate: now.Add(time.Hour),
-		}, pki.key)
+		}, pki.Key)
 		if err != nil {
 			http.Error(w, err.Error(), 500)
 			return
@@ -457,7 +365,7 @@ func ocspResponder(t *testing.T, pki *testPKI) (*httptest.Server, *int) {
 func TestTLSOCSPStapling(t *testing.T) {
 	s := newTLSSite(t)
 	responder, _ := ocspResponder(t, s.pki)
-	s.pki.leaf(t, "stapled", false, responder.URL, "example.com")
+	s.pki.LeafWithOCSP(t, "stapled", false, responder.URL, "example.com")
 	s.start(t, `
 server {
     listen 127.0.0.1:{{PORT}} ssl;
@@ -485,7 +393,7 @@ server {
 	if staple == nil {
 		t.Fatal("no OCSP staple within 10s")
 	}
-	resp, err := ocsp.ParseResponse(staple, s.pki.cert)
+	resp, err := ocsp.ParseResponse(staple, s.pki.Cert)
 	if err != nil || resp.Status != ocsp.Good {
 		t.Errorf("staple: %v %+v", err, resp)
 	}
@@ -553,9 +461,9 @@ server {
 func BenchmarkTLSHandshake(b *testing.B) {
 	b.Setenv("EDGE_DATA_DIR", b.TempDir())
 	dir := b.TempDir()
-	pki := newTestPKI(b, dir)
-	pki.leaf(b, "ec", false, "", "example.com")
-	pki.leaf(b, "rsa", true, "", "example.com")
+	pki := testenv.NewPKI(b, dir)
+	pki.Leaf(b, "ec", false, "example.com")
+	pki.Leaf(b, "rsa", true, "example.com")
 	for _, kind := range []string{"ec", "rsa"} {
 		plan := loadTestPlan(b, dir, fmt.Sprintf(`events {} http { access_log off; server { listen 127.0.0.1:1 ssl; server_name example.com;
 			ssl_certificate %[1]s.crt; ssl_certificate_key %[1]s.key; } server { listen 127.0.0.1:1 ssl; server_name other.test;
@@ -572,7 +480,7 @@ func BenchmarkTLSHandshake(b *testing.B) {
 			cfg  *tls.Config
 		}{{"edge", edgeCfg}, {"bare", bare}} {
 			b.Run(kind+"/"+c.name, func(b *testing.B) {
-				benchHandshakes(b, c.cfg, pki.pool)
+				benchHandshakes(b, c.cfg, pki.Pool)
 			})
 		}
 	}

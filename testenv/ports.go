@@ -58,12 +58,37 @@ func WaitPort(t testing.TB, addr string) {
 	waitListening(t, nil, "tcp", addr)
 }
 
+// WaitProcPort polls until a TCP connect to addr succeeds, for a port that p
+// is to open: it fails at once, with p's output, when p exits first, and
+// after timeout (zero means 10s), a failure deadline that a loaded machine
+// may need longer.
+func WaitProcPort(t testing.TB, p *Proc, addr string, timeout time.Duration) {
+	t.Helper()
+	waitListeningFor(t, p, "tcp", addr, timeout)
+}
+
 // waitListening polls until a connect to network/addr succeeds. When p is not
 // nil it fails at once if p exits first, which turns a bad config into an
 // immediate failure with p's output instead of a timeout.
 func waitListening(t testing.TB, p *Proc, network, addr string) {
 	t.Helper()
-	deadline := time.Now().Add(readyTimeout)
+	waitListeningFor(t, p, network, addr, readyTimeout)
+}
+
+// orReadyTimeout is timeout, or readyTimeout when it is zero.
+func orReadyTimeout(timeout time.Duration) time.Duration {
+	if timeout == 0 {
+		return readyTimeout
+	}
+	return timeout
+}
+
+// waitListeningFor is waitListening with its own deadline (zero means
+// readyTimeout).
+func waitListeningFor(t testing.TB, p *Proc, network, addr string, timeout time.Duration) {
+	t.Helper()
+	timeout = orReadyTimeout(timeout)
+	deadline := time.Now().Add(timeout)
 	for {
 		c, err := net.DialTimeout(network, addr, time.Second)
 		if err == nil {
@@ -74,7 +99,7 @@ func waitListening(t testing.TB, p *Proc, network, addr string) {
 			t.Fatalf("testenv: %s exited before listening on %s: %v", p.Name, addr, p.waitErr)
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("testenv: nothing listens on %s %s after %v: %v", network, addr, readyTimeout, err)
+			t.Fatalf("testenv: nothing listens on %s %s after %v: %v", network, addr, timeout, err)
 		}
 		time.Sleep(pollInterval)
 	}

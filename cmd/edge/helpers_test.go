@@ -78,14 +78,10 @@ func (s *site) write(rel, data string) {
 	writeFile(s.t, s.path(rel), data)
 }
 
+// writeFile writes a text file, creating its parent directories.
 func writeFile(t testing.TB, path, data string) {
 	t.Helper()
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, []byte(data), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	testenv.WriteFile(t, path, []byte(data), 0o644)
 }
 
 // pidFile is where the configurations of these tests leave the pid file:
@@ -145,18 +141,14 @@ func runCommand(t testing.TB, dir, bin string, args ...string) result {
 // extra arguments follow "-p DIR -c CONF".
 func (s *site) start(extra ...string) *testenv.Proc {
 	s.t.Helper()
-	args := append([]string{"-p", s.dir, "-c", s.conf}, extra...)
-	cmd := exec.Command(testenv.EdgeBinary(s.t), args...)
-	cmd.Dir = s.dir
-	p := testenv.Start(s.t, "edge", cmd, s.errorLog())
-	waitFor(s.t, "the pid file "+s.pidFile(), func() bool {
-		if p.Exited() {
-			s.t.Fatalf("edge exited during startup: %v", p.Wait())
-		}
-		return fileExists(s.pidFile())
-	})
-	testenv.WaitPort(s.t, s.addr)
-	return p
+	return testenv.StartEdge(s.t, testenv.EdgeOptions{
+		Prefix:       s.dir,
+		ConfFile:     s.conf,
+		Args:         extra,
+		PidFile:      s.pidFile(),
+		Ports:        []int{s.port},
+		ReadyTimeout: waitTimeout,
+	}).Proc
 }
 
 // get sends "GET path" over a fresh connection and returns the response.

@@ -14,45 +14,15 @@ import (
 	"edge/testenv"
 )
 
-// seed004Conf is the article's text: its main-context lines, its asset
-// location, its WordPress rewrite and its PHP location, verbatim (tabs and
-// odd indentation included). The article sets keepalive_timeout without
-// saying where; it is only valid in http{}. The server{} around the
-// snippets names what the article leaves to the reader: listen, root,
-// index. {{PORT}}, {{DIR}} and {{FPM}} are filled in by the test;
-// {{EXTRA}} takes a test-only location.
-const seed004Conf = `worker_processes 1;
-events {worker_connections 768;	}
-http {
-keepalive_timeout 6;
-include mime.types;
-server {
-listen 127.0.0.1:{{PORT}};
-root {{DIR}}/www;
-index index.php index.html;
-{{EXTRA}}
-location ~* \.(jpg|jpeg|gif|png|css|js|ico|xml)$ {
-    access_log        off;
-    log_not_found     off;
-    expires           30d;
-}
-
-if (!-e $request_filename) {
-rewrite /(.+)/$ /index.php?q=$1 last;
-rewrite ^/(.+)$ /index.php?q=$1 last;
-}
-
- location ~ \.php$
-	{
-		fastcgi_pass {{FPM}};
-		fastcgi_index index.php;
-		fastcgi_param SCRIPT_FILENAME $document_root$fastcgi_script_name;
-		
-		include fastcgi_params;
-	}
-}
-}
-`
+// seed004Conf is the article's text (testenv.Seed004Conf): its
+// main-context lines, its asset location, its WordPress rewrite and its PHP
+// location, verbatim. The server{} around the snippets names what the
+// article leaves to the reader: listen, root, index. {{PORT}}, {{DIR}} and
+// {{FPM}} are filled in by the test; {{EXTRA}} takes a test-only location.
+var seed004Conf = testenv.Seed004Conf(testenv.Seed004Options{
+	Server:      "listen 127.0.0.1:{{PORT}};\nroot {{DIR}}/www;\nindex index.php index.html;\n{{EXTRA}}\n",
+	FastCGIPass: "{{FPM}}",
+})
 
 // seed004Site writes the seed configuration and a document root with
 // assets, a text file and PHP scripts. The run adds "daemon off" with -g,

@@ -9,7 +9,6 @@ package main
 import (
 	"net"
 	"os"
-	"os/exec"
 	"strconv"
 	"strings"
 	"syscall"
@@ -50,14 +49,8 @@ func TestPidFileHoldsPid(t *testing.T) {
 // only after binding.
 func TestPidFileAfterBind(t *testing.T) {
 	s := newSite(t, versionConf("v1"))
-	cmd := exec.Command(testenv.EdgeBinary(t), "-p", s.dir, "-c", s.conf)
-	p := testenv.Start(t, "edge", cmd, s.errorLog())
-	waitFor(t, "the pid file", func() bool {
-		if p.Exited() {
-			t.Fatalf("edge exited during startup: %v", p.Wait())
-		}
-		return fileExists(s.pidFile())
-	})
+	// No port to wait for: the pid file alone.
+	testenv.StartEdge(t, testenv.EdgeOptions{Prefix: s.dir, ConfFile: s.conf, PidFile: s.pidFile(), ReadyTimeout: waitTimeout})
 	if !canConnect(s.addr) {
 		t.Fatalf("the pid file exists but nothing accepts connections on %s", s.addr)
 	}

@@ -6,35 +6,15 @@
 
 package difftest
 
-// seed004HTTP is seed 004's configuration.
-const seed004HTTP = `
-keepalive_timeout 6;
-server {
-    listen {{LISTEN}};
-    server_name localhost;
-    root {{ROOT}};
+import "edge/testenv"
 
-    location ~* \.(jpg|jpeg|gif|png|css|js|ico|xml)$ {
-        access_log        off;
-        log_not_found     off;
-        expires           30d;
-    }
-
-    if (!-e $request_filename) {
-        rewrite /(.+)/$ /index.php?q=$1 last;
-        rewrite ^/(.+)$ /index.php?q=$1 last;
-    }
-
-    location ~ \.php$
-    {
-        fastcgi_pass {{FPM}};
-        fastcgi_index index.php;
-        fastcgi_param SCRIPT_FILENAME $document_root$fastcgi_script_name;
-
-        include {{FASTCGI_PARAMS}};
-    }
-}
-`
+// seed004HTTP is seed 004's configuration: the article's server-level
+// text verbatim (testenv.Seed004Locations) in a server{} naming listen,
+// server_name and root.
+var seed004HTTP = "\nkeepalive_timeout 6;\nserver {\n" +
+	"    listen {{LISTEN}};\n    server_name localhost;\n    root {{ROOT}};\n\n" +
+	testenv.Seed004Locations("{{FPM}}", "{{FASTCGI_PARAMS}}") +
+	"}\n"
 
 var _ = addScenario(scenario{
 	name: "seed004",

@@ -7,14 +7,11 @@ package difftest
 
 import (
 	"fmt"
-	"net"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 
 	"edge/testenv"
 )
@@ -92,47 +89,11 @@ func (e *env) startPair(t *testing.T, body string) *pair {
 // file leaves them out; everything else is the text nginx gets.
 func startEdge(t *testing.T, httpBody, mime string, port int) string {
 	t.Helper()
-	prefix, err := os.MkdirTemp(t.TempDir(), "edge-")
-	if err != nil {
-		t.Fatalf("difftest: %v", err)
-	}
-	if err := os.Mkdir(filepath.Join(prefix, "logs"), 0o755); err != nil {
-		t.Fatalf("difftest: %v", err)
-	}
+	prefix := testenv.EdgePrefix(t)
 	errLog := filepath.Join(prefix, "logs", "error.log")
 	conf := testenv.NginxMain(1) + "error_log " + errLog + " info;\n" +
 		"http {\n" + testenv.NginxHTTPLogs("") + "include " + mime + ";\n" + httpBody + "}\n"
-	confPath := filepath.Join(prefix, "edge.conf")
-	if err := os.WriteFile(confPath, []byte(conf), 0o644); err != nil {
-		t.Fatalf("difftest: %v", err)
-	}
-	cmd := exec.Command(testenv.EdgeBinary(t), "-p", prefix+"/", "-c", confPath, "-g", "daemon off;")
-	cmd.Dir = prefix
-	proc := testenv.Start(t, "edge", cmd, confPath, errLog)
-	addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
-	waitEdge(t, proc, addr)
-	return addr
-}
-
-// waitEdge polls until edge accepts connections, failing at once with its
-// output when it exits first (a configuration nginx took and edge refused).
-func waitEdge(t *testing.T, proc *testenv.Proc, addr string) {
-	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		c, err := net.DialTimeout("tcp", addr, time.Second)
-		if err == nil {
-			c.Close()
-			return
-		}
-		if proc.Exited() {
-			t.Fatalf("difftest: edge exited before listening on %s: %v", addr, proc.Wait())
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("difftest: edge does not listen on %s: %v", addr, err)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	return testenv.StartEdge(t, testenv.EdgeOptions{Prefix: prefix, Conf: conf, Global: "daemon off;", Ports: []int{port}}).Addr()
 }
 
 // errorf is fmt.Errorf for this package's messages.

@@ -6,7 +6,6 @@
 package fcgitest
 
 import (
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -72,14 +71,10 @@ func passArg(f *testenv.FPM) string {
 	return f.Address
 }
 
+// writeFile writes a text file, creating its parent directories.
 func writeFile(t testing.TB, path, content string) {
 	t.Helper()
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	testenv.WriteFile(t, path, []byte(content), 0o644)
 }
 
 // render fills the placeholders of an http{} body for a server on port:
@@ -140,27 +135,21 @@ func (s *site) startEdgeOn(t testing.TB, body string, port int) *server {
 // change the command before it starts (environment, a taskset prefix).
 func startEdgeConf(t testing.TB, conf func(errLog string) string, port int, prep ...func(*exec.Cmd)) *server {
 	t.Helper()
-	prefix, err := os.MkdirTemp(t.TempDir(), "edge-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Mkdir(filepath.Join(prefix, "logs"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	srv := &server{name: "edge", port: port, prefix: prefix,
-		addr: net.JoinHostPort("127.0.0.1", strconv.Itoa(port)), errorLog: filepath.Join(prefix, "logs", "error.log")}
-	confPath := filepath.Join(prefix, "edge.conf")
-	if err := os.WriteFile(confPath, []byte(conf(srv.errorLog)), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command(testenv.EdgeBinary(t), "-p", prefix+"/", "-c", confPath, "-g", "daemon off;")
-	cmd.Dir = prefix
-	for _, p := range prep {
-		p(cmd)
-	}
-	srv.proc = testenv.Start(t, "edge", cmd, confPath, srv.errorLog)
-	waitServing(t, srv.proc, srv.addr)
-	return srv
+	prefix := testenv.EdgePrefix(t)
+	errLog := filepath.Join(prefix, "logs", "error.log")
+	ed := testenv.StartEdge(t, testenv.EdgeOptions{
+		Prefix:       prefix,
+		Conf:         conf(errLog),
+		Global:       "daemon off;",
+		Ports:        []int{port},
+		ReadyTimeout: readyTimeout,
+		Prep: func(cmd *exec.Cmd) {
+			for _, p := range prep {
+				p(cmd)
+			}
+		},
+	})
+	return &server{name: "edge", addr: ed.Addr(), port: port, prefix: prefix, errorLog: ed.ErrorLog(), proc: ed.Proc}
 }
 
 // startNginx runs Debian's nginx with the same http{} body.
@@ -178,26 +167,9 @@ func (s *site) startNginxOn(t testing.TB, body string, port int) *server {
 	return &server{name: "nginx", addr: ng.Addr(), port: port, prefix: ng.Prefix, errorLog: ng.ErrorLog(), proc: ng.Proc}
 }
 
-// waitServing polls until addr accepts connections, failing at once with
-// the process's output if it exits first (a configuration it refused).
-func waitServing(t testing.TB, p *testenv.Proc, addr string) {
-	t.Helper()
-	deadline := time.Now().Add(15 * time.Second)
-	for {
-		c, err := net.DialTimeout("tcp", addr, time.Second)
-		if err == nil {
-			c.Close()
-			return
-		}
-		if p.Exited() {
-			t.Fatalf("fcgitest: %s exited before listening on %s: %v", p.Name, addr, p.Wait())
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("fcgitest: %s does not listen on %s: %v", p.Name, addr, err)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-}
+// readyTimeout bounds the wait for a server to listen: a failure
+// deadline, not a measurement.
+const readyTimeout = 15 * time.Second
 
 // client is an HTTP client that reports redirects instead of following
 // them and does not ask for gzip, so tests see what the server sent.

@@ -13,8 +13,6 @@
 package fcgitest
 
 import (
-	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -192,15 +190,16 @@ func TestBuiltinSiteChecksScripts(t *testing.T) {
 	}
 	dir := t.TempDir()
 	port := testenv.FreePort(t)
-	cmd := exec.Command(testenv.EdgeBinary(t), "-p", filepath.Join(dir, "prefix")+"/")
-	cmd.Dir = dir
-	// The local CA for the HTTPS side goes under the test's directory,
-	// not the user's home.
-	cmd.Env = append(os.Environ(), "EDGE_ROOT="+root, "EDGE_HTTP_PORT="+strconv.Itoa(port),
-		"EDGE_HTTPS_PORT="+strconv.Itoa(testenv.FreePort(t)), "HOME="+dir, "XDG_DATA_HOME="+filepath.Join(dir, "data"))
-	proc := testenv.Start(t, "edge", cmd)
-	addr := "127.0.0.1:" + strconv.Itoa(port)
-	waitServing(t, proc, addr)
+	addr := testenv.StartEdge(t, testenv.EdgeOptions{
+		Prefix: filepath.Join(dir, "prefix"),
+		Dir:    dir,
+		// The local CA for the HTTPS side goes under the test's directory,
+		// not the user's home.
+		Env: []string{"EDGE_ROOT=" + root, "EDGE_HTTP_PORT=" + strconv.Itoa(port),
+			"EDGE_HTTPS_PORT=" + strconv.Itoa(testenv.FreePort(t)), "HOME=" + dir, "XDG_DATA_HOME=" + filepath.Join(dir, "data")},
+		Ports:        []int{port},
+		ReadyTimeout: readyTimeout,
+	}).Addr()
 	get := func(target string) *testenv.RawResponse {
 		return testenv.RawHTTP(t, addr, "GET "+target+" HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n")
 	}

@@ -19,41 +19,12 @@ import (
 	"edge/testenv"
 )
 
-// seed004 is the article's text, tabs and blank line included.
-const seed004 = `worker_processes 1;
-events {worker_connections 768;	}
-http {
-keepalive_timeout 6;
-include mime.types;
-error_log {{ERRLOG}} info;
-access_log {{ACCESSLOG}};
-server {
-listen {{LISTEN}};
-root {{ROOT}};
-index index.php index.html;
-
-location ~* \.(jpg|jpeg|gif|png|css|js|ico|xml)$ {
-    access_log        off;
-    log_not_found     off;
-    expires           30d;
-}
-
-if (!-e $request_filename) {
-rewrite /(.+)/$ /index.php?q=$1 last;
-rewrite ^/(.+)$ /index.php?q=$1 last;
-}
-
- location ~ \.php$
-	{
-		fastcgi_pass 127.0.0.1:9000;
-		fastcgi_index index.php;
-		fastcgi_param SCRIPT_FILENAME $document_root$fastcgi_script_name;
-		
-		include fastcgi_params;
-	}
-}
-}
-`
+// seed004 is the article's text (testenv.Seed004Conf), tabs and blank
+// line included, with the test's error and access logs.
+var seed004 = testenv.Seed004Conf(testenv.Seed004Options{
+	HTTP:   "error_log {{ERRLOG}} info;\naccess_log {{ACCESSLOG}};\n",
+	Server: "listen {{LISTEN}};\nroot {{ROOT}};\nindex index.php index.html;\n\n",
+})
 
 // seedFiles is a small site: a front controller, a script, assets.
 var seedFiles = map[string]string{
@@ -65,7 +36,7 @@ var seedFiles = map[string]string{
 }
 
 // seedAddress is the address the article passes PHP to.
-const seedAddress = "127.0.0.1:9000"
+const seedAddress = testenv.Seed004Address
 
 func TestSeed004PHPConfig(t *testing.T) {
 	for _, tt := range []struct{ name, listen string }{

@@ -124,27 +124,16 @@ func startSite(t *testing.T, pools, pass string) *site {
 }
 
 // start runs edge and waits until it serves (its pools are up before it
-// listens).
+// listens, hence the long deadline).
 func (s *site) start(t *testing.T) {
 	t.Helper()
-	cmd := exec.Command(testenv.EdgeBinary(t), "-p", s.prefix, "-c", s.conf)
-	cmd.Dir = s.prefix
-	s.proc = testenv.Start(t, "edge", cmd, s.conf, s.errorLog())
-	deadline := time.Now().Add(60 * time.Second)
-	for {
-		c, err := net.DialTimeout("tcp", s.addr, time.Second)
-		if err == nil {
-			c.Close()
-			return
-		}
-		if s.proc.Exited() {
-			t.Fatalf("edge exited before serving: %v", s.proc.Wait())
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("edge does not listen on %s: %v", s.addr, err)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	s.proc = testenv.StartEdge(t, testenv.EdgeOptions{
+		Prefix:       s.prefix,
+		ConfFile:     s.conf,
+		ErrorLog:     s.errorLog(),
+		Ports:        []int{s.port},
+		ReadyTimeout: 60 * time.Second,
+	}).Proc
 }
 
 // edge runs the edge binary with args (the site's -c and -p appended)

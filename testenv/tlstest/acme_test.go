@@ -33,10 +33,10 @@ type pebbleCA struct {
 }
 
 // startPebble runs pebble validating http-01 challenges on httpPort.
-func startPebble(t *testing.T, dir string, p *pki, httpPort int) *pebbleCA {
+func startPebble(t *testing.T, dir string, p *testenv.PKI, httpPort int) *pebbleCA {
 	t.Helper()
 	bin := goTool(t, "pebble", "github.com/letsencrypt/pebble/v2/cmd/pebble")
-	p.leaf(t, "pebble", false, "localhost", "127.0.0.1")
+	p.Leaf(t, "pebble", false, "localhost", "127.0.0.1")
 	apiPort, mgmtPort := testenv.FreePort(t), testenv.FreePort(t)
 	cfg := map[string]any{"pebble": map[string]any{
 		"listenAddress":                  listen(apiPort),
@@ -63,9 +63,9 @@ func startPebble(t *testing.T, dir string, p *pki, httpPort int) *pebbleCA {
 	// deterministic. Validation itself stays real (no ALWAYS_VALID).
 	cmd.Env = append(os.Environ(), "PEBBLE_VA_NOSLEEP=1", "PEBBLE_WFE_NONCEREJECT=0")
 	proc := testenv.Start(t, "pebble", cmd)
-	waitListening(t, proc, apiPort)
-	waitListening(t, proc, mgmtPort)
-	return &pebbleCA{dirURL: "https://" + listen(apiPort) + "/dir", mgmtAddr: listen(mgmtPort), pool: p.pool}
+	testenv.WaitProcPort(t, proc, listen(apiPort), readyTimeout)
+	testenv.WaitProcPort(t, proc, listen(mgmtPort), readyTimeout)
+	return &pebbleCA{dirURL: "https://" + listen(apiPort) + "/dir", mgmtAddr: listen(mgmtPort), pool: p.Pool}
 }
 
 // roots returns the root that signs pebble's certificates (made anew at

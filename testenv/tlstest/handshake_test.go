@@ -53,22 +53,32 @@ func BenchmarkHandshakeRate(b *testing.B) {
 					"        ssl_certificate %s/%s.crt;\n        ssl_certificate_key %s/%s.key;\n        root %s;\n    }\n",
 					listen(port), dir, kind, dir, kind, root)
 			}
-			edgeConf := edgeMain + "http {\n    access_log off;\n" + server(edgePort, filepath.Join(dir, "html")) + "}\n"
-			writeFile(b, filepath.Join(dir, kind+"-edge.conf"), []byte(edgeConf))
-			cmd := pin("0", testenv.EdgeBinary(b), "-p", dir+"/", "-c", filepath.Join(dir, kind+"-edge.conf"),
-				"-g", "daemon off; pid "+filepath.Join(dir, kind+"-edge.pid")+"; error_log "+filepath.Join(dir, "logs", kind+"-edge.log")+";")
-			edgeProc := testenv.Start(b, "edge-"+kind, cmd)
-			waitListening(b, edgeProc, edgePort)
+			edgeLog := filepath.Join(dir, "logs", kind+"-edge.log")
+			edgeProc := testenv.StartEdge(b, testenv.EdgeOptions{
+				Name:   "edge-" + kind,
+				Prefix: dir,
+				Conf:   edgeMain + "http {\n    access_log off;\n" + server(edgePort, filepath.Join(dir, "html")) + "}\n",
+				Global: "daemon off; pid " + filepath.Join(dir, kind+"-edge.pid") + "; error_log " + edgeLog + ";",
+				// Pinned to CPU 0 from its first instruction; h2load
+				// runs on CPU 1.
+				Prep: func(cmd *exec.Cmd) {
+					pinned := pin("0", cmd.Args...)
+					cmd.Path, cmd.Args = pinned.Path, pinned.Args
+				},
+				ErrorLog:     edgeLog,
+				Ports:        []int{edgePort},
+				ReadyTimeout: readyTimeout,
+			}).Proc
 
 			nginxPrefix := filepath.Join(dir, "nginx-"+kind)
 			nginxConf := testenv.NginxMain(1) + "http {\n" + testenv.NginxHTTPTemps(nginxPrefix) + "access_log off;\n" +
 				server(nginxPort, filepath.Join(dir, "html")) + "}\n"
 			writeFile(b, filepath.Join(nginxPrefix, "logs", "keep"), nil)
 			writeFile(b, filepath.Join(nginxPrefix, "nginx.conf"), []byte(nginxConf))
-			cmd = pin("0", nginx, "-p", nginxPrefix+"/", "-c", filepath.Join(nginxPrefix, "nginx.conf"),
+			cmd := pin("0", nginx, "-p", nginxPrefix+"/", "-c", filepath.Join(nginxPrefix, "nginx.conf"),
 				"-g", "daemon off; pid "+filepath.Join(nginxPrefix, "nginx.pid")+"; error_log "+filepath.Join(nginxPrefix, "logs", "error.log")+";")
 			nginxProc := testenv.Start(b, "nginx-"+kind, cmd)
-			waitListening(b, nginxProc, nginxPort)
+			testenv.WaitProcPort(b, nginxProc, listen(nginxPort), readyTimeout)
 
 			var edgeRates, nginxRates, edgeCPU, nginxCPU []float64
 			for r := 0; r < handshakeRounds; r++ {
