@@ -80,7 +80,6 @@ type frame struct {
 	loc  *Location // the level's settings (also the duplicate-check key)
 	prog *[]Op     // where rewrite-module directives append
 	up   *Upstream
-	fpm  *FPMPool
 	acme *ACMEIssuer // inside acme_issuer{} (ssl.go)
 }
 

@@ -60,9 +60,7 @@ func setMap(c *compiler, f *frame, d *Directive) error {
 			m.Default = val
 			continue
 		}
-		if strings.HasPrefix(key, "\\") {
-			key = key[1:]
-		}
+		key = strings.TrimPrefix(key, "\\")
 		if strings.HasPrefix(key, "~") && e.Name[0] == '~' {
 			ci := strings.HasPrefix(key, "~*")
 			src := strings.TrimPrefix(strings.TrimPrefix(key, "~*"), "~")

@@ -35,7 +35,6 @@ type upstreamState struct {
 	status     int
 	header     ResponseHeader
 	headerTime time.Duration
-	respTime   time.Duration
 	bytes      int64
 }
 

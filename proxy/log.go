@@ -156,9 +156,6 @@ func (rl requestLog) errorf(r *Request, format string, args ...any) {
 func (rl requestLog) critf(r *Request, format string, args ...any) {
 	rl.logf(r, conf.LevelCrit, format, args...)
 }
-func (rl requestLog) warnf(r *Request, format string, args ...any) {
-	rl.logf(r, conf.LevelWarn, format, args...)
-}
 func (rl requestLog) noticef(r *Request, format string, args ...any) {
 	rl.logf(r, conf.LevelNotice, format, args...)
 }

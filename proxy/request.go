@@ -83,19 +83,17 @@ type Request struct {
 	slots      []slotValue
 
 	// response (for $status, $sent_http_*, $body_bytes_sent)
-	resp *Response
-	// noLog is set by "access_log off" or log_not_found off on a 404.
-	logNotFound bool
-	scratch     []byte
-	fileCache   *fileEntry
-	requestID   string
-	bodySent    int64
-	gzipRatio   string
-	up          upstreamState
-	bodyLength  int64 // the request body's length once read (-1 unknown)
-	fh          fastHeaders
-	dr          deadlineReader
-	hh          h2Headers
+	resp       *Response
+	scratch    []byte
+	fileCache  *fileEntry
+	requestID  string
+	bodySent   int64
+	gzipRatio  string
+	up         upstreamState
+	bodyLength int64 // the request body's length once read (-1 unknown)
+	fh         fastHeaders
+	dr         deadlineReader
+	hh         h2Headers
 }
 
 // slotValue is a per-request variable (set, map, named capture).

@@ -6,7 +6,6 @@
 package difftest
 
 import (
-	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -94,9 +93,4 @@ func startEdge(t *testing.T, httpBody, mime string, port int) string {
 	conf := testenv.NginxMain(1) + "error_log " + errLog + " info;\n" +
 		"http {\n" + testenv.NginxHTTPLogs("") + "include " + mime + ";\n" + httpBody + "}\n"
 	return testenv.StartEdge(t, testenv.EdgeOptions{Prefix: prefix, Conf: conf, Global: "daemon off;", Ports: []int{port}}).Addr()
-}
-
-// errorf is fmt.Errorf for this package's messages.
-func errorf(format string, args ...any) error {
-	return fmt.Errorf("difftest: "+format, args...)
 }

@@ -93,12 +93,6 @@ var cookieJoined = &known{doc: docCookieJoined, expect: func(o *outcome) error {
 	return replaceBody(o, "HTTP_COOKIE=b=2\n", "HTTP_COOKIE=a=1; b=2\n")
 }}
 
-// servedLike: nginx answers the request with status, edge answers it as
-// nginx answers like.
-func servedLike(doc string, status int, like string) *known {
-	return &known{doc: doc, likeStatus: status, like: strings.ReplaceAll(like, "\n", "\r\n")}
-}
-
 // accelType: edge types the file by its extension instead of keeping the
 // application's Content-Type.
 func accelType(from, to string) *known {
