@@ -69,6 +69,9 @@ func (s *Server) serveHTTP2(c net.Conn, info *connInfo) {
 	hs := &http2.Server{
 		IdleTimeout:          def.Loc.KeepaliveTimeout,
 		MaxConcurrentStreams: 128,
+		// The protocol's default (RFC 9113 6.5.2); x/net/http2 would
+		// announce 1 MiB and accept frames a peer must not send.
+		MaxReadFrameSize: 16 << 10,
 	}
 	hc := &h2conn{info: info}
 	ctx := context.WithValue(context.Background(), connKey{}, hc)

@@ -32,9 +32,6 @@ var h2specKnownFailures = map[string]string{
 		"body, so when the response goes out before the DATA frame arrives, x/net/http2 has no body left to " +
 		"check against content-length",
 	"http2/8.1.2.6/2": "timing (" + h2specFlaky + "): as 8.1.2.6/1, with the body in two DATA frames",
-	"http2/4.2/3": "x/net/http2 advertises SETTINGS_MAX_FRAME_SIZE 1 MiB (http2.Server.MaxReadFrameSize), " +
-		"so a 17 KiB HEADERS frame is within the limit it announced; h2spec assumes the 16 KiB default. " +
-		"Setting MaxReadFrameSize to 16384 in proxy/http2.go would pass it",
 	"http2/6.5.3/1": "x/net/http2 treats two values of one setting in a SETTINGS frame as a PROTOCOL_ERROR " +
 		"(Framer's HasDuplicates check); RFC 9113 says to process them in order",
 	"http2/8.1.2.2/1": "x/net/http2 accepts connection-specific header fields in requests instead of " +
