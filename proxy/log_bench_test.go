@@ -32,25 +32,9 @@ http {
 }
 `
 
-// logBenchHeaders are a browser's request headers.
-type logBenchHeaders [][2]string
-
-func (h logBenchHeaders) get(name string) string {
-	for _, f := range h {
-		if strings.EqualFold(f[0], name) {
-			return f[1]
-		}
-	}
-	return ""
-}
-
-func (h logBenchHeaders) each(fn func(name, value string)) {
-	for _, f := range h {
-		fn(f[0], f[1])
-	}
-}
-
-var logBenchRequestHeaders = logBenchHeaders{
+// logBenchRequestHeaders are a browser's request headers, with a Referer
+// for the combined format (benchHeaders is in bench_test.go).
+var logBenchRequestHeaders = benchHeaders{
 	{"Host", "example.com"},
 	{"User-Agent", "Mozilla/5.0 (X11; Linux x86_64; rv:128.0) Gecko/20100101 Firefox/128.0"},
 	{"Referer", "https://example.com/2024/01/hello-world/"},
