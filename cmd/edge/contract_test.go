@@ -16,19 +16,7 @@ import (
 )
 
 // goodConf is a small valid configuration that uses includes.
-const goodConf = `daemon off;
-error_log logs/error.log info;
-events { worker_connections 256; }
-http {
-    include mime.types;
-    access_log logs/access.log;
-    server {
-        listen 127.0.0.1:{{PORT}};
-        root html;
-        location = /version { return 200 "v1"; }
-    }
-}
-`
+var goodConf = versionConf("v1")
 
 func TestConfigTestOK(t *testing.T) {
 	s := newSite(t, goodConf)

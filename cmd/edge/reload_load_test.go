@@ -20,19 +20,7 @@ import (
 
 // loadConf serves a 1 KiB file; {{GEN}} changes at every reload so each
 // one builds a really different plan.
-const loadConf = `daemon off;
-error_log logs/error.log info;
-events { worker_connections 256; }
-http {
-    include mime.types;
-    access_log logs/access.log;
-    server {
-        listen 127.0.0.1:{{PORT}};
-        root html;
-        add_header X-Generation {{GEN}};
-    }
-}
-`
+var loadConf = siteConf("add_header X-Generation {{GEN}};")
 
 const (
 	loadDuration = 5 * time.Second // wrk's -d

@@ -17,9 +17,10 @@ import (
 	"edge/testenv"
 )
 
-// serveConf is the configuration of the serving tests; {{VERSION}} is
-// replaced by what /version answers.
-const serveConf = `daemon off;
+// siteConf is the configuration every test of this package serves, with
+// line added to its one server (an indented directive).
+func siteConf(line string) string {
+	return `daemon off;
 error_log logs/error.log info;
 events { worker_connections 256; }
 http {
@@ -28,12 +29,14 @@ http {
     server {
         listen 127.0.0.1:{{PORT}};
         root html;
-        location = /version { return 200 "{{VERSION}}"; }
+        ` + line + `
     }
 }
 `
+}
 
-func versionConf(v string) string { return strings.ReplaceAll(serveConf, "{{VERSION}}", v) }
+// versionConf is the serving tests' configuration: /version answers v.
+func versionConf(v string) string { return siteConf(`location = /version { return 200 "` + v + `"; }`) }
 
 func TestPidFileHoldsPid(t *testing.T) {
 	s := newSite(t, versionConf("v1"))

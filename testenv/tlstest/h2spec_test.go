@@ -9,7 +9,6 @@ package tlstest
 import (
 	"context"
 	"encoding/xml"
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -18,8 +17,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"edge/testenv"
 )
 
 // h2specKnownFailures are the cases Go's HTTP/2 server (golang.org/x/net
@@ -54,20 +51,7 @@ type h2specReport struct {
 
 func TestH2specTLS(t *testing.T) {
 	h2spec := goTool(t, "h2spec", "github.com/summerwind/h2spec/cmd/h2spec")
-	dir, _ := siteDir(t)
-	port := testenv.FreePort(t)
-	startEdge(t, dir, "edge", edgeMain+fmt.Sprintf(`
-http {
-    access_log logs/access.log;
-    server {
-        listen %s ssl;
-        server_name localhost;
-        ssl_certificate ec.crt;
-        ssl_certificate_key ec.key;
-        root html;
-    }
-}
-`, listen(port)), port)
+	port := startDefaultTLS(t, false)
 
 	report := filepath.Join(t.TempDir(), "h2spec.xml")
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)

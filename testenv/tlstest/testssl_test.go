@@ -35,22 +35,7 @@ var testsslEnvironmentWarnings = map[string]string{
 
 func TestTestsslDefaults(t *testing.T) {
 	testssl := testenv.Binary(t, "testssl.sh", "testssl", "testssl.sh")
-	dir, _ := siteDir(t)
-	port := testenv.FreePort(t)
-	startEdge(t, dir, "edge", edgeMain+fmt.Sprintf(`
-http {
-    access_log logs/access.log;
-    server {
-        listen %s ssl;
-        server_name localhost;
-        ssl_certificate ec.crt;
-        ssl_certificate_key ec.key;
-        ssl_certificate rsa.crt;
-        ssl_certificate_key rsa.key;
-        root html;
-    }
-}
-`, listen(port)), port)
+	port := startDefaultTLS(t, true)
 
 	report := filepath.Join(t.TempDir(), "testssl.json")
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
@@ -105,4 +90,29 @@ func checkTestsslFindings(t *testing.T, findings []testsslFinding, output string
 	if ciphers == 0 || fs == 0 {
 		t.Errorf("testssl.sh reported %d ciphers and %d forward secrecy findings; its output:\n%s", ciphers, fs, output)
 	}
+}
+
+// startDefaultTLS starts edge with one TLS server and no ssl_* tuning (the
+// defaults under test): an ECDSA certificate, and an RSA one beside it
+// when withRSA is set. It returns the port.
+func startDefaultTLS(t *testing.T, withRSA bool) int {
+	dir, _ := siteDir(t)
+	port := testenv.FreePort(t)
+	rsa := ""
+	if withRSA {
+		rsa = "\n        ssl_certificate rsa.crt;\n        ssl_certificate_key rsa.key;"
+	}
+	startEdge(t, dir, "edge", edgeMain+fmt.Sprintf(`
+http {
+    access_log logs/access.log;
+    server {
+        listen %s ssl;
+        server_name localhost;
+        ssl_certificate ec.crt;
+        ssl_certificate_key ec.key;%s
+        root html;
+    }
+}
+`, listen(port), rsa), port)
+	return port
 }
