@@ -49,6 +49,10 @@ type Status struct {
 	MaxChildrenReached uint64    `json:"max children reached"`
 	SlowRequests       uint64    `json:"slow requests"`
 	Processes          []Process `json:"processes"`
+	// Starting counts scoreboard slots php-fpm has given to a worker it
+	// just forked that has not yet written its own PID there (the slot
+	// shows pid 0 and state "(null)"). They are left out of Processes.
+	Starting int `json:"-"`
 }
 
 // Process is one worker in the full status.
@@ -106,6 +110,15 @@ func parseStatusPage(body []byte) (*Status, error) {
 	if err := json.Unmarshal(body, &st); err != nil {
 		return nil, fmt.Errorf("fastcgi: status page is not php-fpm's JSON: %w", err)
 	}
+	procs := st.Processes[:0]
+	for _, p := range st.Processes {
+		if p.PID <= 0 {
+			st.Starting++
+			continue
+		}
+		procs = append(procs, p)
+	}
+	st.Processes = procs
 	return &st, nil
 }
 
@@ -582,7 +595,11 @@ func writeReport(b *bytes.Buffer, r *Report) {
 		fmt.Fprintf(b, "  master        pid %d\n", r.MasterPID)
 	}
 	if st := r.FPM; st != nil {
-		fmt.Fprintf(b, "  processes     active %d, idle %d, total %d, max active %d\n", st.ActiveProcesses, st.IdleProcesses, st.TotalProcesses, st.MaxActiveProcesses)
+		fmt.Fprintf(b, "  processes     active %d, idle %d, total %d, max active %d", st.ActiveProcesses, st.IdleProcesses, st.TotalProcesses, st.MaxActiveProcesses)
+		if st.Starting > 0 {
+			fmt.Fprintf(b, ", starting %d", st.Starting)
+		}
+		b.WriteByte('\n')
 		fmt.Fprintf(b, "  accepted      %d since %s\n", st.AcceptedConn, time.Duration(st.StartSince)*time.Second)
 		fmt.Fprintf(b, "  max children reached %d, slow requests %d, listen queue %d (max %d)\n", st.MaxChildrenReached, st.SlowRequests, st.ListenQueue, st.MaxListenQueue)
 		fmt.Fprintf(b, "  memory (PSS)  total %s, p95 worker %s, max worker %s\n", Bytes(r.PSSTotal), Bytes(r.PSSP95), Bytes(r.PSSMax))

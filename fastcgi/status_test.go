@@ -32,6 +32,18 @@ func TestParseStatusPage(t *testing.T) {
 	if _, err := parseStatusPage([]byte("pool: www\n")); err == nil {
 		t.Fatal("the text status page was accepted as JSON")
 	}
+	// A worker php-fpm has just forked shows pid 0 and state "(null)"
+	// until it writes its own slot (seen on a slow CI machine).
+	starting := strings.Replace(statusFixture, `"pid":101,"state":"Running"`, `"pid":0,"state":"(null)"`, 1)
+	st, err = parseStatusPage([]byte(starting))
+	if err != nil || len(st.Processes) != 1 || st.Processes[0].PID != 102 || st.Starting != 1 {
+		t.Fatalf("a starting worker: %+v, %v", st, err)
+	}
+	var b bytes.Buffer
+	WriteText(&b, []*Report{{Name: "www", FPM: st}})
+	if !strings.Contains(b.String(), "total 2, max active 2, starting 1\n") || strings.Contains(b.String(), "(null)") {
+		t.Errorf("report of a starting worker:\n%s", b.String())
+	}
 }
 
 func TestParsePSS(t *testing.T) {
@@ -142,6 +154,7 @@ func TestCollectReport(t *testing.T) {
 	e := newPoolEnv(t)
 	p := e.pool(t, "fpm_pool www { pm static; pm.max_children 2; }")
 	s := e.supervisor(t, p, SupervisorOptions{})
+	workersUp(t, p, 2)
 	for i := 0; i < 3; i++ {
 		e.hello(t, p)
 	}
