@@ -386,12 +386,13 @@ func (c *Client) Do(ctx context.Context, req *Request) (*Response, error) {
 		return nil, fmt.Errorf("fastcgi: %w", err)
 	}
 	c.st.requests.Add(1)
-	if err := c.acquire(ctx); err != nil {
+	handed, err := c.acquire(ctx)
+	if err != nil {
 		return nil, err
 	}
 	r := respPool.Get().(*Response)
 	r.client = c
-	if err := r.roundTrip(ctx, req); err != nil {
+	if err := r.roundTrip(ctx, req, handed); err != nil {
 		r.recycle()
 		c.release()
 		return nil, err
@@ -407,7 +408,7 @@ func (c *Client) Do(ctx context.Context, req *Request) (*Response, error) {
 func (r *Response) Close() error {
 	c, cn := r.client, r.conn
 	keep := r.err == nil && r.stream.ended && r.stream.end.protocolStatus == statusRequestComplete &&
-		cn.kept && cn.br.Buffered() == 0
+		cn.keepConn && cn.br.Buffered() == 0
 	if r.stop != nil && !r.stop() {
 		keep = false // the context watcher fired and broke the deadlines
 	}
@@ -426,10 +427,12 @@ func (r *Response) Close() error {
 	if r.werr != nil {
 		keep = false
 	}
-	c.putConn(cn, keep)
 	r.conn = nil
+	handedOff := c.putConn(cn, keep)
 	r.recycle()
-	c.release()
+	if !handedOff {
+		c.release()
+	}
 	return nil
 }
 
@@ -462,20 +465,27 @@ func (r *Response) recycle() {
 }
 
 // roundTrip sends the request and reads the response header, retrying once
-// on a fresh connection when a kept one proves stale.
-func (r *Response) roundTrip(ctx context.Context, req *Request) error {
+// on a fresh connection when a kept one proves stale. handed is the
+// connection that came with the slot, if any (Client.handOff).
+func (r *Response) roundTrip(ctx context.Context, req *Request, handed *conn) error {
 	c := r.client
 	complete, err := r.buildHead(req)
 	if err != nil {
+		if handed != nil {
+			c.closeConn(handed)
+		}
 		return err
 	}
 	fresh := false
 	for {
-		cn, err := c.getConn(ctx, fresh)
-		if err != nil {
+		cn := handed
+		if cn != nil {
+			handed = nil
+			c.reuse(cn)
+		} else if cn, err = c.getConn(ctx, fresh); err != nil {
 			return err
 		}
-		setKeepConn(r.wbuf, cn.kept)
+		setKeepConn(r.wbuf, cn.keepConn)
 		r.attach(ctx, cn, req)
 		set, _ := c.idleSet()
 		if !cn.reused {
@@ -730,10 +740,7 @@ func (c *Client) getConn(ctx context.Context, fresh bool) (*conn, error) {
 			break
 		}
 		if cn.alive() {
-			cn.reused = true
-			// Kept by another Client of a shared set, maybe.
-			cn.readTimeout, cn.sendTimeout = c.ReadTimeout, c.SendTimeout
-			c.st.reused.Add(1)
+			c.reuse(cn)
 			return cn, nil
 		}
 		c.st.stale.Add(1)
@@ -743,8 +750,21 @@ func (c *Client) getConn(ctx context.Context, fresh bool) (*conn, error) {
 	if err == nil {
 		_, limit := c.idleSet()
 		cn.kept = limit > 0 && set.reserve(limit)
+		// With the slots bounded by the pool's size, a connection beyond
+		// the kept ones is still asked to stay open: when it finishes
+		// while requests wait for a slot it goes to the first of them
+		// with the slot (handOff), and otherwise edge closes it.
+		cn.keepConn = cn.kept || (limit > 0 && c.MaxConns > 0)
 	}
 	return cn, err
+}
+
+// reuse readies a connection that served an earlier request.
+func (c *Client) reuse(cn *conn) {
+	cn.reused = true
+	// Kept by another Client of a shared set, maybe.
+	cn.readTimeout, cn.sendTimeout = c.ReadTimeout, c.SendTimeout
+	c.st.reused.Add(1)
 }
 
 // closeConn closes a connection that is done with, giving back its place
@@ -783,22 +803,48 @@ func (c *Client) dial(ctx context.Context) (*conn, error) {
 
 // putConn keeps cn for reuse when keep is set and there is room, and
 // closes it otherwise.
-func (c *Client) putConn(cn *conn, keep bool) {
+//
+// A connection that holds no kept place but was sent with FCGI_KEEP_CONN
+// goes, with the caller's slot, to the first request waiting for one:
+// putConn then reports true and the caller must not release the slot.
+func (c *Client) putConn(cn *conn, keep bool) (handedOff bool) {
 	if keep && cn.kept {
 		// With MaxConns bounded by the pool's size edge never has more
 		// connections than workers, so none can wait behind a kept one;
 		// without it, a connection waiting for a worker wins.
 		if set, limit := c.idleSet(); (c.MaxConns > 0 || set.waiting.Load() == 0) && set.put(cn, limit) {
-			return
+			return false
 		}
 	}
+	if keep && !cn.kept && c.handOff(cn) {
+		return true
+	}
 	c.closeConn(cn)
+	return false
+}
+
+// handOff gives cn and the caller's slot to the first waiter, if any.
+func (c *Client) handOff(cn *conn) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.handOffLocked(cn)
+}
+
+func (c *Client) handOffLocked(cn *conn) bool {
+	w := c.queue.pop()
+	if w == nil {
+		return false
+	}
+	w.granted, w.conn = true, cn
+	close(w.ready)
+	return true
 }
 
 // waiter is a request queued for a slot.
 type waiter struct {
 	ready    chan struct{} // closed when the slot is handed over
 	granted  bool          // under Client.mu
+	conn     *conn         // under Client.mu: a connection that came with the slot
 	canceled bool          // under Client.mu: gave up; skip it
 }
 
@@ -836,18 +882,18 @@ func (q *waitQueue) pop() *waiter {
 }
 
 // acquire takes a request slot, waiting in FIFO order when MaxConns are
-// busy.
-func (c *Client) acquire(ctx context.Context) error {
+// busy. The slot may come with a connection (handOff).
+func (c *Client) acquire(ctx context.Context) (*conn, error) {
 	c.mu.Lock()
 	if c.MaxConns <= 0 || c.inFlight < c.MaxConns {
 		c.inFlight++
 		c.mu.Unlock()
-		return nil
+		return nil, nil
 	}
 	if c.QueueLimit > 0 && c.queue.waiting >= c.QueueLimit {
 		c.mu.Unlock()
 		c.st.queueFull.Add(1)
-		return ErrQueueFull
+		return nil, ErrQueueFull
 	}
 	w := &waiter{ready: make(chan struct{})}
 	c.queue.push(w)
@@ -856,7 +902,7 @@ func (c *Client) acquire(ctx context.Context) error {
 	return c.wait(ctx, w)
 }
 
-func (c *Client) wait(ctx context.Context, w *waiter) error {
+func (c *Client) wait(ctx context.Context, w *waiter) (*conn, error) {
 	start := time.Now()
 	var expired <-chan time.Time
 	if c.QueueTimeout > 0 {
@@ -874,21 +920,42 @@ func (c *Client) wait(ctx context.Context, w *waiter) error {
 	}
 	waited := time.Since(start)
 	c.mu.Lock()
-	if err != nil {
-		if w.granted {
-			c.releaseLocked() // the slot came too late: pass it on
-		} else {
-			w.canceled = true
-			c.queue.waiting--
-		}
-	}
 	c.st.queueWait += waited
 	c.st.queueWaitMax = max(c.st.queueWaitMax, waited)
 	c.mu.Unlock()
+	if err != nil {
+		c.abandon(w)
+	}
 	if err == ErrQueueTimeout {
 		c.st.queueTO.Add(1)
 	}
-	return err
+	if err != nil {
+		return nil, err
+	}
+	return w.conn, nil
+}
+
+// abandon takes w, which gave up, out of the queue; a slot (and a
+// connection) that reached it too late is passed on.
+func (c *Client) abandon(w *waiter) {
+	var unwanted *conn
+	c.mu.Lock()
+	switch {
+	case w.conn != nil:
+		if !c.handOffLocked(w.conn) {
+			unwanted = w.conn
+			c.inFlight--
+		}
+	case w.granted:
+		c.releaseLocked()
+	default:
+		w.canceled = true
+		c.queue.waiting--
+	}
+	c.mu.Unlock()
+	if unwanted != nil {
+		c.closeConn(unwanted)
+	}
 }
 
 // release gives the slot to the first waiter, or frees it.
@@ -915,7 +982,8 @@ type conn struct {
 	readTimeout time.Duration
 	sendTimeout time.Duration
 	reused      bool
-	kept        bool        // holds a place among the kept connections: sent with FCGI_KEEP_CONN
+	kept        bool        // holds a place among the kept connections
+	keepConn    bool        // sent with FCGI_KEEP_CONN (every kept connection is)
 	idleSince   time.Time   // when it was last put in an idle set
 	sending     atomic.Bool // a body writer runs: no read deadline yet
 	canceled    atomic.Bool // the context watcher fired

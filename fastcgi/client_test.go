@@ -667,6 +667,56 @@ func TestQueue(t *testing.T) {
 			t.Errorf("order %q, want %q", s.order, want)
 		}
 	})
+	// Slots bounded at 2 with 1 kept connection: the connection beyond
+	// the kept one goes to a waiting request with its slot instead of
+	// being closed and dialled again, and is closed once nobody waits.
+	t.Run("hand-off", func(t *testing.T) {
+		c := b.client()
+		c.MaxConns, c.MaxIdle = 2, 1
+		var done []chan error
+		for i := range 6 {
+			done = append(done, start(c, context.Background(), strconv.Itoa(i)))
+			waitFor(c, func(s Stats) bool { return s.InFlight == min(i+1, 2) && s.Waiting == max(i-1, 0) })
+		}
+		for range 6 {
+			s.gate <- struct{}{}
+		}
+		for _, d := range done {
+			if err := <-d; err != nil {
+				t.Error(err)
+			}
+		}
+		if st := c.Stats(); st.Connects != 2 || st.Reused != 4 || st.InFlight != 0 || st.Waiting != 0 || st.Idle != 1 {
+			t.Errorf("stats %+v, want 2 connections serving 6 requests and the kept one idle", st)
+		}
+	})
+	// A waiter that gives up after the slot and a connection reached it
+	// passes both on, and with nobody left the connection is closed.
+	t.Run("hand-off too late", func(t *testing.T) {
+		c := b.client()
+		c.MaxConns, c.MaxIdle = 1, 1
+		if cn, err := c.acquire(context.Background()); cn != nil || err != nil {
+			t.Fatalf("the free slot: %v, %v", cn, err)
+		}
+		cn, err := c.dial(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		w := &waiter{ready: make(chan struct{})}
+		c.mu.Lock()
+		c.queue.push(w)
+		c.mu.Unlock()
+		if !c.handOff(cn) {
+			t.Fatal("no hand-off to the waiter")
+		}
+		c.abandon(w) // what wait does when its context ends first
+		if _, err := cn.nc.Read(make([]byte, 1)); !errors.Is(err, net.ErrClosed) {
+			t.Errorf("the unwanted connection is still open: %v", err)
+		}
+		if st := c.Stats(); st.InFlight != 0 || st.Waiting != 0 {
+			t.Errorf("stats %+v, want the slot freed", st)
+		}
+	})
 }
 
 // rawServer is a minimal FastCGI responder for faults that real responders

@@ -185,8 +185,19 @@ func makeBackend(p *conf.FastCGIPass, f *conf.FastCGI, sh *shared, idle idleBudg
 	case p.Upstream != nil:
 		u := p.Upstream
 		for _, s := range u.Servers {
-			idle := u.Keepalive
-			add(s.Network, s.Address, s.MaxConns, idle, s.Weight, s.MaxFails, s.FailTimeout, s.Backup, s.Down)
+			maxConns := s.MaxConns
+			if maxConns == 0 && !s.Down {
+				// Without max_conns a server whose php-fpm master is on
+				// this machine is bounded by its pool: requests beyond
+				// pm.max_children wait in edge, counted, instead of in
+				// the kernel's listen queue, and a finished connection
+				// goes straight to the next of them.
+				if pool, ok := fastcgi.DiscoverPool(s.Network, s.Address); ok {
+					maxConns = pool.MaxChildren
+					sh.errLog.Logf(conf.LevelInfo, "upstream %s server %s: php-fpm pool \"%s\" (%s) has pm.max_children %d", u.Name, s.Address, pool.Name, pool.ConfigFile, maxConns)
+				}
+			}
+			add(s.Network, s.Address, maxConns, u.Keepalive, s.Weight, s.MaxFails, s.FailTimeout, s.Backup, s.Down)
 		}
 	default:
 		// The pool's size is unknown: keep a few connections. The client

@@ -21,6 +21,7 @@ import (
 	"net/url"
 	"path/filepath"
 	"reflect"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -452,11 +453,16 @@ func TestBackendSlow(t *testing.T) {
 	}
 }
 
-// saturatedSites reach a pool of two workers directly and through an
-// upstream whose max_conns makes edge queue the excess itself.
+// saturatedSites reach a pool of two workers directly, through an
+// upstream whose max_conns makes edge queue the excess itself, and
+// through one without max_conns whose pool edge finds by itself.
 const saturatedSites = `
 upstream php {
     server {{PASS}} max_conns=2;
+    keepalive 1;
+}
+upstream php_found {
+    server {{PASS}};
     keepalive 1;
 }
 server {
@@ -473,18 +479,49 @@ server {
         include {{PARAMS}};
         fastcgi_param SCRIPT_FILENAME $document_root/$1;
     }
+    location = /metrics {
+        edge_metrics;
+    }
+    location ~ ^/found/(.+\.php)$ {
+        fastcgi_keep_conn on;
+        fastcgi_pass php_found;
+        include {{PARAMS}};
+        fastcgi_param SCRIPT_FILENAME $document_root/$1;
+    }
 }
 `
 
 // TestPoolSaturated sends ten times as many concurrent requests as the
-// pool has workers: they wait (in the kernel's listen queue or in edge's
-// own queue) and every one completes with its own answer.
+// pool has workers: they wait in edge's own queue and every one completes
+// with its own answer, over no more connections than the pool has workers
+// (php-fpm's own count of accepted connections says so).
 func TestPoolSaturated(t *testing.T) {
-	s := newSite(t, phpScripts, testenv.FPMOptions{MaxChildren: 2})
+	s := newSite(t, phpScripts, testenv.FPMOptions{MaxChildren: 2, Extra: "pm.status_path = /fpm-status"})
 	edge := s.startEdge(t, saturatedSites)
 	c := client()
-	for _, prefix := range []string{"/direct", "/upstream"} {
+	// counters reads edge's dialled and queued counts for a backend.
+	counters := func(backend string) (dialled, queued int) {
+		t.Helper()
+		resp, err := c.Get(edge.url("/metrics"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		body, _ := io.ReadAll(resp.Body)
+		for _, line := range strings.Split(string(body), "\n") {
+			label := `{backend="` + backend + `"} `
+			if v, ok := strings.CutPrefix(line, "edge_fastcgi_connections_total"+label); ok {
+				dialled, _ = strconv.Atoi(v)
+			} else if v, ok := strings.CutPrefix(line, "edge_fastcgi_queued_requests_total"+label); ok {
+				queued, _ = strconv.Atoi(v)
+			}
+		}
+		return dialled, queued
+	}
+	backends := map[string]string{"/direct": "unix:" + s.fpm.Address, "/upstream": "php", "/found": "php_found"}
+	for _, prefix := range []string{"/direct", "/upstream", "/found"} {
 		t.Run(prefix, func(t *testing.T) {
+			dialled, queued := counters(backends[prefix])
 			const n = 20
 			var wg sync.WaitGroup
 			errs := make(chan string, n)
@@ -506,6 +543,12 @@ func TestPoolSaturated(t *testing.T) {
 			close(errs)
 			for e := range errs {
 				t.Error(e)
+			}
+			// Two connections at most: the kept one, and the one handed
+			// from request to request with its slot while others wait.
+			d, q := counters(backends[prefix])
+			if d-dialled > 2 || q-queued < n-2 {
+				t.Errorf("%d requests took %d new connections and %d waited in edge; want at most 2 and at least %d", n, d-dialled, q-queued, n-2)
 			}
 		})
 	}
