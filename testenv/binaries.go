@@ -78,6 +78,18 @@ func EdgeBinary(t testing.TB) string {
 	return edgeBuild.path
 }
 
+// BuildTool builds a main package of this module (pkg relative to the
+// repository root, like "./testenv/gofastfront") into the test's temporary
+// directory and returns the binary's path.
+func BuildTool(t testing.TB, pkg string) string {
+	t.Helper()
+	out := filepath.Join(t.TempDir(), filepath.Base(pkg))
+	if err := goBuild(RepoRoot(t), pkg, out); err != nil {
+		t.Fatalf("%v", err)
+	}
+	return out
+}
+
 // buildDirPrefix starts the name of every EdgeBinary build directory; the
 // owning PID follows it.
 const buildDirPrefix = "edge-testenv-"

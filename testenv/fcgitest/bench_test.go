@@ -12,16 +12,19 @@
 //	                 where edge queues, so it has no nginx counterpart
 //	nginx            the plain configuration: a new connection per request
 //	nginx-keepalive  upstream{} keepalive 3 + fastcgi_keep_conn on
+//	gofast           testenv/gofastfront: net/http in front of gofast
+//	                 v0.8.0 as its README wires it, doing less than edge
+//	                 does, so the most a gofast-based edge could give
 //
-// Each sub-benchmark reports the mean requests per second of its rounds
-// and the server's own CPU time per request (user+system of edge, or of
-// nginx's master and worker, from /proc: php-fpm's share is left out, and
-// the figure holds up better than the rate on a busy machine); edge's also
-// report its allocations and bytes per request (the whole process, read
-// from its runtime.MemStats through EDGE_PPROF) and its rates as ratios
-// to both nginx variants. gofast is measured against edge's client
-// in fastcgi/bench_test.go (BenchmarkRoundTrip): a gofast handler inside
-// edge would need production code for a baseline nobody ships.
+// Rounds alternate the order of the variants. Each sub-benchmark reports
+// the median requests per second of its rounds and the server's own CPU
+// time per request (user+system of edge, of nginx's master and worker, or
+// of gofastfront, from /proc: php-fpm's share is left out, and the figure
+// holds up better than the rate on a busy machine); edge's also report
+// its allocations and bytes per request (the whole process, read from its
+// runtime.MemStats through EDGE_PPROF) and the median over rounds of its
+// rate divided by each nginx variant's rate in the same round.
+// EDGE_BENCH_ROUNDS sets the number of rounds (default 5).
 //
 //	go test ./testenv/fcgitest -run '^$' -bench PHPHello
 //
@@ -37,6 +40,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -46,7 +50,6 @@ import (
 )
 
 const (
-	benchRounds   = 2
 	benchDuration = "3s"
 	benchConns    = "32"
 	serverCPU     = "0"
@@ -126,6 +129,12 @@ func BenchmarkPHPHello(b *testing.B) {
 		return s
 	}
 	var targets []*benchTarget
+	{
+		s := newPool()
+		bt := &benchTarget{name: "gofast", srv: startGofastFront(b, s, taskset)}
+		warmUp(b, bt.srv)
+		targets = append(targets, bt)
+	}
 	for _, v := range []struct {
 		name, conf string
 		edge       bool
@@ -148,8 +157,13 @@ func BenchmarkPHPHello(b *testing.B) {
 		warmUp(b, bt.srv)
 		targets = append(targets, bt)
 	}
-	for round := range benchRounds {
-		for _, bt := range targets {
+	rounds := benchRounds(b)
+	for round := range rounds {
+		order := slices.Clone(targets)
+		if round%2 == 1 {
+			slices.Reverse(order)
+		}
+		for _, bt := range order {
 			var before memStats
 			if bt.pprof != "" {
 				before = readMemStats(b, bt.pprof)
@@ -167,20 +181,29 @@ func BenchmarkPHPHello(b *testing.B) {
 			b.Logf("round %d: %-16s %8.0f req/s", round+1, bt.name, rps)
 		}
 	}
-	meanOf := map[string]float64{}
+	byName := map[string]*benchTarget{}
 	for _, bt := range targets {
-		meanOf[bt.name] = mean(bt.rps)
+		byName[bt.name] = bt
+	}
+	// ratio is the median over rounds of bt's rate over other's.
+	ratio := func(bt, other *benchTarget) float64 {
+		r := make([]float64, rounds)
+		for i := range r {
+			r[i] = bt.rps[i] / other.rps[i]
+		}
+		return median(r)
 	}
 	for _, bt := range targets {
 		b.Run(bt.name, func(b *testing.B) {
 			b.ReportMetric(0, "ns/op")
-			b.ReportMetric(meanOf[bt.name], "req/s")
+			b.ReportMetric(median(bt.rps), "req/s")
 			b.ReportMetric(float64(bt.cpuTicks)*1e6/clockTicks/float64(bt.requests), "cpu-µs/req")
 			if bt.pprof != "" {
 				b.ReportMetric(float64(bt.mallocs)/float64(bt.requests), "allocs/req")
 				b.ReportMetric(float64(bt.bytes)/float64(bt.requests), "B/req")
-				b.ReportMetric(meanOf[bt.name]/meanOf["nginx"], "x-nginx")
-				b.ReportMetric(meanOf[bt.name]/meanOf["nginx-keepalive"], "x-nginx-keepalive")
+				b.ReportMetric(ratio(bt, byName["nginx"]), "x-nginx")
+				b.ReportMetric(ratio(bt, byName["nginx-keepalive"]), "x-nginx-keepalive")
+				b.ReportMetric(ratio(bt, byName["gofast"]), "x-gofast")
 			}
 		})
 	}
@@ -340,10 +363,39 @@ func readMemStats(b *testing.B, pprof string) memStats {
 	return m
 }
 
-func mean(xs []float64) float64 {
-	var sum float64
-	for _, x := range xs {
-		sum += x
+// median of xs (the mean of the middle two for an even count).
+func median(xs []float64) float64 {
+	s := slices.Sorted(slices.Values(xs))
+	n := len(s)
+	if n%2 == 1 {
+		return s[n/2]
 	}
-	return sum / float64(len(xs))
+	return (s[n/2-1] + s[n/2]) / 2
+}
+
+// benchRounds is EDGE_BENCH_ROUNDS, or 5.
+func benchRounds(b *testing.B) int {
+	v := os.Getenv("EDGE_BENCH_ROUNDS")
+	if v == "" {
+		return 5
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 1 {
+		b.Fatalf("EDGE_BENCH_ROUNDS=%q: want a positive number", v)
+	}
+	return n
+}
+
+// startGofastFront builds and starts testenv/gofastfront on CPU serverCPU
+// in front of s's pool, running hello.php for every request.
+func startGofastFront(b *testing.B, s *site, taskset string) *server {
+	b.Helper()
+	bin := testenv.BuildTool(b, "./testenv/gofastfront")
+	port := testenv.FreePort(b)
+	addr := "127.0.0.1:" + strconv.Itoa(port)
+	cmd := exec.Command(taskset, "-c", serverCPU, bin, "-listen", addr,
+		"-network", s.fpm.Network, "-address", s.fpm.Address, "-script", filepath.Join(s.root, "hello.php"))
+	proc := testenv.Start(b, "gofastfront", cmd)
+	testenv.WaitPort(b, addr)
+	return &server{name: "gofast", addr: addr, port: port, proc: proc}
 }
