@@ -305,6 +305,14 @@ type Request struct {
 	// FPM log). It runs on the goroutine reading the response; msg is
 	// valid only during the call.
 	Stderr func(msg []byte)
+	// NonIdempotent marks a request that must not run twice (nginx's
+	// non-idempotent methods: POST, LOCK, PATCH). When a kept connection
+	// fails under it, it is resent on a fresh one only if none of it
+	// reached the connection; other requests are resent whenever no
+	// answer had begun. Only such requests, and those with a body longer
+	// than the opening records hold, have a kept connection checked with
+	// a system call before use: the others rely on the resend.
+	NonIdempotent bool
 }
 
 // Stats is a snapshot of a Client's counters (since it was created) and
@@ -482,7 +490,7 @@ func (r *Response) roundTrip(ctx context.Context, req *Request, handed *conn) er
 		if cn != nil {
 			handed = nil
 			c.reuse(cn)
-		} else if cn, err = c.getConn(ctx, fresh); err != nil {
+		} else if cn, err = c.getConn(ctx, fresh, req.NonIdempotent || !complete); err != nil {
 			return err
 		}
 		setKeepConn(r.wbuf, cn.keepConn)
@@ -502,7 +510,7 @@ func (r *Response) roundTrip(ctx context.Context, req *Request, handed *conn) er
 			r.Body = &r.body
 			return nil
 		}
-		retry := !fresh && cn.reused && !r.stream.gotRecord && connGone(err)
+		retry := !fresh && cn.reused && !r.stream.gotRecord && connGone(err) && (!req.NonIdempotent || !r.sentAny)
 		err = r.fail(err) // stops the writer, so r.streamed is final
 		if r.stop != nil {
 			r.stop()
@@ -579,7 +587,7 @@ func rewind(body io.Reader, streamed int64) bool {
 // attach binds r to a connection for one attempt.
 func (r *Response) attach(ctx context.Context, cn *conn, req *Request) {
 	r.conn, r.ctx = cn, ctx
-	r.err, r.werr, r.streamed = nil, nil, 0
+	r.err, r.werr, r.streamed, r.sentAny = nil, nil, 0, false
 	r.Status, r.StatusImplied, r.Reason, r.Header, r.pending = 0, false, nil, r.Header[:0], nil
 	cn.canceled.Store(false)
 	r.stream.reset(cn.br, req.Stderr)
@@ -592,7 +600,9 @@ func (r *Response) attach(ctx context.Context, cn *conn, req *Request) {
 // they hold, starts the goroutine that streams the rest.
 func (r *Response) send(body io.Reader, complete bool) error {
 	cn := r.conn
-	if _, err := cn.write(r.wbuf); err != nil {
+	n, err := cn.write(r.wbuf)
+	r.sentAny = n > 0
+	if err != nil {
 		return err
 	}
 	if complete {
@@ -730,16 +740,18 @@ func connGone(err error) bool {
 		errors.Is(err, syscall.ECONNABORTED)
 }
 
-// getConn returns a kept connection that still looks open or, when there
-// is none or fresh is set, a new one.
-func (c *Client) getConn(ctx context.Context, fresh bool) (*conn, error) {
+// getConn returns a kept connection (with check, one that still looks
+// open) or, when there is none or fresh is set, a new one.
+func (c *Client) getConn(ctx context.Context, fresh, check bool) (*conn, error) {
 	set, _ := c.idleSet()
 	for !fresh {
 		cn := set.take()
 		if cn == nil {
 			break
 		}
-		if cn.alive() {
+		// Stray bytes buffered, or (checked) the socket closed by the
+		// backend or holding data: not usable.
+		if cn.br.Buffered() == 0 && (!check || cn.check.alive()) {
 			c.reuse(cn)
 			return cn, nil
 		}
@@ -1050,10 +1062,4 @@ var aLongTimeAgo = time.Unix(1, 0)
 func (cn *conn) cancel() {
 	cn.canceled.Store(true)
 	cn.nc.SetDeadline(aLongTimeAgo)
-}
-
-// alive reports whether a kept connection is still usable: no stray bytes
-// buffered, and the socket neither closed by the backend nor holding data.
-func (cn *conn) alive() bool {
-	return cn.br.Buffered() == 0 && cn.check.alive()
 }

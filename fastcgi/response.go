@@ -75,6 +75,7 @@ type Response struct {
 	wdone    chan error // the body writer's result
 	werr     error      // the body writer's result once received
 	streamed int64      // bytes the body writer read from Request.Body
+	sentAny  bool       // some of the request reached the connection
 }
 
 // bodyReader is Response.Body; a separate type keeps Read off Response.

@@ -17,6 +17,7 @@ import (
 	"errors"
 	"io"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -84,10 +85,20 @@ func newBackends(plan *conf.Plan, sh *shared) (*backends, error) {
 		return b, nil
 	}
 	idle := idleBudgets{}
+	// Locations that pass to the same target with the same client
+	// settings share one backend, as nginx's locations share an
+	// upstream's round robin and failure counts.
+	same := map[string]*backend{}
 	var walk func(l *conf.Location)
 	walk = func(l *conf.Location) {
 		if p := l.Content.FastCGI; p != nil && b.byPass[p] == nil {
-			b.byPass[p] = makeBackend(p, &l.FastCGI, sh, idle)
+			f := &l.FastCGI
+			key := p.Raw + "|" + strconv.FormatBool(f.KeepConn) + "|" + f.ConnectTimeout.String() + "|" +
+				f.SendTimeout.String() + "|" + f.ReadTimeout.String()
+			if same[key] == nil {
+				same[key] = makeBackend(p, f, sh, idle)
+			}
+			b.byPass[p] = same[key]
 		}
 		for _, op := range l.Rewrite {
 			_ = walkOps(op, func(in *conf.Location) error { walk(in); return nil })
@@ -340,6 +351,7 @@ func (rt *runtime) fastcgi(r *Request) (step, int) {
 		fcgiRequests.Put(req)
 	}()
 	rt.buildParams(r, &req.Params)
+	req.NonIdempotent = nonIdempotent(r.Method) && !slices.Contains(l.FastCGI.NextUpstream, "non_idempotent")
 	if l.FastCGI.PassRequestBody && body != nil {
 		req.Body = body
 	}
@@ -390,7 +402,10 @@ func (rt *runtime) roundTrip(r *Request, b *backend, req *fastcgi.Request, body 
 		status, what := fastcgiErrorStatus(err)
 		rt.log.errorf(r, "%s (%v) while %s, upstream: \"fastcgi://%s\"", what, err, "reading response header from upstream", srv.addr)
 		srv.fail(now)
-		if len(tried) < tries && nextUpstreamAllows(f.NextUpstream, err) {
+		// Like nginx, a POST, LOCK or PATCH that may have reached a
+		// server goes to no other unless "non_idempotent" says so.
+		sent := !errors.Is(err, fastcgi.ErrConnect)
+		if len(tried) < tries && nextUpstreamAllows(f.NextUpstream, err) && !(req.NonIdempotent && sent) {
 			continue
 		}
 		if status == 504 {
@@ -401,6 +416,12 @@ func (rt *runtime) roundTrip(r *Request, b *backend, req *fastcgi.Request, body 
 		r.up.status = status
 		return nil, nil, status
 	}
+}
+
+// nonIdempotent reports nginx's non-idempotent methods: a request with one
+// is never sent twice unless fastcgi_next_upstream has non_idempotent.
+func nonIdempotent(method string) bool {
+	return method == "POST" || method == "LOCK" || method == "PATCH"
 }
 
 // fastcgiErrorStatus maps a client error to nginx's status and words.
@@ -893,13 +914,27 @@ func (rt *runtime) fastcgiStats() map[string]BackendStats {
 	if rt.backends == nil {
 		return out
 	}
+	// Locations may share a backend, and backends a client: count each
+	// once per name.
+	type named struct {
+		name   string
+		client *fastcgi.Client
+	}
+	seenBackend, seenClient := map[*backend]bool{}, map[named]bool{}
 	for _, b := range rt.backends.byPass {
+		if seenBackend[b] {
+			continue
+		}
+		seenBackend[b] = true
 		bs := out[b.name]
 		bs.Requests += b.requests.Load()
 		bs.Status502 += b.status502.Load()
 		bs.Status504 += b.status504.Load()
 		for _, s := range b.servers {
-			bs.Clients = append(bs.Clients, s.client.Stats())
+			if k := (named{b.name, s.client}); !seenClient[k] {
+				seenClient[k] = true
+				bs.Clients = append(bs.Clients, s.client.Stats())
+			}
 		}
 		out[b.name] = bs
 	}

@@ -19,6 +19,7 @@ import (
 	"mime/multipart"
 	"net/http"
 	"net/url"
+	"os"
 	"path/filepath"
 	"reflect"
 	"strconv"
@@ -450,6 +451,89 @@ func TestBackendSlow(t *testing.T) {
 	resp.Body.Close()
 	if resp.StatusCode != 200 {
 		t.Errorf("after the timeout: status %d, want 200", resp.StatusCode)
+	}
+}
+
+// twoPools is an upstream of two pools (A is {{PASS}}, B {{PASS_B}}),
+// never marked failed, that gives PHP 300 ms to answer (a configured
+// limit the slow requests pass).
+const twoPools = `
+upstream two {
+    server {{PASS}} max_fails=0;
+    server {{PASS_B}} max_fails=0;
+}
+server {
+    listen {{LISTEN}};
+    root {{ROOT}};
+    location ~ \.php$ {
+        fastcgi_read_timeout 300ms;
+        fastcgi_pass two;
+        include {{PARAMS}};
+        fastcgi_param SCRIPT_FILENAME $document_root$fastcgi_script_name;
+    }
+    location /post/ {
+        fastcgi_read_timeout 300ms;
+        fastcgi_next_upstream error timeout non_idempotent;
+        fastcgi_pass two;
+        include {{PARAMS}};
+        fastcgi_param SCRIPT_FILENAME $document_root/ran.php;
+    }
+}
+`
+
+// TestNextUpstream: fastcgi_next_upstream's default (error timeout) sends
+// a GET that timed out on one pool to the other, but a POST, which may
+// have run, goes to no other pool unless non_idempotent is listed, as in
+// nginx. Each pool notes the runs it did, so the test counts them.
+func TestNextUpstream(t *testing.T) {
+	a := newSite(t, phpScripts, testenv.FPMOptions{Extra: "env[POOL] = a"})
+	b := testenv.StartFPM(t, testenv.FPMOptions{Extra: poolLimits + "env[POOL] = b"})
+	edge := a.startEdge(t, strings.ReplaceAll(twoPools, "{{PASS_B}}", passArg(b)))
+	runs := func() int {
+		t.Helper()
+		entries, err := os.ReadDir(filepath.Join(a.root, "runs"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := 0
+		for _, e := range entries {
+			if e.Name() != ".keep" {
+				os.Remove(filepath.Join(a.root, "runs", e.Name()))
+				n++
+			}
+		}
+		return n
+	}
+	c := client()
+	for _, tc := range []struct {
+		method, target string
+		wantStatus     int
+		wantRuns       int
+	}{
+		{"GET", "/ran.php?us=1000", 200, 1},
+		{"GET", "/ran.php?us=2000000", 504, 2},  // timed out on A, then on B
+		{"POST", "/ran.php?us=2000000", 504, 1}, // may have run: not resent
+		{"POST", "/post/?us=2000000", 504, 2},   // non_idempotent: resent
+		{"POST", "/ran.php?us=1000", 200, 1},
+	} {
+		req, _ := http.NewRequest(tc.method, edge.url(tc.target), strings.NewReader("x=1"))
+		if tc.method == "POST" {
+			req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		}
+		resp, err := c.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		// ran.php notes its run before it sleeps, and edge answers only
+		// after its last try: the count is final.
+		if got := runs(); resp.StatusCode != tc.wantStatus || got != tc.wantRuns {
+			t.Errorf("%s %s: %d with %d runs, want %d with %d", tc.method, tc.target, resp.StatusCode, got, tc.wantStatus, tc.wantRuns)
+		}
+	}
+	if t.Failed() {
+		t.Log(edge.errorLogText(t))
 	}
 }
 

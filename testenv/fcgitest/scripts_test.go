@@ -56,6 +56,11 @@ header('Location: /hello.php?from=cookie', true, 302);`,
 	// sleep.php sleeps, then echoes its id, so a test can match answers
 	// to requests.
 	"sleep.php": `<?php usleep((int)$_GET['us']); echo "slept ", $_GET['id'] ?? '';`,
+	// ran.php notes which pool ran it (env[POOL] in the pool's config)
+	// in a file under runs/, then sleeps like sleep.php.
+	"ran.php": `<?php file_put_contents(__DIR__ . '/runs/' . getenv('POOL') . '-' . uniqid('', true), '');
+usleep((int)$_GET['us']); echo "ran on ", getenv('POOL');`,
+	"runs/.keep": "",
 	// status.php answers with the status it is asked for.
 	"status.php": `<?php http_response_code((int)$_GET['code']); echo "status ", (int)$_GET['code'];`,
 	"index.php":  `<?php echo "front controller ", $_SERVER['REQUEST_URI'];`,
