@@ -24,6 +24,10 @@ var (
 	// ErrConnect: the dial failed or was refused; the backend is down or
 	// its listen queue is full. 502, like nginx's "connect() failed".
 	ErrConnect = errors.New("fastcgi: connect failed")
+	// ErrNotSent is also wrapped by every error that left the request
+	// unsent (a failed or timed-out connect), so a caller may send it
+	// elsewhere even when it must not run twice.
+	ErrNotSent = errors.New("fastcgi: request not sent")
 	// ErrTimeout: ConnectTimeout, SendTimeout or ReadTimeout expired. 504,
 	// like nginx's "upstream timed out".
 	ErrTimeout = errors.New("fastcgi: timeout")
@@ -117,11 +121,13 @@ type Client struct {
 // none; a connection taken from the set gets the taking Client's
 // timeouts.
 //
-// The limit bounds the kept connections, idle or busy: only a connection
-// that holds one of the limit's places asks php-fpm to keep it open
-// (FCGI_KEEP_CONN). Any other is closed by php-fpm itself after its
-// response, so its worker takes the next connection at once instead of
-// waiting for edge to close this one.
+// The limit bounds the kept connections, idle or busy: without MaxConns
+// only a connection that holds one of the limit's places asks php-fpm to
+// keep it open (FCGI_KEEP_CONN); any other is closed by php-fpm itself
+// after its response, so its worker takes the next connection at once
+// instead of waiting for edge to close this one. With MaxConns every
+// connection asks, and one beyond the limit goes on to a waiting request
+// or is closed by edge (Client.handOff).
 type IdleConns struct {
 	// waiting counts fresh connections whose request is sent and whose
 	// answer has not begun: each may sit in php-fpm's listen queue until
@@ -486,11 +492,19 @@ func (r *Response) roundTrip(ctx context.Context, req *Request, handed *conn) er
 	}
 	fresh := false
 	for {
+		check := req.NonIdempotent || !complete
 		cn := handed
+		handed = nil
+		if cn != nil && check && !(cn.br.Buffered() == 0 && cn.check.alive()) {
+			// php-fpm closes a kept connection after a worker's last
+			// request (pm.max_requests) or on reload.
+			c.st.stale.Add(1)
+			c.closeConn(cn)
+			cn = nil
+		}
 		if cn != nil {
-			handed = nil
 			c.reuse(cn)
-		} else if cn, err = c.getConn(ctx, fresh, req.NonIdempotent || !complete); err != nil {
+		} else if cn, err = c.getConn(ctx, fresh, check); err != nil {
 			return err
 		}
 		setKeepConn(r.wbuf, cn.keepConn)
@@ -740,6 +754,14 @@ func connGone(err error) bool {
 		errors.Is(err, syscall.ECONNABORTED)
 }
 
+// notSent wraps ErrNotSent without adding words to the message.
+var notSent = quietError{ErrNotSent}
+
+type quietError struct{ err error }
+
+func (e quietError) Error() string { return "" }
+func (e quietError) Unwrap() error { return e.err }
+
 // getConn returns a kept connection (with check, one that still looks
 // open) or, when there is none or fresh is set, a new one.
 func (c *Client) getConn(ctx context.Context, fresh, check bool) (*conn, error) {
@@ -804,9 +826,9 @@ func (c *Client) dial(ctx context.Context) (*conn, error) {
 			return nil, fmt.Errorf("fastcgi: %w", ctx.Err())
 		case isTimeout(err):
 			c.st.timeouts.Add(1)
-			return nil, fmt.Errorf("%w: connecting: %w", ErrTimeout, err)
+			return nil, fmt.Errorf("%w: connecting: %w%w", ErrTimeout, err, notSent)
 		default:
-			return nil, fmt.Errorf("%w: %w", ErrConnect, err)
+			return nil, fmt.Errorf("%w: %w%w", ErrConnect, err, notSent)
 		}
 	}
 	c.st.connects.Add(1)
@@ -847,17 +869,37 @@ func (c *Client) handOffLocked(cn *conn) bool {
 	if w == nil {
 		return false
 	}
-	w.granted, w.conn = true, cn
-	close(w.ready)
+	grantLocked(w, cn)
 	return true
 }
 
-// waiter is a request queued for a slot.
+// waiter is a request queued for a slot. Waiters are pooled: one that
+// got its slot, or gave up after it was granted, is reused; one that
+// gave up before stays in the queue until popped and is dropped.
 type waiter struct {
-	ready    chan struct{} // closed when the slot is handed over
+	ready    chan struct{} // one value when the slot is handed over (capacity 1)
 	granted  bool          // under Client.mu
 	conn     *conn         // under Client.mu: a connection that came with the slot
 	canceled bool          // under Client.mu: gave up; skip it
+	timer    *time.Timer   // the queue timeout, made on first use
+}
+
+var waiters = sync.Pool{New: func() any { return &waiter{ready: make(chan struct{}, 1)} }}
+
+// grantLocked hands w its slot (and cn, if not nil); w was popped.
+func grantLocked(w *waiter, cn *conn) {
+	w.granted, w.conn = true, cn
+	w.ready <- struct{}{}
+}
+
+// recycleWaiter puts back a waiter that is out of the queue and whose
+// ready value, if any, was taken.
+func recycleWaiter(w *waiter) {
+	if w.timer != nil {
+		w.timer.Stop()
+	}
+	w.granted, w.conn, w.canceled = false, nil, false
+	waiters.Put(w)
 }
 
 // waitQueue is a FIFO of waiters; cancelled ones stay until popped.
@@ -907,7 +949,7 @@ func (c *Client) acquire(ctx context.Context) (*conn, error) {
 		c.st.queueFull.Add(1)
 		return nil, ErrQueueFull
 	}
-	w := &waiter{ready: make(chan struct{})}
+	w := waiters.Get().(*waiter)
 	c.queue.push(w)
 	c.mu.Unlock()
 	c.st.queued.Add(1)
@@ -918,9 +960,12 @@ func (c *Client) wait(ctx context.Context, w *waiter) (*conn, error) {
 	start := time.Now()
 	var expired <-chan time.Time
 	if c.QueueTimeout > 0 {
-		t := time.NewTimer(c.QueueTimeout)
-		defer t.Stop()
-		expired = t.C
+		if w.timer == nil {
+			w.timer = time.NewTimer(c.QueueTimeout)
+		} else {
+			w.timer.Reset(c.QueueTimeout) // stopped when recycled
+		}
+		expired = w.timer.C
 	}
 	var err error
 	select {
@@ -935,29 +980,38 @@ func (c *Client) wait(ctx context.Context, w *waiter) (*conn, error) {
 	c.st.queueWait += waited
 	c.st.queueWaitMax = max(c.st.queueWaitMax, waited)
 	c.mu.Unlock()
-	if err != nil {
-		c.abandon(w)
-	}
 	if err == ErrQueueTimeout {
 		c.st.queueTO.Add(1)
 	}
 	if err != nil {
+		if w.timer != nil {
+			w.timer.Stop()
+		}
+		if c.abandon(w) {
+			<-w.ready // granted too late: its value is still there
+			recycleWaiter(w)
+		}
 		return nil, err
 	}
-	return w.conn, nil
+	cn := w.conn
+	recycleWaiter(w)
+	return cn, nil
 }
 
 // abandon takes w, which gave up, out of the queue; a slot (and a
-// connection) that reached it too late is passed on.
-func (c *Client) abandon(w *waiter) {
+// connection) that reached it too late is passed on. It reports whether
+// w had been granted (and so is out of the queue).
+func (c *Client) abandon(w *waiter) (granted bool) {
 	var unwanted *conn
 	c.mu.Lock()
+	granted = w.granted
 	switch {
 	case w.conn != nil:
 		if !c.handOffLocked(w.conn) {
 			unwanted = w.conn
 			c.inFlight--
 		}
+		w.conn = nil
 	case w.granted:
 		c.releaseLocked()
 	default:
@@ -968,6 +1022,7 @@ func (c *Client) abandon(w *waiter) {
 	if unwanted != nil {
 		c.closeConn(unwanted)
 	}
+	return granted
 }
 
 // release gives the slot to the first waiter, or frees it.
@@ -979,8 +1034,7 @@ func (c *Client) release() {
 
 func (c *Client) releaseLocked() {
 	if w := c.queue.pop(); w != nil {
-		w.granted = true
-		close(w.ready)
+		grantLocked(w, nil)
 		return
 	}
 	c.inFlight--

@@ -491,8 +491,11 @@ func TestConnectErrors(t *testing.T) {
 			var req Request
 			goParams(&req, "GET", "hello.php", "", -1)
 			_, err := c.Do(context.Background(), &req)
-			if !errors.Is(err, ErrConnect) {
-				t.Fatalf("err = %v, want ErrConnect", err)
+			if !errors.Is(err, ErrConnect) || !errors.Is(err, ErrNotSent) {
+				t.Fatalf("err = %v, want ErrConnect and ErrNotSent", err)
+			}
+			if msg := err.Error(); strings.HasSuffix(msg, ": ") || strings.Contains(msg, "not sent") {
+				t.Errorf("message %q carries the ErrNotSent marker's words", msg)
 			}
 			if s := c.Stats(); s.ConnectErrors != 1 || s.Connects != 0 || s.InFlight != 0 {
 				t.Errorf("stats %+v", s)
@@ -702,7 +705,7 @@ func TestQueue(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		w := &waiter{ready: make(chan struct{})}
+		w := waiters.Get().(*waiter)
 		c.mu.Lock()
 		c.queue.push(w)
 		c.mu.Unlock()
@@ -732,6 +735,8 @@ type rawServer struct {
 	closeIdle bool
 	// stall stops reading after the params, so the body never drains.
 	stall bool
+	// closeFirst closes the first connection as soon as it is accepted.
+	closeFirst bool
 
 	conns  atomic.Int32
 	closed chan struct{} // signalled when closeIdle closed a connection
@@ -764,6 +769,11 @@ func startRawServer(t *testing.T, s *rawServer) *rawServer {
 }
 
 func (s *rawServer) serve(c net.Conn, first bool) {
+	if first && s.closeFirst {
+		c.Close()
+		s.closed <- struct{}{}
+		return
+	}
 	br := bufio.NewReader(c)
 	for n := 1; ; n++ {
 		keep, sum, length, err := s.readRequest(br)
@@ -1042,6 +1052,48 @@ func TestStaleKeptConnection(t *testing.T) {
 		fetch(t, c, &req)
 		// A GET is not probed before use: the resend catches the close.
 		if st := c.Stats(); st.Stale != 0 || st.Retries != 1 || st.Connects != 2 {
+			t.Errorf("stats %+v", st)
+		}
+	})
+	// php-fpm closes a kept connection after a worker's last request: a
+	// POST handed such a connection with its slot finds it closed and
+	// takes a fresh one rather than failing.
+	t.Run("handed connection closed, non-idempotent", func(t *testing.T) {
+		s := startRawServer(t, &rawServer{closeFirst: true})
+		c := &Client{Network: "tcp", Address: s.addr, MaxConns: 1, MaxIdle: 1}
+		c.mu.Lock()
+		c.inFlight = 1 // another request holds the only slot
+		c.mu.Unlock()
+		done := make(chan error, 1)
+		go func() {
+			var req Request
+			goParams(&req, "POST", "x", "", -1)
+			req.NonIdempotent = true
+			resp, err := c.Do(context.Background(), &req)
+			if err == nil {
+				io.ReadAll(resp.Body)
+				resp.Close()
+			}
+			done <- err
+		}()
+		for deadline := time.Now().Add(10 * time.Second); c.Stats().Waiting != 1; time.Sleep(time.Millisecond) {
+			if time.Now().After(deadline) {
+				t.Fatal("the POST never queued")
+			}
+		}
+		cn, err := c.dial(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		cn.keepConn = true // what the slot's owner had
+		<-s.closed
+		if !c.handOff(cn) {
+			t.Fatal("no hand-off")
+		}
+		if err := <-done; err != nil {
+			t.Fatalf("the POST failed on the closed connection: %v", err)
+		}
+		if st := c.Stats(); st.Stale != 1 || st.Retries != 0 || st.Connects != 2 || st.InFlight != 0 {
 			t.Errorf("stats %+v", st)
 		}
 	})

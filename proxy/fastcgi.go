@@ -316,8 +316,24 @@ func (s *upServer) fail(now time.Time) {
 	s.fails.Add(1)
 }
 
-// fcgiRequests pools FastCGI requests and their params buffers.
-var fcgiRequests = sync.Pool{New: func() any { return new(fastcgi.Request) }}
+// fcgiCall is a pooled FastCGI request (with its params buffer) and the
+// request it carries, so that its Stderr callback is bound once.
+type fcgiCall struct {
+	req fastcgi.Request
+	rt  *runtime
+	r   *Request
+}
+
+var fcgiCalls = sync.Pool{New: func() any {
+	c := new(fcgiCall)
+	c.req.Stderr = c.stderr
+	return c
+}}
+
+// stderr logs what PHP wrote to FCGI_STDERR as nginx does.
+func (c *fcgiCall) stderr(msg []byte) {
+	c.rt.log.errorf(c.r, "FastCGI sent in stderr: \"%s\" while reading response header from upstream, upstream: \"fastcgi://%s\"", msg, c.r.up.addr)
+}
 
 // fastcgi forwards the request to the location's backend.
 func (rt *runtime) fastcgi(r *Request) (step, int) {
@@ -344,19 +360,24 @@ func (rt *runtime) fastcgi(r *Request) (step, int) {
 		}
 	}
 	r.bodyLength = bodyLen
-	req := fcgiRequests.Get().(*fastcgi.Request)
+	call := fcgiCalls.Get().(*fcgiCall)
+	call.rt, call.r = rt, r
+	req := &call.req
 	defer func() {
+		if r.resp.Kind == BodyStream {
+			// The response is read after this returns and PHP may still
+			// write to stderr: the call stays with it, unpooled.
+			return
+		}
 		req.Params.Reset()
-		req.Body, req.Stderr = nil, nil
-		fcgiRequests.Put(req)
+		req.Body = nil
+		call.rt, call.r = nil, nil
+		fcgiCalls.Put(call)
 	}()
 	rt.buildParams(r, &req.Params)
 	req.NonIdempotent = nonIdempotent(r.Method) && !slices.Contains(l.FastCGI.NextUpstream, "non_idempotent")
 	if l.FastCGI.PassRequestBody && body != nil {
 		req.Body = body
-	}
-	req.Stderr = func(msg []byte) {
-		rt.log.errorf(r, "FastCGI sent in stderr: \"%s\" while reading response header from upstream, upstream: \"fastcgi://%s\"", msg, r.up.addr)
 	}
 	b.requests.Add(1)
 	resp, srv, status := rt.roundTrip(r, b, req, body)
@@ -404,7 +425,7 @@ func (rt *runtime) roundTrip(r *Request, b *backend, req *fastcgi.Request, body 
 		srv.fail(now)
 		// Like nginx, a POST, LOCK or PATCH that may have reached a
 		// server goes to no other unless "non_idempotent" says so.
-		sent := !errors.Is(err, fastcgi.ErrConnect)
+		sent := !errors.Is(err, fastcgi.ErrNotSent)
 		if len(tried) < tries && nextUpstreamAllows(f.NextUpstream, err) && !(req.NonIdempotent && sent) {
 			continue
 		}
@@ -608,6 +629,25 @@ func passedByConf(f *conf.FastCGI, lname string) bool {
 	return false
 }
 
+// readUpTo reads r into buf until EOF or until buf holds limit bytes (like
+// io.Copy from an io.LimitReader, without allocating one).
+func readUpTo(buf *bytes.Buffer, r io.Reader, limit int) error {
+	for buf.Len() < limit {
+		buf.Grow(min(32<<10, limit-buf.Len()))
+		free := buf.AvailableBuffer()
+		free = free[:min(cap(free), limit-buf.Len())]
+		n, err := r.Read(free)
+		buf.Write(free[:n])
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // memResponseLimit is the largest response kept in memory; beyond it the
 // rest goes to a temp file (nginx's fastcgi_buffers + fastcgi_temp_path).
 const memResponseLimit = 1 << 20
@@ -620,7 +660,7 @@ func (rt *runtime) bufferResponse(r *Request, b *backend, resp *fastcgi.Response
 	out := r.resp
 	buf := respBuffers.Get().(*bytes.Buffer)
 	buf.Reset()
-	_, err := io.Copy(buf, io.LimitReader(resp.Body, memResponseLimit))
+	err := readUpTo(buf, resp.Body, memResponseLimit)
 	var spill *os.File
 	if err == nil && buf.Len() == memResponseLimit {
 		spill, err = rt.spillResponse(r, buf, resp.Body)
@@ -837,8 +877,31 @@ func (rt *runtime) buildParams(r *Request, p *fastcgi.Params) {
 	}
 }
 
+// commonCGINames holds cgiHeaderName's answers for the request headers
+// browsers send, so that they cost no allocation per request.
+var commonCGINames = func() map[string]string {
+	m := map[string]string{}
+	for _, h := range []string{"Host", "User-Agent", "Accept", "Accept-Encoding", "Accept-Language",
+		"Accept-Charset", "Cookie", "Connection", "Referer", "Origin", "Content-Type", "Content-Length",
+		"Cache-Control", "Pragma", "If-Modified-Since", "If-None-Match", "Range", "Authorization",
+		"Upgrade-Insecure-Requests", "Dnt", "Te", "X-Requested-With", "X-Forwarded-For",
+		"X-Forwarded-Proto", "X-Real-Ip", "Sec-Fetch-Site", "Sec-Fetch-Mode", "Sec-Fetch-User",
+		"Sec-Fetch-Dest", "Sec-Ch-Ua", "Sec-Ch-Ua-Mobile", "Sec-Ch-Ua-Platform", "Priority"} {
+		m[h] = makeCGIHeaderName(h)
+		m[strings.ToLower(h)] = m[h] // HTTP/2's spelling
+	}
+	return m
+}()
+
 // cgiHeaderName turns "User-Agent" into "HTTP_USER_AGENT".
 func cgiHeaderName(name string) string {
+	if cgi, ok := commonCGINames[name]; ok {
+		return cgi
+	}
+	return makeCGIHeaderName(name)
+}
+
+func makeCGIHeaderName(name string) string {
 	b := make([]byte, 5+len(name))
 	copy(b, "HTTP_")
 	for i := 0; i < len(name); i++ {

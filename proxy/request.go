@@ -35,6 +35,9 @@ type connInfo struct {
 	tls    *tls.ConnectionState
 	group  *conf.ListenGroup
 	port   string // the local port as text, for $server_port
+	// remoteText and localText are $remote_addr and $server_addr, made
+	// once per connection rather than per request.
+	remoteText, localText string
 	// idle is true while the connection waits for its next request, so a
 	// graceful stop may close it.
 	idle atomic.Bool

@@ -349,6 +349,8 @@ func (s *Server) serveConn(l *listener, c net.Conn) {
 		info.remote = addrPort(tc.RemoteAddr())
 		info.local = addrPort(tc.LocalAddr())
 		info.port = strconv.Itoa(int(info.local.Port()))
+		info.remoteText = info.remote.Addr().Unmap().String()
+		info.localText = info.local.Addr().Unmap().String()
 	} else {
 		info.unix = true
 	}

@@ -227,6 +227,9 @@ func (rt *runtime) builtin(r *Request, id conf.VarID) string {
 		if r.conn.unix {
 			return "unix:"
 		}
+		if r.conn.remoteText != "" {
+			return r.conn.remoteText
+		}
 		return r.conn.remote.Addr().Unmap().String()
 	case conf.VarBinaryRemoteAddr:
 		b, _ := r.conn.remote.Addr().Unmap().MarshalBinary()
@@ -241,6 +244,9 @@ func (rt *runtime) builtin(r *Request, id conf.VarID) string {
 	case conf.VarServerAddr:
 		if r.conn.unix {
 			return "unix:"
+		}
+		if r.conn.localText != "" {
+			return r.conn.localText
 		}
 		return r.conn.local.Addr().Unmap().String()
 	case conf.VarServerPort:

@@ -33,6 +33,10 @@ type FPMOptions struct {
 	// Global holds raw lines appended to the [global] section, for example
 	// "process_control_timeout = 10s".
 	Global string
+	// StderrToServer leaves PHP's error_log unset, as Debian's pool does,
+	// so that error_log() messages go to the web server over FastCGI's
+	// stderr instead of to PHPErrorLog.
+	StderrToServer bool
 }
 
 // FPM is a running php-fpm master and its pool.
@@ -148,7 +152,9 @@ func fpmConfig(f *FPM, listen string, o FPMOptions) string {
 	fmt.Fprintf(&b, "catch_workers_output = yes\n")
 	fmt.Fprintf(&b, "decorate_workers_output = no\n")
 	fmt.Fprintf(&b, "php_admin_flag[log_errors] = on\n")
-	fmt.Fprintf(&b, "php_admin_value[error_log] = %s\n", f.PHPErrorLog())
+	if !o.StderrToServer {
+		fmt.Fprintf(&b, "php_admin_value[error_log] = %s\n", f.PHPErrorLog())
+	}
 	if o.Extra != "" {
 		fmt.Fprintf(&b, "%s\n", o.Extra)
 	}

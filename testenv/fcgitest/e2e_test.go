@@ -454,6 +454,42 @@ func TestBackendSlow(t *testing.T) {
 	}
 }
 
+// TestPHPStderrLogged: what PHP writes to stderr (error_log()) reaches
+// edge's error log at [error] in nginx's words, with the request line,
+// for a buffered response and for a streamed one whose stderr comes after
+// edge began sending the body.
+func TestPHPStderrLogged(t *testing.T) {
+	s := newSite(t, phpScripts, testenv.FPMOptions{StderrToServer: true})
+	edge := s.startEdge(t, phpSite)
+	for _, q := range []string{"id=buffered", "id=streamed&nobuffer=1"} {
+		resp, err := client().Get(edge.url("/stderr.php?" + q))
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != 200 || string(body) != "first\nsecond\n" {
+			t.Errorf("%s: %d %q", q, resp.StatusCode, body)
+		}
+	}
+	log := edge.errorLogText(t)
+	for _, id := range []string{"buffered", "streamed"} {
+		for _, when := range []string{"before output", "after output"} {
+			want := `[error] `
+			found := false
+			for _, line := range strings.Split(log, "\n") {
+				if strings.Contains(line, want) && strings.Contains(line, `FastCGI sent in stderr: "PHP message: `+when+" "+id) &&
+					strings.Contains(line, `request: "GET /stderr.php?id=`+id) {
+					found = true
+				}
+			}
+			if !found {
+				t.Errorf("no [error] line for %q of the %s request:\n%s", when, id, log)
+			}
+		}
+	}
+}
+
 // twoPools is an upstream of two pools (A is {{PASS}}, B {{PASS_B}}),
 // never marked failed, that gives PHP 300 ms to answer (a configured
 // limit the slow requests pass).

@@ -49,6 +49,11 @@ echo "first\n"; flush();
 $f = $_GET['file']; $until = microtime(true) + 20;
 while (!file_exists($f) && microtime(true) < $until) { usleep(5000); clearstatcache(); }
 echo file_exists($f) ? "second\n" : "timeout\n";`,
+	// stderr.php writes to FCGI_STDERR through error_log() before and,
+	// when streamed (?nobuffer), after its first chunk went out.
+	"stderr.php": `<?php if (isset($_GET['nobuffer'])) { header('X-Accel-Buffering: no'); }
+error_log('before output ' . $_GET['id']); echo "first\n"; flush();
+error_log('after output ' . $_GET['id']); echo "second\n";`,
 	// cookie.php sets two cookies and redirects.
 	"cookie.php": `<?php setcookie('first', 'one', ['path' => '/', 'httponly' => true]);
 setcookie('second', 'two words', ['path' => '/']);
