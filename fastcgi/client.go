@@ -508,6 +508,11 @@ func (r *Response) roundTrip(ctx context.Context, req *Request, handed *conn) er
 			return err
 		}
 		setKeepConn(r.wbuf, cn.keepConn)
+		if cn.reused {
+			r.ConnectTime = 0
+		} else {
+			r.ConnectTime = cn.dialTime
+		}
 		r.attach(ctx, cn, req)
 		set, _ := c.idleSet()
 		if !cn.reused {
@@ -780,8 +785,10 @@ func (c *Client) getConn(ctx context.Context, fresh, check bool) (*conn, error) 
 		c.st.stale.Add(1)
 		c.closeConn(cn)
 	}
+	start := time.Now()
 	cn, err := c.dial(ctx)
 	if err == nil {
+		cn.dialTime = time.Since(start)
 		_, limit := c.idleSet()
 		cn.kept = limit > 0 && set.reserve(limit)
 		// With the slots bounded by the pool's size, a connection beyond
@@ -1048,13 +1055,14 @@ type conn struct {
 	readTimeout time.Duration
 	sendTimeout time.Duration
 	reused      bool
-	kept        bool        // holds a place among the kept connections
-	keepConn    bool        // sent with FCGI_KEEP_CONN (every kept connection is)
-	idleSince   time.Time   // when it was last put in an idle set
-	sending     atomic.Bool // a body writer runs: no read deadline yet
-	canceled    atomic.Bool // the context watcher fired
-	cancelFn    func()      // c.cancel, bound once so AfterFunc does not allocate it
-	check       connCheck   // platform liveness probe for kept connections
+	dialTime    time.Duration // how long the dial took
+	kept        bool          // holds a place among the kept connections
+	keepConn    bool          // sent with FCGI_KEEP_CONN (every kept connection is)
+	idleSince   time.Time     // when it was last put in an idle set
+	sending     atomic.Bool   // a body writer runs: no read deadline yet
+	canceled    atomic.Bool   // the context watcher fired
+	cancelFn    func()        // c.cancel, bound once so AfterFunc does not allocate it
+	check       connCheck     // platform liveness probe for kept connections
 }
 
 // readers holds the read buffers of closed connections: a connection that

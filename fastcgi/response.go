@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"time"
 )
 
 const (
@@ -59,6 +60,9 @@ type Response struct {
 	// Request.Stderr on the way, returns io.EOF at END_REQUEST and an
 	// error (never io.EOF) if the response ends any other way.
 	Body io.Reader
+	// ConnectTime is how long the dial of the connection the request
+	// went over took; 0 for a kept connection ($upstream_connect_time).
+	ConnectTime time.Duration
 
 	client  *Client
 	conn    *conn

@@ -31,12 +31,13 @@ import (
 // upstreamState is what a request learned from its backend, for the
 // $upstream_* variables.
 type upstreamState struct {
-	used       bool
-	addr       string
-	status     int
-	header     ResponseHeader
-	headerTime time.Duration
-	bytes      int64
+	used        bool
+	addr        string
+	status      int
+	header      ResponseHeader
+	headerTime  time.Duration
+	connectTime time.Duration
+	bytes       int64
 }
 
 // backends holds the FastCGI targets of one runtime.
@@ -418,6 +419,7 @@ func (rt *runtime) roundTrip(r *Request, b *backend, req *fastcgi.Request, body 
 			if srv.fails.Load() > 0 {
 				srv.fails.Store(0)
 			}
+			r.up.connectTime = resp.ConnectTime
 			return resp, srv, 0
 		}
 		status, what := fastcgiErrorStatus(err)
@@ -961,9 +963,8 @@ func (r *Request) upstreamVar(id conf.VarID) string {
 	case conf.VarUpstreamResponseTime, conf.VarUpstreamHeaderTime:
 		return formatSeconds(r.up.headerTime)
 	case conf.VarUpstreamConnectTime:
-		// edge's client does not time the connect apart from the wait
-		// for the response header; nginx prints "-" when it has no value.
-		return ""
+		// 0.000 for a kept connection, as nginx prints it.
+		return formatSeconds(r.up.connectTime)
 	case conf.VarUpstreamResponseLength, conf.VarUpstreamBytesReceived:
 		return strconv.FormatInt(r.up.bytes, 10)
 	}

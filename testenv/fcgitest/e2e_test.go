@@ -22,9 +22,11 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"regexp"
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 
 	"edge/testenv"
@@ -486,6 +488,67 @@ func TestPHPStderrLogged(t *testing.T) {
 			if !found {
 				t.Errorf("no [error] line for %q of the %s request:\n%s", when, id, log)
 			}
+		}
+	}
+}
+
+// upstreamVarsSite logs the $upstream_* variables of each PHP request.
+const upstreamVarsSite = `
+log_format up '$request_uri|$upstream_addr|$upstream_status|$upstream_connect_time|$upstream_header_time|$upstream_response_length';
+server {
+    listen {{LISTEN}};
+    root {{ROOT}};
+    access_log {{UPLOG}} up;
+    location ~ \.php$ {
+        fastcgi_pass {{PASS}};
+        include {{PARAMS}};
+        fastcgi_param SCRIPT_FILENAME $document_root$fastcgi_script_name;
+    }
+}
+`
+
+// TestUpstreamVariables: the $upstream_* variables a log format names
+// carry the backend's address, status, times in nginx's "0.000" form
+// and the response length; a request sent over a kept connection spent
+// no time connecting.
+func TestUpstreamVariables(t *testing.T) {
+	s := newSite(t, phpScripts, testenv.FPMOptions{})
+	logPath := filepath.Join(t.TempDir(), "up.log")
+	edge := s.startEdge(t, strings.ReplaceAll(upstreamVarsSite, "{{UPLOG}}", logPath))
+	c := client()
+	for _, target := range []string{"/hello.php?n=1", "/hello.php?n=2", "/status.php?code=404"} {
+		resp, err := c.Get(edge.url(target))
+		if err != nil {
+			t.Fatal(err)
+		}
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+	}
+	if err := edge.proc.Signal(syscall.SIGQUIT); err != nil { // flushes the access log
+		t.Fatal(err)
+	}
+	if err := edge.proc.Wait(); err != nil {
+		t.Fatalf("edge after SIGQUIT: %v", err)
+	}
+	data, err := os.ReadFile(logPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(data)), "\n")
+	seconds := regexp.MustCompile(`^\d+\.\d{3}$`)
+	want := []struct{ uri, status, length string }{
+		{"/hello.php?n=1", "200", "5"}, {"/hello.php?n=2", "200", "5"}, {"/status.php?code=404", "404", "10"}}
+	if len(lines) != len(want) {
+		t.Fatalf("log lines:\n%s", data)
+	}
+	for i, line := range lines {
+		f := strings.Split(line, "|")
+		if len(f) != 6 || f[0] != want[i].uri || f[1] != "unix:"+s.fpm.Address || f[2] != want[i].status ||
+			!seconds.MatchString(f[3]) || !seconds.MatchString(f[4]) || f[5] != want[i].length {
+			t.Errorf("line %q: want %s via unix:%s, status %s, two times in seconds, length %s", line, want[i].uri, s.fpm.Address, want[i].status, want[i].length)
+		}
+		if i > 0 && f[3] != "0.000" {
+			t.Errorf("line %q: a request on a kept connection spent %s connecting", line, f[3])
 		}
 	}
 }
