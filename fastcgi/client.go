@@ -319,6 +319,19 @@ type Request struct {
 	// than the opening records hold, have a kept connection checked with
 	// a system call before use: the others rely on the resend.
 	NonIdempotent bool
+	// ConnectTimeout, SendTimeout, ReadTimeout and QueueTimeout, when not
+	// zero, replace the Client's for this request, so that callers with
+	// different limits (nginx locations with their own fastcgi_*_timeout)
+	// share one Client and so one bound on the requests in flight.
+	ConnectTimeout, SendTimeout, ReadTimeout, QueueTimeout time.Duration
+}
+
+// or returns d, or def when d is zero.
+func or(d, def time.Duration) time.Duration {
+	if d != 0 {
+		return d
+	}
+	return def
 }
 
 // Stats is a snapshot of a Client's counters (since it was created) and
@@ -400,7 +413,7 @@ func (c *Client) Do(ctx context.Context, req *Request) (*Response, error) {
 		return nil, fmt.Errorf("fastcgi: %w", err)
 	}
 	c.st.requests.Add(1)
-	handed, err := c.acquire(ctx)
+	handed, err := c.acquire(ctx, or(req.QueueTimeout, c.QueueTimeout))
 	if err != nil {
 		return nil, err
 	}
@@ -503,8 +516,8 @@ func (r *Response) roundTrip(ctx context.Context, req *Request, handed *conn) er
 			cn = nil
 		}
 		if cn != nil {
-			c.reuse(cn)
-		} else if cn, err = c.getConn(ctx, fresh, check); err != nil {
+			c.reuse(cn, req)
+		} else if cn, err = c.getConn(ctx, fresh, check, req); err != nil {
 			return err
 		}
 		setKeepConn(r.wbuf, cn.keepConn)
@@ -769,7 +782,7 @@ func (e quietError) Unwrap() error { return e.err }
 
 // getConn returns a kept connection (with check, one that still looks
 // open) or, when there is none or fresh is set, a new one.
-func (c *Client) getConn(ctx context.Context, fresh, check bool) (*conn, error) {
+func (c *Client) getConn(ctx context.Context, fresh, check bool, req *Request) (*conn, error) {
 	set, _ := c.idleSet()
 	for !fresh {
 		cn := set.take()
@@ -779,14 +792,14 @@ func (c *Client) getConn(ctx context.Context, fresh, check bool) (*conn, error) 
 		// Stray bytes buffered, or (checked) the socket closed by the
 		// backend or holding data: not usable.
 		if cn.br.Buffered() == 0 && (!check || cn.check.alive()) {
-			c.reuse(cn)
+			c.reuse(cn, req)
 			return cn, nil
 		}
 		c.st.stale.Add(1)
 		c.closeConn(cn)
 	}
 	start := time.Now()
-	cn, err := c.dial(ctx)
+	cn, err := c.dial(ctx, req)
 	if err == nil {
 		cn.dialTime = time.Since(start)
 		_, limit := c.idleSet()
@@ -800,11 +813,11 @@ func (c *Client) getConn(ctx context.Context, fresh, check bool) (*conn, error) 
 	return cn, err
 }
 
-// reuse readies a connection that served an earlier request.
-func (c *Client) reuse(cn *conn) {
+// reuse readies a connection that served an earlier request (maybe for
+// another Client of a shared set, or with other timeouts).
+func (c *Client) reuse(cn *conn, req *Request) {
 	cn.reused = true
-	// Kept by another Client of a shared set, maybe.
-	cn.readTimeout, cn.sendTimeout = c.ReadTimeout, c.SendTimeout
+	cn.readTimeout, cn.sendTimeout = or(req.ReadTimeout, c.ReadTimeout), or(req.SendTimeout, c.SendTimeout)
 	c.st.reused.Add(1)
 }
 
@@ -819,12 +832,12 @@ func (c *Client) closeConn(cn *conn) {
 	}
 }
 
-func (c *Client) dial(ctx context.Context) (*conn, error) {
+func (c *Client) dial(ctx context.Context, req *Request) (*conn, error) {
 	network := c.Network
 	if network == "" {
 		network = "tcp"
 	}
-	d := net.Dialer{Timeout: c.ConnectTimeout}
+	d := net.Dialer{Timeout: or(req.ConnectTimeout, c.ConnectTimeout)}
 	nc, err := d.DialContext(ctx, network, c.Address)
 	if err != nil {
 		c.st.connectErrors.Add(1)
@@ -839,7 +852,7 @@ func (c *Client) dial(ctx context.Context) (*conn, error) {
 		}
 	}
 	c.st.connects.Add(1)
-	return newConn(nc, c.ReadTimeout, c.SendTimeout), nil
+	return newConn(nc, or(req.ReadTimeout, c.ReadTimeout), or(req.SendTimeout, c.SendTimeout)), nil
 }
 
 // putConn keeps cn for reuse when keep is set and there is room, and
@@ -944,7 +957,7 @@ func (q *waitQueue) pop() *waiter {
 
 // acquire takes a request slot, waiting in FIFO order when MaxConns are
 // busy. The slot may come with a connection (handOff).
-func (c *Client) acquire(ctx context.Context) (*conn, error) {
+func (c *Client) acquire(ctx context.Context, queueTimeout time.Duration) (*conn, error) {
 	c.mu.Lock()
 	if c.MaxConns <= 0 || c.inFlight < c.MaxConns {
 		c.inFlight++
@@ -960,17 +973,17 @@ func (c *Client) acquire(ctx context.Context) (*conn, error) {
 	c.queue.push(w)
 	c.mu.Unlock()
 	c.st.queued.Add(1)
-	return c.wait(ctx, w)
+	return c.wait(ctx, w, queueTimeout)
 }
 
-func (c *Client) wait(ctx context.Context, w *waiter) (*conn, error) {
+func (c *Client) wait(ctx context.Context, w *waiter, timeout time.Duration) (*conn, error) {
 	start := time.Now()
 	var expired <-chan time.Time
-	if c.QueueTimeout > 0 {
+	if timeout > 0 {
 		if w.timer == nil {
-			w.timer = time.NewTimer(c.QueueTimeout)
+			w.timer = time.NewTimer(timeout)
 		} else {
-			w.timer.Reset(c.QueueTimeout) // stopped when recycled
+			w.timer.Reset(timeout) // stopped when recycled
 		}
 		expired = w.timer.C
 	}

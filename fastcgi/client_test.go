@@ -531,6 +531,22 @@ func TestGoServerReadTimeout(t *testing.T) {
 	if _, err := c.Do(context.Background(), &req); !errors.Is(err, ErrTimeout) {
 		t.Fatalf("err = %v, want ErrTimeout", err)
 	}
+	// A request's own ReadTimeout replaces the Client's, on a fresh
+	// connection and on a kept one alike.
+	c = b.client()
+	c.MaxIdle = 1
+	var hello Request
+	b.fill(&hello, "GET", "hello.php", "", -1)
+	fetch(t, c, &hello) // leaves a kept connection
+	for _, fresh := range []bool{false, true} {
+		if fresh {
+			c.Idle = NewIdleConns(0)
+		}
+		req.ReadTimeout = 50 * time.Millisecond
+		if _, err := c.Do(context.Background(), &req); !errors.Is(err, ErrTimeout) {
+			t.Fatalf("fresh %v: err = %v, want ErrTimeout from the request's ReadTimeout", fresh, err)
+		}
+	}
 }
 
 // TestReadTimeoutWaitsForBody checks that ReadTimeout starts once the body
@@ -698,10 +714,10 @@ func TestQueue(t *testing.T) {
 	t.Run("hand-off too late", func(t *testing.T) {
 		c := b.client()
 		c.MaxConns, c.MaxIdle = 1, 1
-		if cn, err := c.acquire(context.Background()); cn != nil || err != nil {
+		if cn, err := c.acquire(context.Background(), 0); cn != nil || err != nil {
 			t.Fatalf("the free slot: %v, %v", cn, err)
 		}
-		cn, err := c.dial(context.Background())
+		cn, err := c.dial(context.Background(), &Request{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -1081,7 +1097,7 @@ func TestStaleKeptConnection(t *testing.T) {
 				t.Fatal("the POST never queued")
 			}
 		}
-		cn, err := c.dial(context.Background())
+		cn, err := c.dial(context.Background(), &Request{})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -86,16 +86,16 @@ func newBackends(plan *conf.Plan, sh *shared) (*backends, error) {
 		return b, nil
 	}
 	idle := idleBudgets{}
-	// Locations that pass to the same target with the same client
-	// settings share one backend, as nginx's locations share an
-	// upstream's round robin and failure counts.
+	// Locations that pass to the same target share one backend, as
+	// nginx's locations share an upstream's round robin and failure
+	// counts, unless fastcgi_keep_conn differs (the timeouts travel with
+	// each request).
 	same := map[string]*backend{}
 	var walk func(l *conf.Location)
 	walk = func(l *conf.Location) {
 		if p := l.Content.FastCGI; p != nil && b.byPass[p] == nil {
 			f := &l.FastCGI
-			key := p.Raw + "|" + strconv.FormatBool(f.KeepConn) + "|" + f.ConnectTimeout.String() + "|" +
-				f.SendTimeout.String() + "|" + f.ReadTimeout.String()
+			key := p.Raw + "|" + strconv.FormatBool(f.KeepConn)
 			if same[key] == nil {
 				same[key] = makeBackend(p, f, sh, idle)
 			}
@@ -232,8 +232,12 @@ func makeBackend(p *conf.FastCGIPass, f *conf.FastCGI, sh *shared, idle idleBudg
 
 // client returns the shared FastCGI client for an address and limits.
 func (sh *shared) client(network, address string, maxConns, maxIdle int, f *conf.FastCGI) *fastcgi.Client {
-	key := network + "|" + address + "|" + strconv.Itoa(maxConns) + "|" + strconv.Itoa(maxIdle) + "|" +
-		f.ConnectTimeout.String() + "|" + f.SendTimeout.String() + "|" + f.ReadTimeout.String()
+	// One Client per address, bound and keeping or not: locations whose
+	// timeouts or keepalive counts differ share it and its bound on the
+	// requests in flight. Their timeouts go with each request, and the
+	// kept connections are counted in the address's shared set, whose
+	// limit is the smallest any of them asks for (idleBudgets).
+	key := network + "|" + address + "|" + strconv.Itoa(maxConns) + "|" + strconv.FormatBool(maxIdle > 0)
 	if c, ok := sh.pools.Load(key); ok {
 		return c.(*fastcgi.Client)
 	}
@@ -377,6 +381,8 @@ func (rt *runtime) fastcgi(r *Request) (step, int) {
 	}()
 	rt.buildParams(r, &req.Params)
 	req.NonIdempotent = nonIdempotent(r.Method) && !slices.Contains(l.FastCGI.NextUpstream, "non_idempotent")
+	req.ConnectTimeout, req.SendTimeout, req.ReadTimeout = l.FastCGI.ConnectTimeout, l.FastCGI.SendTimeout, l.FastCGI.ReadTimeout
+	req.QueueTimeout = l.FastCGI.ConnectTimeout
 	if l.FastCGI.PassRequestBody && body != nil {
 		req.Body = body
 	}

@@ -656,6 +656,12 @@ server {
         include {{PARAMS}};
         fastcgi_param SCRIPT_FILENAME $document_root/$1;
     }
+    location ~ ^/direct-long/(.+\.php)$ {
+        fastcgi_read_timeout 120s;
+        fastcgi_pass {{PASS}};
+        include {{PARAMS}};
+        fastcgi_param SCRIPT_FILENAME $document_root/$1;
+    }
     location ~ ^/upstream/(.+\.php)$ {
         fastcgi_keep_conn on;
         fastcgi_pass php;
@@ -701,15 +707,20 @@ func TestPoolSaturated(t *testing.T) {
 		}
 		return dialled, queued
 	}
-	backends := map[string]string{"/direct": "unix:" + s.fpm.Address, "/upstream": "php", "/found": "php_found"}
-	for _, prefix := range []string{"/direct", "/upstream", "/found"} {
-		t.Run(prefix, func(t *testing.T) {
-			dialled, queued := counters(backends[prefix])
+	backends := map[string]string{"/direct": "unix:" + s.fpm.Address, "/upstream": "php", "/found": "php_found",
+		"/direct,/direct-long": "unix:" + s.fpm.Address}
+	// The last case alternates two locations with different timeouts:
+	// they share the pool's bound.
+	for _, prefixes := range []string{"/direct", "/upstream", "/found", "/direct,/direct-long"} {
+		t.Run(prefixes, func(t *testing.T) {
+			dialled, queued := counters(backends[prefixes])
 			const n = 20
 			var wg sync.WaitGroup
 			errs := make(chan string, n)
 			for i := range n {
 				wg.Go(func() {
+					list := strings.Split(prefixes, ",")
+					prefix := list[i%len(list)]
 					resp, err := c.Get(edge.url(fmt.Sprintf("%s/sleep.php?us=50000&id=%d", prefix, i)))
 					if err != nil {
 						errs <- err.Error()
@@ -729,7 +740,7 @@ func TestPoolSaturated(t *testing.T) {
 			}
 			// Two connections at most: the kept one, and the one handed
 			// from request to request with its slot while others wait.
-			d, q := counters(backends[prefix])
+			d, q := counters(backends[prefixes])
 			if d-dialled > 2 || q-queued < n-2 {
 				t.Errorf("%d requests took %d new connections and %d waited in edge; want at most 2 and at least %d", n, d-dialled, q-queued, n-2)
 			}
