@@ -118,8 +118,8 @@ type Client struct {
 // socket) must therefore keep them in one set: each keeping its own, they
 // can together pin every worker while a new connection waits in the
 // listen queue for a worker that never comes free. The zero value keeps
-// none; a connection taken from the set gets the taking Client's
-// timeouts.
+// none; a connection taken from the set gets the timeouts of the request
+// that takes it.
 //
 // The limit bounds the kept connections, idle or busy: without MaxConns
 // only a connection that holds one of the limit's places asks php-fpm to
@@ -508,7 +508,7 @@ func (r *Response) roundTrip(ctx context.Context, req *Request, handed *conn) er
 		check := req.NonIdempotent || !complete
 		cn := handed
 		handed = nil
-		if cn != nil && check && !(cn.br.Buffered() == 0 && cn.check.alive()) {
+		if cn != nil && !cn.usable(check) {
 			// php-fpm closes a kept connection after a worker's last
 			// request (pm.max_requests) or on reload.
 			c.st.stale.Add(1)
@@ -789,9 +789,7 @@ func (c *Client) getConn(ctx context.Context, fresh, check bool, req *Request) (
 		if cn == nil {
 			break
 		}
-		// Stray bytes buffered, or (checked) the socket closed by the
-		// backend or holding data: not usable.
-		if cn.br.Buffered() == 0 && (!check || cn.check.alive()) {
+		if cn.usable(check) {
 			c.reuse(cn, req)
 			return cn, nil
 		}
@@ -811,6 +809,13 @@ func (c *Client) getConn(ctx context.Context, fresh, check bool, req *Request) (
 		cn.keepConn = cn.kept || (limit > 0 && c.MaxConns > 0)
 	}
 	return cn, err
+}
+
+// usable reports whether a connection that served an earlier request may
+// carry another: no stray bytes buffered and, with check, a system call
+// saying the backend neither closed it nor sent anything on it.
+func (cn *conn) usable(check bool) bool {
+	return cn.br.Buffered() == 0 && (!check || cn.check.alive())
 }
 
 // reuse readies a connection that served an earlier request (maybe for
