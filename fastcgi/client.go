@@ -521,11 +521,7 @@ func (r *Response) roundTrip(ctx context.Context, req *Request, handed *conn) er
 			return err
 		}
 		setKeepConn(r.wbuf, cn.keepConn)
-		if cn.reused {
-			r.ConnectTime = 0
-		} else {
-			r.ConnectTime = cn.dialTime
-		}
+		r.ConnectTime = cn.dialTime
 		r.attach(ctx, cn, req)
 		set, _ := c.idleSet()
 		if !cn.reused {
@@ -821,7 +817,7 @@ func (cn *conn) usable(check bool) bool {
 // reuse readies a connection that served an earlier request (maybe for
 // another Client of a shared set, or with other timeouts).
 func (c *Client) reuse(cn *conn, req *Request) {
-	cn.reused = true
+	cn.reused, cn.dialTime = true, 0
 	cn.readTimeout, cn.sendTimeout = or(req.ReadTimeout, c.ReadTimeout), or(req.SendTimeout, c.SendTimeout)
 	c.st.reused.Add(1)
 }
@@ -1009,12 +1005,11 @@ func (c *Client) wait(ctx context.Context, w *waiter, timeout time.Duration) (*c
 		c.st.queueTO.Add(1)
 	}
 	if err != nil {
-		if w.timer != nil {
-			w.timer.Stop()
-		}
 		if c.abandon(w) {
 			<-w.ready // granted too late: its value is still there
 			recycleWaiter(w)
+		} else if w.timer != nil {
+			w.timer.Stop() // left in the queue, never recycled
 		}
 		return nil, err
 	}
@@ -1073,7 +1068,7 @@ type conn struct {
 	readTimeout time.Duration
 	sendTimeout time.Duration
 	reused      bool
-	dialTime    time.Duration // how long the dial took
+	dialTime    time.Duration // how long the dial took; 0 once reused
 	kept        bool          // holds a place among the kept connections
 	keepConn    bool          // sent with FCGI_KEEP_CONN (every kept connection is)
 	idleSince   time.Time     // when it was last put in an idle set

@@ -1092,11 +1092,7 @@ func TestStaleKeptConnection(t *testing.T) {
 			}
 			done <- err
 		}()
-		for deadline := time.Now().Add(10 * time.Second); c.Stats().Waiting != 1; time.Sleep(time.Millisecond) {
-			if time.Now().After(deadline) {
-				t.Fatal("the POST never queued")
-			}
-		}
+		eventually(t, "the POST to queue", func() bool { return c.Stats().Waiting == 1 })
 		cn, err := c.dial(context.Background(), &Request{})
 		if err != nil {
 			t.Fatal(err)

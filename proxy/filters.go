@@ -506,7 +506,7 @@ func (rt *runtime) absoluteURL(r *Request, path string) string {
 		host = rt.serverName(r)
 	}
 	if host == "" {
-		host = r.conn.local.Addr().Unmap().String()
+		host = r.conn.localAddr()
 		if r.conn.local.Addr().Is6() && !r.conn.local.Addr().Is4In6() {
 			host = "[" + host + "]"
 		}

@@ -134,7 +134,7 @@ func (rl requestLog) logf(r *Request, level conf.Level, format string, args ...a
 	if r != nil {
 		client := "unix:"
 		if !r.conn.unix {
-			client = r.conn.remote.Addr().Unmap().String()
+			client = r.conn.remoteAddr()
 		}
 		server := ""
 		if r.srv != nil && len(r.srv.Names) > 0 {

@@ -36,7 +36,7 @@ type connInfo struct {
 	group  *conf.ListenGroup
 	port   string // the local port as text, for $server_port
 	// remoteText and localText are $remote_addr and $server_addr, made
-	// once per connection rather than per request.
+	// once per connection rather than per request (remoteAddr, localAddr).
 	remoteText, localText string
 	// idle is true while the connection waits for its next request, so a
 	// graceful stop may close it.
@@ -224,4 +224,20 @@ func (r *Request) headerBytes() int64 {
 		n += int64(len(f.name) + len(f.value) + 4)
 	}
 	return n
+}
+
+// remoteAddr is the client's address as text ($remote_addr).
+func (c *connInfo) remoteAddr() string {
+	if c.remoteText == "" { // a connInfo made without serveConn (tests)
+		return c.remote.Addr().Unmap().String()
+	}
+	return c.remoteText
+}
+
+// localAddr is the address the connection came in on ($server_addr).
+func (c *connInfo) localAddr() string {
+	if c.localText == "" {
+		return c.local.Addr().Unmap().String()
+	}
+	return c.localText
 }

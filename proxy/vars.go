@@ -227,10 +227,7 @@ func (rt *runtime) builtin(r *Request, id conf.VarID) string {
 		if r.conn.unix {
 			return "unix:"
 		}
-		if r.conn.remoteText != "" {
-			return r.conn.remoteText
-		}
-		return r.conn.remote.Addr().Unmap().String()
+		return r.conn.remoteAddr()
 	case conf.VarBinaryRemoteAddr:
 		b, _ := r.conn.remote.Addr().Unmap().MarshalBinary()
 		return string(b)
@@ -245,10 +242,7 @@ func (rt *runtime) builtin(r *Request, id conf.VarID) string {
 		if r.conn.unix {
 			return "unix:"
 		}
-		if r.conn.localText != "" {
-			return r.conn.localText
-		}
-		return r.conn.local.Addr().Unmap().String()
+		return r.conn.localAddr()
 	case conf.VarServerPort:
 		return r.conn.port
 	case conf.VarServerName:
