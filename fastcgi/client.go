@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -458,7 +459,19 @@ func (r *Response) Close() error {
 	handedOff := c.putConn(cn, keep)
 	r.recycle()
 	if !handedOff {
-		c.release()
+		handedOff = c.release()
+	}
+	if handedOff {
+		// A waiting request got the slot: let it go to PHP before this
+		// goroutine goes on to write its response. Under saturation the
+		// workers are the bottleneck, so they get work first; and the
+		// responses held back meanwhile reach their clients together, so
+		// a client sleeping in epoll is woken once per burst rather than
+		// once per response. On hello.php with one CPU this took wake-ups
+		// of the load generator from 0.56-0.88 to 0.23-0.30 per request
+		// and edge's CPU per request down by about 13%
+		// (docs/performance.md).
+		runtime.Gosched()
 	}
 	return nil
 }
@@ -1045,19 +1058,22 @@ func (c *Client) abandon(w *waiter) (granted bool) {
 	return granted
 }
 
-// release gives the slot to the first waiter, or frees it.
-func (c *Client) release() {
+// release gives the caller's slot to the first waiter, if any, and
+// reports whether it did; otherwise the slot is freed.
+func (c *Client) release() bool {
 	c.mu.Lock()
-	c.releaseLocked()
+	granted := c.releaseLocked()
 	c.mu.Unlock()
+	return granted
 }
 
-func (c *Client) releaseLocked() {
+func (c *Client) releaseLocked() bool {
 	if w := c.queue.pop(); w != nil {
 		grantLocked(w, nil)
-		return
+		return true
 	}
 	c.inFlight--
+	return false
 }
 
 // conn is one connection to the backend. The buffered reader reads through
