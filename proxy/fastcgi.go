@@ -28,16 +28,46 @@ import (
 	"edge/fastcgi"
 )
 
-// upstreamState is what a request learned from its backend, for the
-// $upstream_* variables.
+// upstreamState is what a request learned from its backends, for the
+// $upstream_* variables: every server tried, in order, as nginx lists
+// them ("a, b" for fastcgi_next_upstream, "a : b" across an internal
+// redirect to another location that passes to a backend), and the last
+// response's header.
 type upstreamState struct {
-	used        bool
-	addr        string
-	status      int
-	header      ResponseHeader
-	headerTime  time.Duration
-	connectTime time.Duration
-	bytes       int64
+	tries  []upstreamTry
+	buf    [2]upstreamTry // the first backing array of tries
+	header ResponseHeader
+}
+
+// upstreamTry is one server tried. A time of -1 did not happen and shows
+// as "-", as does a status of 0.
+type upstreamTry struct {
+	addr                                  string
+	status                                int
+	start                                 time.Time
+	connectTime, headerTime, responseTime time.Duration
+	bytes                                 int64
+	pass                                  bool // the first try of a later pass: " : " before it
+}
+
+func (u *upstreamState) used() bool { return len(u.tries) > 0 }
+
+// begin records a try of addr starting now.
+func (u *upstreamState) begin(addr string, now time.Time, pass bool) *upstreamTry {
+	if u.tries == nil {
+		u.tries = u.buf[:0]
+	}
+	u.tries = append(u.tries, upstreamTry{addr: addr, start: now, connectTime: -1, headerTime: -1, responseTime: -1, pass: pass})
+	return &u.tries[len(u.tries)-1]
+}
+
+// last is the latest try; only called once there is one.
+func (u *upstreamState) last() *upstreamTry { return &u.tries[len(u.tries)-1] }
+
+// finish ends the latest try's response: its time and length.
+func (u *upstreamState) finish(now time.Time, bytes int64) {
+	t := u.last()
+	t.responseTime, t.bytes = now.Sub(t.start), bytes
 }
 
 // backends holds the FastCGI targets of one runtime.
@@ -337,7 +367,7 @@ var fcgiCalls = sync.Pool{New: func() any {
 
 // stderr logs what PHP wrote to FCGI_STDERR as nginx does.
 func (c *fcgiCall) stderr(msg []byte) {
-	c.rt.log.errorf(c.r, "FastCGI sent in stderr: \"%s\" while reading response header from upstream, upstream: \"fastcgi://%s\"", msg, c.r.up.addr)
+	c.rt.log.errorf(c.r, "FastCGI sent in stderr: \"%s\" while reading response header from upstream, upstream: \"fastcgi://%s\"", msg, c.r.up.last().addr)
 }
 
 // fastcgi forwards the request to the location's backend.
@@ -404,31 +434,34 @@ func (rt *runtime) roundTrip(r *Request, b *backend, req *fastcgi.Request, body 
 	if tries == 0 {
 		tries = len(b.servers)
 	}
-	start := rt.now()
+	pass := r.up.used() // an earlier location passed this request on
 	for {
 		now := rt.now()
 		srv := b.pick(now, tried)
 		if srv == nil {
 			rt.log.errorf(r, "no live upstreams while connecting to upstream, upstream: \"fastcgi://%s\"", b.name)
 			b.status502.Add(1)
+			// nginx shows the group's name and 502 for it.
+			t := r.up.begin(b.name, now, pass && len(tried) == 0)
+			t.status, t.responseTime = 502, 0
 			return nil, nil, 502
 		}
 		tried = append(tried, srv)
-		r.up.used = true
-		r.up.addr = srv.addr
+		t := r.up.begin(srv.addr, now, pass && len(tried) == 1)
 		if seeker, ok := body.(io.Seeker); ok && len(tried) > 1 {
 			_, _ = seeker.Seek(0, io.SeekStart)
 		}
 		resp, err := srv.client.Do(context.Background(), req)
-		r.up.headerTime = rt.now().Sub(start)
+		end := rt.now()
 		if err == nil {
 			if srv.fails.Load() > 0 {
 				srv.fails.Store(0)
 			}
-			r.up.connectTime = resp.ConnectTime
+			t.connectTime, t.headerTime = resp.ConnectTime, end.Sub(t.start)
 			return resp, srv, 0
 		}
 		status, what := fastcgiErrorStatus(err)
+		t.status, t.responseTime = status, end.Sub(t.start)
 		rt.log.errorf(r, "%s (%v) while %s, upstream: \"fastcgi://%s\"", what, err, "reading response header from upstream", srv.addr)
 		srv.fail(now)
 		// Like nginx, a POST, LOCK or PATCH that may have reached a
@@ -442,7 +475,6 @@ func (rt *runtime) roundTrip(r *Request, b *backend, req *fastcgi.Request, body 
 		} else {
 			b.status502.Add(1)
 		}
-		r.up.status = status
 		return nil, nil, status
 	}
 }
@@ -508,7 +540,7 @@ var redirectKept = map[string]bool{"set-cookie": true, "content-disposition": tr
 func (rt *runtime) fastcgiResponse(r *Request, b *backend, srv *upServer, resp *fastcgi.Response) (step, int) {
 	f := &r.loc.FastCGI
 	out := r.resp
-	r.up.status = resp.Status
+	r.up.last().status = resp.Status
 	var accelRedirect, accelBuffering, location string
 	for _, h := range resp.Header {
 		name := headerName(h.Name)
@@ -675,12 +707,13 @@ func (rt *runtime) bufferResponse(r *Request, b *backend, resp *fastcgi.Response
 	}
 	resp.Close()
 	if err != nil {
+		r.up.finish(rt.now(), int64(buf.Len()))
 		respBuffers.Put(buf)
 		if spill != nil {
 			spill.Close()
 		}
 		status, what := fastcgiErrorStatus(err)
-		rt.log.errorf(r, "%s (%v) while reading upstream, upstream: \"fastcgi://%s\"", what, err, r.up.addr)
+		rt.log.errorf(r, "%s (%v) while reading upstream, upstream: \"fastcgi://%s\"", what, err, r.up.last().addr)
 		if status == 504 {
 			b.status504.Add(1)
 		} else {
@@ -693,14 +726,14 @@ func (rt *runtime) bufferResponse(r *Request, b *backend, resp *fastcgi.Response
 		respBuffers.Put(buf)
 		st, _ := spill.Stat()
 		out.Kind, out.File, out.CloseFile, out.Offset, out.Length = BodyFile, spill, true, 0, st.Size()
-		r.up.bytes = out.Length
+		r.up.finish(rt.now(), out.Length)
 		return 0
 	}
 	out.Kind = BodyBytes
 	out.Bytes = buf.Bytes()
 	out.Length = int64(buf.Len())
 	out.Release = func() { respBuffers.Put(buf) }
-	r.up.bytes = out.Length
+	r.up.finish(rt.now(), out.Length)
 	return 0
 }
 
@@ -736,10 +769,15 @@ func (rt *runtime) streamResponse(r *Request, resp *fastcgi.Response) {
 	out.Kind = BodyStream
 	out.Length = -1
 	out.Stream = func(w io.Writer, flush func() error) error {
-		defer resp.Close()
+		var read int64
+		defer func() {
+			resp.Close()
+			r.up.finish(rt.now(), read)
+		}()
 		buf := make([]byte, 16<<10)
 		for {
 			n, err := resp.Body.Read(buf)
+			read += int64(n)
 			if n > 0 {
 				if _, werr := w.Write(buf[:n]); werr != nil {
 					return werr
@@ -947,34 +985,63 @@ func (rt *runtime) splitPathInfo(r *Request) (script, pathInfo string) {
 }
 
 func (r *Request) upstreamHeader(name string) string {
-	if !r.up.used {
+	if !r.up.used() {
 		return ""
 	}
 	return r.up.header.Get(name)
 }
 
-// upstreamVar gives the $upstream_* variables.
+// upstreamVar gives the $upstream_* variables: one value per server
+// tried, separated as nginx separates them.
 func (r *Request) upstreamVar(id conf.VarID) string {
-	if !r.up.used {
-		return ""
+	tries := r.up.tries
+	if len(tries) == 1 {
+		return tries[0].field(id)
 	}
+	var b strings.Builder
+	for i := range tries {
+		t := &tries[i]
+		if t.pass {
+			b.WriteString(" : ")
+		} else if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(t.field(id))
+	}
+	return b.String()
+}
+
+// field is one try's value of an $upstream_* variable.
+func (t *upstreamTry) field(id conf.VarID) string {
 	switch id {
 	case conf.VarUpstreamAddr:
-		return r.up.addr
+		return t.addr
 	case conf.VarUpstreamStatus:
-		if r.up.status == 0 {
-			return ""
+		if t.status == 0 {
+			return "-"
 		}
-		return strconv.Itoa(r.up.status)
-	case conf.VarUpstreamResponseTime, conf.VarUpstreamHeaderTime:
-		return formatSeconds(r.up.headerTime)
+		return strconv.Itoa(t.status)
+	case conf.VarUpstreamHeaderTime:
+		return upstreamSeconds(t.headerTime)
 	case conf.VarUpstreamConnectTime:
 		// 0.000 for a kept connection, as nginx prints it.
-		return formatSeconds(r.up.connectTime)
+		return upstreamSeconds(t.connectTime)
+	case conf.VarUpstreamResponseTime:
+		if t.responseTime < 0 { // closed before its body was read
+			return upstreamSeconds(t.headerTime)
+		}
+		return upstreamSeconds(t.responseTime)
 	case conf.VarUpstreamResponseLength, conf.VarUpstreamBytesReceived:
-		return strconv.FormatInt(r.up.bytes, 10)
+		return strconv.FormatInt(t.bytes, 10)
 	}
 	return ""
+}
+
+func upstreamSeconds(d time.Duration) string {
+	if d < 0 {
+		return "-"
+	}
+	return formatSeconds(d)
 }
 
 // fastcgiStats returns the clients' counters by backend name, with the

@@ -99,7 +99,7 @@ func (rt *runtime) notModified(r *Request) {
 // never sets allow_ranges on them, so neither 304/412 nor ranges apply. A
 // static file reached through X-Accel-Redirect is not one.
 func fromUpstream(r *Request) bool {
-	return r.up.used && r.fileCache == nil
+	return r.up.used() && r.fileCache == nil
 }
 
 // dropBody releases a body that will not be sent.
@@ -473,7 +473,7 @@ func (rt *runtime) headerFilter(r *Request) {
 	// r->headers_out.location unset for it); only edge's own redirects
 	// are made absolute.
 	if loc := resp.Header.Get("Location"); strings.HasPrefix(loc, "/") && l.AbsoluteRedirect &&
-		!(r.up.used && r.up.header.Get("Location") == loc) {
+		!(r.up.used() && r.up.header.Get("Location") == loc) {
 		resp.Header.Set("Location", rt.absoluteURL(r, loc))
 	}
 	if !resp.Close && l.KeepaliveHeader >= 0 && r.Proto != "HTTP/2.0" {

@@ -100,7 +100,7 @@ func (rt *runtime) fileResponse(r *Request, e *fileEntry) int {
 	// A file reached through X-Accel-Redirect keeps the type the
 	// application sent (nginx's ngx_http_set_content_type leaves a type
 	// already set alone).
-	if !r.up.used || !h.Has("Content-Type") {
+	if !r.up.used() || !h.Has("Content-Type") {
 		h.Set("Content-Type", rt.contentType(r))
 	}
 	h.Set("Last-Modified", e.lastModified)

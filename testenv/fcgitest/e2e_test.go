@@ -23,6 +23,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -504,19 +505,28 @@ server {
         include {{PARAMS}};
         fastcgi_param SCRIPT_FILENAME $document_root$fastcgi_script_name;
     }
+    location /intercept/ {
+        fastcgi_intercept_errors on;
+        error_page 404 /hello.php;
+        fastcgi_pass {{PASS}};
+        include {{PARAMS}};
+        fastcgi_param SCRIPT_FILENAME $document_root/status.php;
+    }
 }
 `
 
 // TestUpstreamVariables: the $upstream_* variables a log format names
 // carry the backend's address, status, times in nginx's "0.000" form
 // and the response length; a request sent over a kept connection spent
-// no time connecting.
+// no time connecting. A request that error_page sends from one PHP
+// location to another lists both passes, " : " between them, as nginx
+// does (the intercepted 404's body was never read: length 0).
 func TestUpstreamVariables(t *testing.T) {
 	s := newSite(t, phpScripts, testenv.FPMOptions{})
 	logPath := filepath.Join(t.TempDir(), "up.log")
 	edge := s.startEdge(t, strings.ReplaceAll(upstreamVarsSite, "{{UPLOG}}", logPath))
 	c := client()
-	for _, target := range []string{"/hello.php?n=1", "/hello.php?n=2", "/status.php?code=404"} {
+	for _, target := range []string{"/hello.php?n=1", "/hello.php?n=2", "/status.php?code=404", "/intercept/?code=404"} {
 		resp, err := c.Get(edge.url(target))
 		if err != nil {
 			t.Fatal(err)
@@ -535,19 +545,24 @@ func TestUpstreamVariables(t *testing.T) {
 		t.Fatal(err)
 	}
 	lines := strings.Split(strings.TrimSpace(string(data)), "\n")
-	seconds := regexp.MustCompile(`^\d+\.\d{3}$`)
-	want := []struct{ uri, status, length string }{
-		{"/hello.php?n=1", "200", "5"}, {"/hello.php?n=2", "200", "5"}, {"/status.php?code=404", "404", "10"}}
+	seconds := regexp.MustCompile(`^\d+\.\d{3}( : \d+\.\d{3})?$`)
+	addr := "unix:" + s.fpm.Address
+	want := []struct{ uri, addr, status, length string }{
+		{"/hello.php?n=1", addr, "200", "5"},
+		{"/hello.php?n=2", addr, "200", "5"},
+		{"/status.php?code=404", addr, "404", "10"},
+		{"/intercept/?code=404", addr + " : " + addr, "404 : 200", "0 : 5"},
+	}
 	if len(lines) != len(want) {
 		t.Fatalf("log lines:\n%s", data)
 	}
 	for i, line := range lines {
 		f := strings.Split(line, "|")
-		if len(f) != 6 || f[0] != want[i].uri || f[1] != "unix:"+s.fpm.Address || f[2] != want[i].status ||
+		if len(f) != 6 || f[0] != want[i].uri || f[1] != want[i].addr || f[2] != want[i].status ||
 			!seconds.MatchString(f[3]) || !seconds.MatchString(f[4]) || f[5] != want[i].length {
-			t.Errorf("line %q: want %s via unix:%s, status %s, two times in seconds, length %s", line, want[i].uri, s.fpm.Address, want[i].status, want[i].length)
+			t.Errorf("line %q: want %s via %s, status %s, times in seconds, length %s", line, want[i].uri, want[i].addr, want[i].status, want[i].length)
 		}
-		if i > 0 && f[3] != "0.000" {
+		if i > 0 && strings.Trim(strings.ReplaceAll(f[3], "0.000", ""), " :") != "" {
 			t.Errorf("line %q: a request on a kept connection spent %s connecting", line, f[3])
 		}
 	}
@@ -557,6 +572,7 @@ func TestUpstreamVariables(t *testing.T) {
 // never marked failed, that gives PHP 300 ms to answer (a configured
 // limit the slow requests pass).
 const twoPools = `
+log_format up '$request_method $request_uri|$upstream_addr|$upstream_status|$upstream_header_time|$upstream_response_time';
 upstream two {
     server {{PASS}} max_fails=0;
     server {{PASS_B}} max_fails=0;
@@ -564,6 +580,7 @@ upstream two {
 server {
     listen {{LISTEN}};
     root {{ROOT}};
+    access_log {{UPLOG}} up;
     location ~ \.php$ {
         fastcgi_read_timeout 300ms;
         fastcgi_pass two;
@@ -587,7 +604,8 @@ server {
 func TestNextUpstream(t *testing.T) {
 	a := newSite(t, phpScripts, testenv.FPMOptions{Extra: "env[POOL] = a"})
 	b := testenv.StartFPM(t, testenv.FPMOptions{Extra: poolLimits + "env[POOL] = b"})
-	edge := a.startEdge(t, strings.ReplaceAll(twoPools, "{{PASS_B}}", passArg(b)))
+	logPath := filepath.Join(t.TempDir(), "up.log")
+	edge := a.startEdge(t, strings.NewReplacer("{{PASS_B}}", passArg(b), "{{UPLOG}}", logPath).Replace(twoPools))
 	runs := func() int {
 		t.Helper()
 		entries, err := os.ReadDir(filepath.Join(a.root, "runs"))
@@ -633,6 +651,44 @@ func TestNextUpstream(t *testing.T) {
 	}
 	if t.Failed() {
 		t.Log(edge.errorLogText(t))
+	}
+	// $upstream_* list every server tried, as nginx lists them.
+	if err := edge.proc.Signal(syscall.SIGQUIT); err != nil { // flushes the access log
+		t.Fatal(err)
+	}
+	if err := edge.proc.Wait(); err != nil {
+		t.Fatalf("edge after SIGQUIT: %v", err)
+	}
+	data, err := os.ReadFile(logPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	both := []string{passArg(a.fpm) + ", " + passArg(b), passArg(b) + ", " + passArg(a.fpm)}
+	one := []string{passArg(a.fpm), passArg(b)}
+	seconds := `\d+\.\d{3}`
+	for i, w := range []struct {
+		request string
+		addrs   []string
+		status  string
+		header  string // a regexp
+	}{
+		{"GET /ran.php?us=1000", one, "200", `^` + seconds + `$`},
+		{"GET /ran.php?us=2000000", both, "504, 504", `^-, -$`},
+		{"POST /ran.php?us=2000000", one, "504", `^-$`},
+		{"POST /post/?us=2000000", both, "504, 504", `^-, -$`},
+		{"POST /ran.php?us=1000", one, "200", `^` + seconds + `$`},
+	} {
+		lines := strings.Split(strings.TrimSpace(string(data)), "\n")
+		if len(lines) != 5 {
+			t.Fatalf("log lines:\n%s", data)
+		}
+		f := strings.Split(lines[i], "|")
+		if len(f) != 5 || f[0] != w.request || !slices.Contains(w.addrs, f[1]) || f[2] != w.status ||
+			!regexp.MustCompile(w.header).MatchString(f[3]) ||
+			!regexp.MustCompile(`^`+seconds+`(, `+seconds+`)?$`).MatchString(f[4]) ||
+			strings.Count(f[4], ",") != strings.Count(f[1], ",") {
+			t.Errorf("line %q: want %s via %q, status %s, header time %s, a response time per server", lines[i], w.request, w.addrs, w.status, w.header)
+		}
 	}
 }
 
