@@ -27,7 +27,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 
 	"edge/testenv"
@@ -534,17 +533,8 @@ func TestUpstreamVariables(t *testing.T) {
 		io.Copy(io.Discard, resp.Body)
 		resp.Body.Close()
 	}
-	if err := edge.proc.Signal(syscall.SIGQUIT); err != nil { // flushes the access log
-		t.Fatal(err)
-	}
-	if err := edge.proc.Wait(); err != nil {
-		t.Fatalf("edge after SIGQUIT: %v", err)
-	}
-	data, err := os.ReadFile(logPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	lines := strings.Split(strings.TrimSpace(string(data)), "\n")
+	data := edge.quitAndRead(t, logPath)
+	lines := strings.Split(strings.TrimSpace(data), "\n")
 	seconds := regexp.MustCompile(`^\d+\.\d{3}( : \d+\.\d{3})?$`)
 	addr := "unix:" + s.fpm.Address
 	want := []struct{ uri, addr, status, length string }{
@@ -653,15 +643,10 @@ func TestNextUpstream(t *testing.T) {
 		t.Log(edge.errorLogText(t))
 	}
 	// $upstream_* list every server tried, as nginx lists them.
-	if err := edge.proc.Signal(syscall.SIGQUIT); err != nil { // flushes the access log
-		t.Fatal(err)
-	}
-	if err := edge.proc.Wait(); err != nil {
-		t.Fatalf("edge after SIGQUIT: %v", err)
-	}
-	data, err := os.ReadFile(logPath)
-	if err != nil {
-		t.Fatal(err)
+	data := edge.quitAndRead(t, logPath)
+	lines := strings.Split(strings.TrimSpace(data), "\n")
+	if len(lines) != 5 {
+		t.Fatalf("log lines:\n%s", data)
 	}
 	both := []string{passArg(a.fpm) + ", " + passArg(b), passArg(b) + ", " + passArg(a.fpm)}
 	one := []string{passArg(a.fpm), passArg(b)}
@@ -678,10 +663,6 @@ func TestNextUpstream(t *testing.T) {
 		{"POST /post/?us=2000000", both, "504, 504", `^-, -$`},
 		{"POST /ran.php?us=1000", one, "200", `^` + seconds + `$`},
 	} {
-		lines := strings.Split(strings.TrimSpace(string(data)), "\n")
-		if len(lines) != 5 {
-			t.Fatalf("log lines:\n%s", data)
-		}
 		f := strings.Split(lines[i], "|")
 		if len(f) != 5 || f[0] != w.request || !slices.Contains(w.addrs, f[1]) || f[2] != w.status ||
 			!regexp.MustCompile(w.header).MatchString(f[3]) ||

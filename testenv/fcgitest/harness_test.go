@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -110,6 +111,23 @@ func (s *server) errorLogText(t testing.TB) string {
 		t.Fatal(err)
 	}
 	return string(b)
+}
+
+// quitAndRead stops s with SIGQUIT, which makes edge flush its access
+// logs, and returns the text of the log at path.
+func (s *server) quitAndRead(t testing.TB, path string) string {
+	t.Helper()
+	if err := s.proc.Signal(syscall.SIGQUIT); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.proc.Wait(); err != nil {
+		t.Fatalf("%s after SIGQUIT: %v", s.name, err)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(data)
 }
 
 // startEdge runs the edge binary in the foreground with the http{} body
