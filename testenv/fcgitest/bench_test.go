@@ -171,14 +171,15 @@ func BenchmarkPHPHello(b *testing.B) {
 			ticks := groupCPUTicks(b, bt.srv.proc.PID())
 			rps, n := runWrk(b, taskset, wrk, bt.srv.url("/hello.php"))
 			bt.rps = append(bt.rps, rps)
-			bt.cpuTicks += groupCPUTicks(b, bt.srv.proc.PID()) - ticks
+			ticks = groupCPUTicks(b, bt.srv.proc.PID()) - ticks
+			bt.cpuTicks += ticks
 			bt.requests += n
 			if bt.pprof != "" {
 				after := readMemStats(b, bt.pprof)
 				bt.mallocs += after.mallocs - before.mallocs
 				bt.bytes += after.totalAlloc - before.totalAlloc
 			}
-			b.Logf("round %d: %-16s %8.0f req/s", round+1, bt.name, rps)
+			b.Logf("round %d: %-16s %8.0f req/s %6.1f cpu-µs/req", round+1, bt.name, rps, float64(ticks)*1e6/clockTicks/float64(n))
 		}
 	}
 	byName := map[string]*benchTarget{}
