@@ -104,10 +104,11 @@ func (h benchHeaders) get(name string) string {
 	return ""
 }
 
-func (h benchHeaders) each(fn func(name, value string)) {
+func (h benchHeaders) appendAll(dst []headerKV) []headerKV {
 	for _, f := range h {
-		fn(f[0], f[1])
+		dst = append(dst, headerKV{f[0], f[1]})
 	}
+	return dst
 }
 
 var browserHeaders = benchHeaders{

@@ -543,8 +543,7 @@ func (rt *runtime) fastcgiResponse(r *Request, b *backend, srv *upServer, resp *
 	r.up.last().status = resp.Status
 	var accelRedirect, accelBuffering, location string
 	for _, h := range resp.Header {
-		name := headerName(h.Name)
-		lname := strings.ToLower(name)
+		name, lname := headerName(h.Name)
 		value := string(h.Value)
 		r.up.header.Add(name, value)
 		switch lname {
@@ -619,27 +618,29 @@ func (rt *runtime) fastcgiResponse(r *Request, b *backend, srv *upServer, resp *
 	return stepDone, 0
 }
 
-// commonHeaderNames are the names PHP sends most, as PHP spells them.
-var commonHeaderNames = func() map[string]string {
-	m := map[string]string{}
+// commonHeaderNames are the names PHP sends most, as PHP spells them,
+// each with its lower-case form.
+var commonHeaderNames = func() map[string][2]string {
+	m := map[string][2]string{}
 	for _, n := range []string{"Content-Type", "Content-type", "Set-Cookie", "Location", "Cache-Control",
 		"Expires", "Pragma", "X-Powered-By", "Content-Length", "Last-Modified", "ETag", "Vary", "Link",
 		"X-Accel-Buffering", "X-Accel-Redirect", "Status", "Content-Disposition", "X-Frame-Options"} {
-		m[n] = n
+		m[n] = [2]string{n, strings.ToLower(n)}
 	}
 	return m
 }()
 
-// headerName returns a response header name as a string of its own: the
-// bytes belong to the fastcgi.Response, which is recycled (and its buffer
-// reused by another request) at Close, while the name lives on in the
-// response headers until they are written. Common names cost no
-// allocation.
-func headerName(b []byte) string {
+// headerName returns a response header name as a string of its own, and
+// its lower-case form: the bytes belong to the fastcgi.Response, which is
+// recycled (and its buffer reused by another request) at Close, while
+// the name lives on in the response headers until they are written.
+// Common names cost no allocation.
+func headerName(b []byte) (name, lower string) {
 	if n, ok := commonHeaderNames[string(b)]; ok {
-		return n
+		return n[0], n[1]
 	}
-	return string(b)
+	name = string(b)
+	return name, strings.ToLower(name)
 }
 
 func ignored(f *conf.FastCGI, lname string) bool {
@@ -732,7 +733,7 @@ func (rt *runtime) bufferResponse(r *Request, b *backend, resp *fastcgi.Response
 	out.Kind = BodyBytes
 	out.Bytes = buf.Bytes()
 	out.Length = int64(buf.Len())
-	out.Release = func() { respBuffers.Put(buf) }
+	out.pooled = buf
 	r.up.finish(rt.now(), out.Length)
 	return 0
 }
@@ -890,36 +891,37 @@ func (rt *runtime) buildParams(r *Request, p *fastcgi.Params) {
 	if !l.FastCGI.PassRequestHeaders {
 		return
 	}
-	type kv struct{ k, v string }
-	var store [32]kv
+	var store [32]headerKV
 	list := store[:0]
-	r.Header.each(func(name, value string) {
-		if strings.IndexByte(name, '_') >= 0 && !r.srv.UnderscoresInHeaders {
-			return
+	r.headers = r.Header.appendAll(r.headers[:0])
+next:
+	for _, h := range r.headers {
+		if strings.IndexByte(h.name, '_') >= 0 && !r.srv.UnderscoresInHeaders {
+			continue
 		}
-		if strings.EqualFold(name, "Proxy") {
-			return
+		if strings.EqualFold(h.name, "Proxy") {
+			continue
 		}
-		key := cgiHeaderName(name)
+		key := cgiHeaderName(h.name)
 		for _, s := range setNames {
 			if s == key {
-				return
+				continue next
 			}
 		}
 		for i := range list {
-			if list[i].k == key {
+			if list[i].name == key {
 				sep := ", "
 				if key == "HTTP_COOKIE" {
 					sep = "; "
 				}
-				list[i].v += sep + value
-				return
+				list[i].value += sep + h.value
+				continue next
 			}
 		}
-		list = append(list, kv{key, value})
-	})
+		list = append(list, headerKV{key, h.value})
+	}
 	for _, h := range list {
-		p.Add(h.k, h.v)
+		p.Add(h.name, h.value)
 	}
 }
 

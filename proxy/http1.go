@@ -95,7 +95,7 @@ func checkRequestLine(r *Request, h *fasthttp.RequestHeader, bufSize int) int {
 	return 0
 }
 
-func (f *fastHeaders) each(fn func(name, value string)) {
+func (f *fastHeaders) appendAll(dst []headerKV) []headerKV {
 	for k, v := range f.h.All() {
 		// fasthttp adds "Connection: close" to an HTTP/1.0 request and a
 		// "Content-Length: 0" the client never sent; PHP must not see them.
@@ -104,8 +104,9 @@ func (f *fastHeaders) each(fn func(name, value string)) {
 			!rawHasHeader(f.h.RawHeaders(), strings.ToLower(b2s(k))) {
 			continue
 		}
-		fn(b2s(k), b2s(v))
+		dst = append(dst, headerKV{b2s(k), b2s(v)})
 	}
+	return dst
 }
 
 // http1Server makes the fasthttp server for a listen group; its limits
@@ -253,9 +254,9 @@ func (rt *runtime) writeHTTP1(ctx *fasthttp.RequestCtx, r *Request) {
 	head := resp.HeadOnly
 	switch resp.Kind {
 	case BodyBytes:
-		if resp.Release != nil {
+		if resp.pooled != nil {
 			out.SetBody(resp.Bytes)
-			resp.Release()
+			resp.release()
 		} else {
 			out.SetBodyRaw(resp.Bytes)
 		}

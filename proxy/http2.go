@@ -35,15 +35,16 @@ func (f *h2Headers) get(name string) string {
 	return f.h.Get(name)
 }
 
-func (f *h2Headers) each(fn func(name, value string)) {
+func (f *h2Headers) appendAll(dst []headerKV) []headerKV {
 	if f.host != "" {
-		fn("Host", f.host)
+		dst = append(dst, headerKV{"Host", f.host})
 	}
 	for k, vs := range f.h {
 		for _, v := range vs {
-			fn(k, v)
+			dst = append(dst, headerKV{k, v})
 		}
 	}
+	return dst
 }
 
 // h2conn counts requests on one HTTP/2 connection.
@@ -157,9 +158,7 @@ func (rt *runtime) writeHTTP2(w http.ResponseWriter, r *Request) {
 	if resp.Kind == BodyFile && resp.File != nil {
 		resp.File.Close()
 	}
-	if resp.Release != nil {
-		resp.Release()
-	}
+	resp.release()
 	if err != nil && !errors.Is(err, net.ErrClosed) {
 		rt.log.infof(r, "writing the response failed (%v)", err)
 	}

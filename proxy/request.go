@@ -5,6 +5,7 @@
 package proxy
 
 import (
+	"bytes"
 	"crypto/tls"
 	"io"
 	"net"
@@ -21,9 +22,14 @@ import (
 type headerSource interface {
 	// get returns the first value of a header (name in any case).
 	get(name string) string
-	// each calls fn for every header line, in order.
-	each(fn func(name, value string))
+	// appendAll appends every header line to dst, in order. It takes a
+	// slice rather than a callback so that a caller's state stays on its
+	// stack: a closure called through the interface escapes.
+	appendAll(dst []headerKV) []headerKV
 }
+
+// headerKV is one request header line.
+type headerKV struct{ name, value string }
 
 // connInfo is what a request knows of its connection.
 type connInfo struct {
@@ -88,6 +94,7 @@ type Request struct {
 	// response (for $status, $sent_http_*, $body_bytes_sent)
 	resp       *Response
 	scratch    []byte
+	headers    []headerKV // for Header.appendAll; kept across requests
 	fileCache  *fileEntry
 	requestID  string
 	bodySent   int64
@@ -134,10 +141,18 @@ type Response struct {
 	HeadOnly bool
 	// Close: close the connection after this response.
 	Close bool
-	// Release, when set, is called once the adapter no longer needs Bytes
-	// (the adapter copies them first if it writes later), so a pooled
-	// buffer can be reused.
-	Release func()
+	// pooled, when set, holds Bytes and goes back to respBuffers once the
+	// adapter no longer needs them (release; the adapter copies them
+	// first if it writes later).
+	pooled *bytes.Buffer
+}
+
+// release returns a pooled body buffer; Bytes must not be used after.
+func (resp *Response) release() {
+	if resp.pooled != nil {
+		respBuffers.Put(resp.pooled)
+		resp.pooled = nil
+	}
 }
 
 // ResponseHeader is an ordered list of response headers.
@@ -213,7 +228,12 @@ func (r *Request) reset() {
 	slots := r.slots[:0]
 	caps := r.caps[:0]
 	scratch := r.scratch[:0]
-	*r = Request{slots: slots, caps: caps, scratch: scratch}
+	clear(r.headers) // drop references to the last request's buffers
+	headers := r.headers[:0]
+	clear(r.up.header.list)
+	upHeader := r.up.header.list[:0]
+	*r = Request{slots: slots, caps: caps, scratch: scratch, headers: headers}
+	r.up.header.list = upHeader
 }
 
 // headerBytes estimates the bytes of the status line and headers sent,

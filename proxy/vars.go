@@ -118,11 +118,12 @@ func headerVar(r *Request, name string) string {
 			sep = "; "
 		}
 		var vals []string
-		r.Header.each(func(k, v string) {
-			if strings.EqualFold(k, name) {
-				vals = append(vals, v)
+		var all [16]headerKV
+		for _, h := range r.Header.appendAll(all[:0]) {
+			if strings.EqualFold(h.name, name) {
+				vals = append(vals, h.value)
 			}
-		})
+		}
 		return strings.Join(vals, sep)
 	}
 	return r.Header.get(name)
