@@ -107,6 +107,7 @@ func (rt *runtime) dropBody(resp *Response) {
 	if resp.Kind == BodyFile && resp.CloseFile && resp.File != nil {
 		resp.File.Close()
 	}
+	resp.release()
 	resp.Kind, resp.Bytes, resp.File, resp.Stream, resp.Length = BodyNone, nil, nil, nil, 0
 }
 
