@@ -243,6 +243,14 @@ func errnoText(err error) string {
 // serve runs until a stop signal.
 func serve(o *options, plan *conf.Plan) int {
 	goruntime.GOMAXPROCS(workerCount(plan))
+	// Catch the signals before the listeners are bound and the pid file
+	// is written: a signal sent as soon as edge answers, or as soon as
+	// the pid file names it (logrotate's USR1, "edge -s reload"), waits
+	// here for the loop below. Before, one that came earlier than Notify
+	// was lost: Go drops an uncaught USR1, and exits on an uncaught HUP
+	// or QUIT.
+	sigs := make(chan os.Signal, 8)
+	signal.Notify(sigs, syscall.SIGHUP, syscall.SIGQUIT, syscall.SIGTERM, syscall.SIGINT, syscall.SIGUSR1, syscall.SIGWINCH)
 	startPprof()
 	srv := proxy.NewServer(proxy.Options{})
 	if err := srv.Apply(plan); err != nil {
@@ -269,8 +277,6 @@ func serve(o *options, plan *conf.Plan) int {
 	}
 	log.Logf(conf.LevelNotice, "edge/%s (nginx/%s configuration language) started", proxy.Version, proxy.NginxVersion)
 
-	sigs := make(chan os.Signal, 8)
-	signal.Notify(sigs, syscall.SIGHUP, syscall.SIGQUIT, syscall.SIGTERM, syscall.SIGINT, syscall.SIGUSR1, syscall.SIGWINCH)
 	for sig := range sigs {
 		s := sig.(syscall.Signal)
 		log = srv.ErrorLog()
