@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"os"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -641,13 +642,16 @@ func (r *Response) attach(ctx context.Context, cn *conn, req *Request) {
 // they hold, starts the goroutine that streams the rest.
 func (r *Response) send(body io.Reader, complete bool) error {
 	cn := r.conn
-	n, err := cn.write(r.wbuf)
-	r.sentAny = n > 0
-	if err != nil {
-		return err
-	}
+	var n int
+	var err error
 	if complete {
-		return nil
+		n, err = cn.writeAndWait(r.wbuf)
+	} else {
+		n, err = cn.write(r.wbuf)
+	}
+	r.sentAny = n > 0
+	if err != nil || complete {
+		return err
 	}
 	// nginx starts fastcgi_read_timeout once the request is sent; until
 	// the writer is done the reader waits without a deadline.
@@ -824,7 +828,7 @@ func (c *Client) getConn(ctx context.Context, fresh, check bool, req *Request) (
 // carry another: no stray bytes buffered and, with check, a system call
 // saying the backend neither closed it nor sent anything on it.
 func (cn *conn) usable(check bool) bool {
-	return cn.br.Buffered() == 0 && (!check || cn.check.alive())
+	return cn.br.Buffered() == 0 && (!check || cn.raw.alive())
 }
 
 // reuse readies a connection that served an earlier request (maybe for
@@ -1091,7 +1095,7 @@ type conn struct {
 	sending     atomic.Bool   // a body writer runs: no read deadline yet
 	canceled    atomic.Bool   // the context watcher fired
 	cancelFn    func()        // c.cancel, bound once so AfterFunc does not allocate it
-	check       connCheck     // platform liveness probe for kept connections
+	raw         rawConn       // liveness probe and send-then-wait (conn_linux.go)
 }
 
 // readers holds the read buffers of closed connections: a connection that
@@ -1104,7 +1108,7 @@ func newConn(nc net.Conn, readTimeout, sendTimeout time.Duration) *conn {
 	cn.br = readers.Get().(*bufio.Reader)
 	cn.br.Reset(cn)
 	cn.cancelFn = cn.cancel
-	cn.check.init(nc)
+	cn.raw.init(nc)
 	return cn
 }
 
@@ -1134,6 +1138,32 @@ func (cn *conn) write(p []byte) (int, error) {
 		}
 	}
 	return cn.nc.Write(p)
+}
+
+// writeAndWait writes a whole request and waits until the reply can be
+// read, so that the first Read finds data (rawConn.sendWait says why).
+// Where the socket buffer cannot take the request at once, the rest goes
+// through write and nothing waits.
+func (cn *conn) writeAndWait(p []byte) (int, error) {
+	if cn.readTimeout > 0 {
+		cn.setReadDeadline(time.Now().Add(cn.readTimeout))
+	}
+	n, werr, rerr := cn.raw.sendWait(p)
+	switch {
+	case werr != nil:
+		return n, cn.opError("write", os.NewSyscallError("write", werr))
+	case n < len(p):
+		m, err := cn.write(p[n:])
+		return n + m, err
+	case rerr != nil:
+		return n, cn.opError("read", rerr)
+	}
+	return n, nil
+}
+
+// opError words a raw operation's failure as net.Conn's would be.
+func (cn *conn) opError(op string, err error) error {
+	return &net.OpError{Op: op, Net: cn.nc.RemoteAddr().Network(), Source: cn.nc.LocalAddr(), Addr: cn.nc.RemoteAddr(), Err: err}
 }
 
 // setReadDeadline sets the read deadline without undoing a cancellation

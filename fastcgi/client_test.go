@@ -595,6 +595,23 @@ func TestContextCancelWhileReading(t *testing.T) {
 	}
 }
 
+// TestContextCancelWhileWaiting cancels a request whose reply has not
+// begun: the wait for it (rawConn.sendWait) ends with the cancellation.
+func TestContextCancelWhileWaiting(t *testing.T) {
+	b, _ := startGoServer(t)
+	c := b.client()
+	ctx, cancel := context.WithCancel(context.Background())
+	var req Request
+	b.fill(&req, "GET", "block.php", "", -1)
+	time.AfterFunc(20*time.Millisecond, cancel)
+	if _, err := c.Do(ctx, &req); !errors.Is(err, context.Canceled) {
+		t.Fatalf("err = %v, want context.Canceled", err)
+	}
+	if st := c.Stats(); st.InFlight != 0 {
+		t.Errorf("stats %+v", st)
+	}
+}
+
 func TestQueue(t *testing.T) {
 	b, s := startGoServer(t)
 	start := func(c *Client, ctx context.Context, query string) chan error {

@@ -1,7 +1,11 @@
-// conn_linux.go holds the liveness probe for kept connections on Linux: a
-// non-blocking MSG_PEEK recv tells a connection the backend closed while
-// idle (it reads EOF) from one still open (it would block), without
-// consuming anything.
+// conn_linux.go holds what edge does below net.Conn on Linux, through
+// RawConn:
+//
+//   - the liveness probe for kept connections: a non-blocking MSG_PEEK recv
+//     tells a connection the backend closed while idle (it reads EOF) from
+//     one still open (it would block), without consuming anything;
+//   - sending a complete request and then waiting for the reply, so that
+//     the first read of the reply finds data (see sendWait).
 package fastcgi
 
 import (
@@ -10,16 +14,23 @@ import (
 	"unsafe"
 )
 
-// connCheck probes one connection. Its fields are bound once per
-// connection so that a probe allocates nothing.
-type connCheck struct {
+// rawConn holds one connection's RawConn and the state of its raw
+// operations. Its callbacks are bound once per connection so that an
+// operation allocates nothing.
+type rawConn struct {
 	raw  syscall.RawConn
-	fn   func(fd uintptr) bool // k.peek, bound once
+	peek func(fd uintptr) bool // k.peekFD, bound once
+	send func(fd uintptr) bool // k.sendFD, bound once
 	ok   bool
 	byte [1]byte
+
+	out   []byte        // what sendFD writes
+	n     int           // how much of out it wrote
+	sent  bool          // all of out is written: now waiting
+	errno syscall.Errno // the write's error, if it failed
 }
 
-func (k *connCheck) init(nc net.Conn) {
+func (k *rawConn) init(nc net.Conn) {
 	sc, ok := nc.(syscall.Conn)
 	if !ok {
 		return
@@ -28,26 +39,85 @@ func (k *connCheck) init(nc net.Conn) {
 	if err != nil {
 		return
 	}
-	k.raw, k.fn = raw, k.peek
+	k.raw, k.peek, k.send = raw, k.peekFD, k.sendFD
 }
 
 // alive reports whether the socket has neither reached EOF nor holds
 // unread data: a kept connection between requests must have neither.
-func (k *connCheck) alive() bool {
+func (k *rawConn) alive() bool {
 	if k.raw == nil {
 		return true
 	}
 	k.ok = false
-	if err := k.raw.Read(k.fn); err != nil {
+	if err := k.raw.Read(k.peek); err != nil {
 		return false
 	}
 	return k.ok
 }
 
-// peek runs under RawConn.Read; returning true means "done, do not wait".
-func (k *connCheck) peek(fd uintptr) bool {
+// peekFD runs under RawConn.Read; returning true means "done, do not wait".
+func (k *rawConn) peekFD(fd uintptr) bool {
 	_, _, errno := syscall.Syscall6(syscall.SYS_RECVFROM, fd, uintptr(unsafe.Pointer(&k.byte[0])), 1,
 		syscall.MSG_PEEK|syscall.MSG_DONTWAIT, 0, 0)
 	k.ok = errno == syscall.EAGAIN
 	return true
+}
+
+// sendWait writes p and, when all of it went at once, waits until the
+// socket is readable (or the read deadline passes). It returns how much
+// it wrote, the write's error and the wait's error; n < len(p) with no
+// write error means the socket buffer filled (or there is no RawConn)
+// and the caller writes the rest itself, without waiting.
+//
+// Why: net.Conn's Read first reads, and a read issued right after the
+// request finds nothing yet (EAGAIN), parks, and reads again when the
+// poller says so. nginx's epoll loop makes only the read that carries
+// data. Waiting first is only safe when the wait was armed before the
+// reply could arrive: Go's poller forgets readiness when a read or wait
+// begins (pollReset), and the socket signals it once (edge-triggered).
+// RawConn.Read arms the wait before it calls sendFD, which writes the
+// request, so the reply's wake-up cannot be lost.
+func (k *rawConn) sendWait(p []byte) (n int, werr, rerr error) {
+	if k.raw == nil {
+		return 0, nil, nil
+	}
+	k.out, k.n, k.sent, k.errno = p, 0, false, 0
+	rerr = k.raw.Read(k.send)
+	n, k.out = k.n, nil
+	switch {
+	case k.errno != 0:
+		return n, k.errno, nil
+	case !k.sent:
+		return n, nil, nil
+	}
+	return n, nil, rerr
+}
+
+// sendFD runs under RawConn.Read: the first call writes, returning false
+// ("wait for readable") once all is written; the call after the wait
+// returns true.
+func (k *rawConn) sendFD(fd uintptr) bool {
+	if k.sent {
+		return true
+	}
+	for k.n < len(k.out) {
+		m, err := syscall.Write(int(fd), k.out[k.n:])
+		if m > 0 {
+			k.n += m
+		}
+		switch err {
+		case nil:
+		case syscall.EINTR:
+		case syscall.EAGAIN:
+			return true
+		default:
+			k.errno, _ = err.(syscall.Errno)
+			if k.errno == 0 {
+				k.errno = syscall.EIO
+			}
+			return true
+		}
+	}
+	k.sent = true
+	return false
 }
