@@ -821,8 +821,7 @@ func (rt *runtime) readBody(r *Request) (io.Reader, int64, int) {
 	}
 	n, err := io.Copy(&mem, io.LimitReader(r.Body, memMax+1))
 	if err != nil {
-		rt.log.infof(r, "client prematurely closed connection while reading client request body (%v)", err)
-		return nil, 0, 400
+		return nil, 0, rt.bodyReadError(r, err)
 	}
 	if limit > 0 && n > limit {
 		rt.log.errorf(r, "client intended to send too large chunked body: %d+ bytes", n)
@@ -850,8 +849,7 @@ func (rt *runtime) readBody(r *Request) (io.Reader, int64, int) {
 	m, err := io.Copy(f, src)
 	if err != nil {
 		f.Close()
-		rt.log.infof(r, "client prematurely closed connection while reading client request body (%v)", err)
-		return nil, 0, 400
+		return nil, 0, rt.bodyReadError(r, err)
 	}
 	total := n + m
 	if limit > 0 && total > limit {
@@ -864,6 +862,18 @@ func (rt *runtime) readBody(r *Request) (io.Reader, int64, int) {
 		return nil, 0, 500
 	}
 	return f, total, 0
+}
+
+// bodyReadError logs a failed read of the request body as nginx does and
+// returns its status: 408 when client_body_timeout passed between two
+// reads, 400 when the client went away.
+func (rt *runtime) bodyReadError(r *Request, err error) int {
+	if errors.Is(err, os.ErrDeadlineExceeded) {
+		rt.log.infof(r, "client timed out (110: Connection timed out) while reading client request body")
+		return 408
+	}
+	rt.log.infof(r, "client prematurely closed connection while reading client request body (%v)", err)
+	return 400
 }
 
 // buildParams makes the CGI params: the location's fastcgi_param list in

@@ -38,7 +38,7 @@ func safeStatus(s int) bool {
 
 func (rt *runtime) filters(r *Request) {
 	resp := r.resp
-	if resp.Status == 444 {
+	if resp.Drop {
 		return
 	}
 	if r.errStatus != 0 {
@@ -482,6 +482,9 @@ func (rt *runtime) headerFilter(r *Request) {
 	}
 	if l.KeepaliveTimeout == 0 {
 		resp.Close = true
+	}
+	if r.Proto != "HTTP/2.0" {
+		r.conn.useLocation(l)
 	}
 	if l.KeepaliveRequests > 0 && r.connRequests >= l.KeepaliveRequests {
 		resp.Close = true

@@ -150,7 +150,24 @@ func (s *Server) serveHTTP1(c net.Conn) {
 	rt := s.rt.Load()
 	g := c.(edgeConn).connInfo().group
 	fs := rt.http1(s, g)
-	_ = fs.ServeConn(c)
+	if err := fs.ServeConn(c); err != nil {
+		s.connError(c.(edgeConn).connInfo(), err)
+	}
+}
+
+// connError logs, as nginx does at info, a response that send_timeout
+// cut: the client read nothing for that long.
+func (s *Server) connError(info *connInfo, err error) {
+	var oe *net.OpError
+	if !errors.As(err, &oe) || !oe.Timeout() || oe.Op != "write" && oe.Op != "readfrom" {
+		return
+	}
+	server := net.JoinHostPort(info.localText, info.port)
+	if info.unix {
+		server = "unix:"
+	}
+	s.shared.errLog.write(conf.LevelInfo, info.id, "client timed out (110: Connection timed out) while sending response to client, client: "+
+		info.remoteText+", server: "+server)
 }
 
 // http1 returns the runtime's fasthttp server for a group, made once.
@@ -200,10 +217,10 @@ func (s *Server) handleHTTP1(ctx *fasthttp.RequestCtx) {
 		r.Body = ctx.RequestBodyStream()
 		if r.Body == nil {
 			r.Body = strings.NewReader(b2s(ctx.Request.Body()))
-		} else if info.bodyTimeout > 0 {
+		} else {
 			// client_body_timeout is between two reads; fasthttp's own read
 			// deadline (set for the headers) would bound the whole upload.
-			r.dr = deadlineReader{r: r.Body, c: info.conn, d: info.bodyTimeout}
+			r.dr = deadlineReader{r: r.Body, c: info.conn, req: r}
 			r.Body = &r.dr
 		}
 	default:
@@ -229,7 +246,7 @@ func (s *Server) handleHTTP1(ctx *fasthttp.RequestCtx) {
 // sized bodies, after the last byte for streams).
 func (rt *runtime) writeHTTP1(ctx *fasthttp.RequestCtx, r *Request) {
 	resp := r.resp
-	if resp.Status == 444 {
+	if resp.Drop {
 		ctx.HijackSetNoResponse(true)
 		ctx.Hijack(func(net.Conn) {})
 		rt.done(r, 0)
@@ -395,12 +412,25 @@ func (s *Server) http1Error(ctx *fasthttp.RequestCtx, err error) {
 
 // deadlineReader gives each read of a request body client_body_timeout.
 type deadlineReader struct {
-	r io.Reader
-	c net.Conn
-	d time.Duration
+	r   io.Reader
+	c   net.Conn
+	req *Request
 }
 
 func (d *deadlineReader) Read(p []byte) (int, error) {
-	_ = d.c.SetReadDeadline(time.Now().Add(d.d))
+	var t time.Time
+	if timeout := d.req.bodyTimeout(); timeout > 0 {
+		t = time.Now().Add(timeout)
+	}
+	_ = d.c.SetReadDeadline(t)
 	return d.r.Read(p)
+}
+
+// bodyTimeout is client_body_timeout: that of the location reading the
+// body (nginx's), or the default server's before one is chosen.
+func (r *Request) bodyTimeout() time.Duration {
+	if r.loc != nil {
+		return r.loc.ClientBodyTimeout
+	}
+	return r.conn.bodyTimeout
 }

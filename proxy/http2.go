@@ -68,7 +68,11 @@ func (s *Server) serveHTTP2(c net.Conn, info *connInfo) {
 	rt := s.rt.Load()
 	def := info.group.Default
 	hs := &http2.Server{
-		IdleTimeout:          def.Loc.KeepaliveTimeout,
+		IdleTimeout: def.Loc.KeepaliveTimeout,
+		// send_timeout, between two writes that make progress, as nginx
+		// bounds a client that stops reading (the default server's: the
+		// connection's streams may belong to different locations).
+		WriteByteTimeout:     def.Loc.SendTimeout,
 		MaxConcurrentStreams: 128,
 		// The protocol's default (RFC 9113 6.5.2); x/net/http2 would
 		// announce 1 MiB and accept frames a peer must not send.
@@ -117,7 +121,7 @@ func (s *Server) handleHTTP2(w http.ResponseWriter, req *http.Request) {
 func (rt *runtime) writeHTTP2(w http.ResponseWriter, r *Request) {
 	resp := r.resp
 	defer releaseRequest(r)
-	if resp.Status == 444 {
+	if resp.Drop {
 		rt.done(r, 0)
 		panic(http.ErrAbortHandler)
 	}

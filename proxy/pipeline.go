@@ -181,8 +181,11 @@ func (rt *runtime) namedRedirect(r *Request, name string) (step, int) {
 // finish turns a status from a phase into a response: an error_page
 // redirect, or a built-in page (ngx_http_special_response_handler).
 func (rt *runtime) finish(r *Request, status int) step {
-	if status == 444 {
-		r.resp.Status = 444
+	// ngx_http_finalize_request terminates a request finalized with 408
+	// (a timed-out body, or "return 408") without a response, like 444.
+	if status == 444 || status == 408 {
+		r.resp.Status = status
+		r.resp.Drop = true
 		r.resp.Close = true
 		r.resp.Kind = BodyNone
 		r.resp.HeadOnly = true

@@ -49,9 +49,15 @@ type connInfo struct {
 	idle atomic.Bool
 	// conn is the accepted connection (deadlines for send_timeout and
 	// client_body_timeout).
-	conn        net.Conn
+	conn net.Conn
+	// sendTimeout and bodyTimeout start as the default server's. Over
+	// HTTP/1, useLocation replaces sendTimeout with the answering
+	// location's and sets keepalive, the wait for the next request, to
+	// its keepalive_timeout; a body is read under its location's
+	// client_body_timeout (Request.bodyTimeout).
 	sendTimeout time.Duration
 	bodyTimeout time.Duration
+	keepalive   time.Duration
 	deadlineSet atomic.Int64
 }
 
@@ -141,6 +147,9 @@ type Response struct {
 	HeadOnly bool
 	// Close: close the connection after this response.
 	Close bool
+	// Drop: close the connection instead of answering (444, and 408 as
+	// nginx terminates a timed-out request); Status is what the log shows.
+	Drop bool
 	// pooled, when set, holds Bytes and goes back to respBuffers once the
 	// adapter no longer needs them (release; the adapter copies them
 	// first if it writes later).

@@ -36,6 +36,7 @@ func (rt *runtime) serve(r *Request) {
 	r.rt = rt
 	if rt.plan.HTTP == nil || r.conn.group == nil {
 		r.resp.Status = 444
+		r.resp.Drop = true
 		return
 	}
 	g := rt.liveGroup(r.conn.group)

@@ -430,6 +430,67 @@ func (c *tcpEdgeConn) ReadFrom(r io.Reader) (int64, error) {
 	return c.TCPConn.ReadFrom(r)
 }
 
+// Every wrapper bounds the wait between two requests by the last
+// request's keepalive_timeout (connInfo.readDeadline).
+func (c *tcpEdgeConn) SetReadDeadline(t time.Time) error {
+	return c.TCPConn.SetReadDeadline(c.info.readDeadline(t))
+}
+
+func (c *tlsEdgeConn) Write(p []byte) (int, error) {
+	c.info.writeDeadline(c.Conn)
+	return c.Conn.Write(p)
+}
+
+func (c *tlsEdgeConn) SetReadDeadline(t time.Time) error {
+	return c.Conn.SetReadDeadline(c.info.readDeadline(t))
+}
+
+func (c *otherEdgeConn) Write(p []byte) (int, error) {
+	c.info.writeDeadline(c.Conn)
+	return c.Conn.Write(p)
+}
+
+func (c *otherEdgeConn) SetReadDeadline(t time.Time) error {
+	return c.Conn.SetReadDeadline(c.info.readDeadline(t))
+}
+
+func (c *peekedConn) Write(p []byte) (int, error) {
+	c.info.writeDeadline(c.Conn)
+	return c.Conn.Write(p)
+}
+
+func (c *peekedConn) SetReadDeadline(t time.Time) error {
+	return c.Conn.SetReadDeadline(c.info.readDeadline(t))
+}
+
+// readDeadline is the read deadline the HTTP/1 engine asks for, except
+// that the wait for the next request on a kept connection (the engine
+// marks the connection idle just before) ends after the last request's
+// keepalive_timeout, as nginx takes it from that request's location,
+// rather than after the default server's.
+func (info *connInfo) readDeadline(t time.Time) time.Time {
+	if info.keepalive > 0 && !t.IsZero() && info.idle.Load() {
+		return time.Now().Add(info.keepalive)
+	}
+	return t
+}
+
+// useLocation applies the timeouts of the location that answered an
+// HTTP/1 request to its connection: send_timeout for the rest of the
+// response, keepalive_timeout for the wait that follows. (HTTP/2 streams
+// share their connection and keep the default server's.)
+func (info *connInfo) useLocation(l *conf.Location) {
+	info.keepalive = l.KeepaliveTimeout
+	if info.sendTimeout == l.SendTimeout {
+		return
+	}
+	info.sendTimeout = l.SendTimeout
+	info.deadlineSet.Store(0)
+	if l.SendTimeout <= 0 && info.conn != nil {
+		_ = info.conn.SetWriteDeadline(time.Time{})
+	}
+}
+
 // writeDeadline moves the connection's write deadline send_timeout ahead,
 // at most once a second (a deadline change is cheap, but not free).
 func (info *connInfo) writeDeadline(c net.Conn) {

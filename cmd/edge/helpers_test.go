@@ -7,6 +7,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
@@ -292,6 +293,12 @@ type slowDownload struct {
 // bytes of the body.
 func startSlowDownload(t testing.TB, addr, path string) *slowDownload {
 	t.Helper()
+	return startSlowDownloadOver(t, addr, path, nil)
+}
+
+// startSlowDownloadOver is startSlowDownload over TLS when tlsConf is set.
+func startSlowDownloadOver(t testing.TB, addr, path string, tlsConf *tls.Config) *slowDownload {
+	t.Helper()
 	d := net.Dialer{Timeout: 5 * time.Second, Control: func(_, _ string, c syscall.RawConn) error {
 		var serr error
 		err := c.Control(func(fd uintptr) {
@@ -307,6 +314,9 @@ func startSlowDownload(t testing.TB, addr, path string) *slowDownload {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { conn.Close() })
+	if tlsConf != nil {
+		conn = tls.Client(conn, tlsConf)
+	}
 	if err := conn.SetDeadline(time.Now().Add(2 * waitTimeout)); err != nil {
 		t.Fatal(err)
 	}

@@ -13,10 +13,12 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"math/rand/v2"
 	"mime/multipart"
+	"net"
 	"net/http"
 	"net/url"
 	"os"
@@ -28,6 +30,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"edge/testenv"
 )
@@ -51,6 +54,12 @@ server {
         fastcgi_pass {{PASS}};
         include {{PARAMS}};
         fastcgi_param SCRIPT_FILENAME $document_root$fastcgi_script_name;
+    }
+    location = /slowbody.php {
+        client_body_timeout 1s;
+        fastcgi_pass {{PASS}};
+        include {{PARAMS}};
+        fastcgi_param SCRIPT_FILENAME $document_root/form.php;
     }
     location /nobuffer/ {
         fastcgi_buffering off;
@@ -114,6 +123,7 @@ func TestFastCGIEndToEnd(t *testing.T) {
 	t.Run("post urlencoded", func(t *testing.T) { testPostForm(t, e) })
 	t.Run("multipart upload 20MiB", func(t *testing.T) { testUpload(t, e) })
 	t.Run("chunked post", func(t *testing.T) { testChunkedPost(t, e) })
+	t.Run("client_body_timeout", func(t *testing.T) { testBodyTimeout(t, e) })
 	t.Run("16KiB request header", func(t *testing.T) { testLargeRequestHeader(t, e) })
 	t.Run("32KiB response header", func(t *testing.T) { testLargeResponseHeader(t, e) })
 	t.Run("streamed response", func(t *testing.T) { testStream(t, e) })
@@ -286,6 +296,30 @@ func testChunkedPost(t *testing.T, e *e2e) {
 			}
 		})
 	}
+}
+
+// testBodyTimeout sends part of a body and stops: after the location's
+// client_body_timeout (1s; the default server's is 60s) edge closes the
+// connection without a response and logs 408, as nginx terminates a
+// request that timed out.
+func testBodyTimeout(t *testing.T, e *e2e) {
+	c, err := net.Dial("tcp", e.edge.addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	c.SetDeadline(time.Now().Add(30 * time.Second))
+	// More than fasthttp reads with the headers (8 KiB), so that the
+	// handler reads the rest.
+	head := "POST /slowbody.php HTTP/1.1\r\nHost: localhost\r\nUser-Agent: slowbody\r\n" +
+		"Content-Type: application/x-www-form-urlencoded\r\nContent-Length: 100000\r\n\r\n"
+	io.WriteString(c, head+"a="+strings.Repeat("x", 20000))
+	if n, err := c.Read(make([]byte, 1)); n != 0 || !errors.Is(err, io.EOF) {
+		t.Fatalf("read %d, %v; want the connection closed with no response", n, err)
+	}
+	poll(t, "the timeout in the error log", func() bool {
+		return strings.Contains(e.edge.errorLogText(t), "client timed out (110: Connection timed out) while reading client request body")
+	})
 }
 
 func testLargeRequestHeader(t *testing.T, e *e2e) {

@@ -1,0 +1,219 @@
+// This file tests that the timeouts nginx reads from a request's location
+// (send_timeout, keepalive_timeout) are that location's, not the default
+// server's: a site whose default is long and whose /short/ location is
+// short must time out under /short/ only, over HTTP and HTTPS. HTTP/2,
+// whose streams share a connection, takes send_timeout from the default
+// server.
+package main
+
+import (
+	"bufio"
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"edge/testenv"
+)
+
+// timeoutsConf keeps connections for long by default and briefly under
+// /short/, on a plain listener and on a TLS one ({{TLS}}: its port and
+// certificate).
+const timeoutsConf = `daemon off;
+error_log logs/error.log info;
+events { worker_connections 256; }
+http {
+    access_log logs/access.log;
+    keepalive_timeout 300s;
+    send_timeout 300s;
+    server {
+        listen 127.0.0.1:{{PORT}};
+        {{TLS}}
+        root html;
+        location /short/ {
+            keepalive_timeout 1s;
+            send_timeout 1s;
+        }
+    }
+}
+`
+
+// newTimeoutsSite writes conf with a TLS listener on its own port in place
+// of {{TLS}} and returns the site and that port's address.
+func newTimeoutsSite(t *testing.T, conf string) (*site, string) {
+	t.Helper()
+	tlsPort := testenv.FreePort(t)
+	s := newSite(t, conf)
+	cert, key := testenv.NewPKI(t, s.dir).Leaf(t, "localhost", false, "localhost")
+	s.writeConf(strings.Replace(conf, "{{TLS}}", fmt.Sprintf("listen 127.0.0.1:%d ssl; ssl_certificate %s; ssl_certificate_key %s;", tlsPort, cert, key), 1))
+	return s, net.JoinHostPort("127.0.0.1", strconv.Itoa(tlsPort))
+}
+
+// TestLocationSendTimeout: a client that reads nothing has its response
+// cut after the location's send_timeout, over HTTP and over HTTPS, while
+// one served by the default location still gets all of it.
+func TestLocationSendTimeout(t *testing.T) {
+	s, tlsAddr := newTimeoutsSite(t, timeoutsConf)
+	writeBigFile(t, s.path("html/big.bin"), bigFileSize)
+	if err := os.MkdirAll(s.path("html/short"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	writeBigFile(t, s.path("html/short/big.bin"), bigFileSize)
+	s.start()
+	insecure := &tls.Config{InsecureSkipVerify: true}
+	downloads := []struct {
+		name string
+		dl   *slowDownload
+		cut  bool
+	}{
+		{"http default", startSlowDownload(t, s.addr, "/big.bin"), false},
+		{"http /short/", startSlowDownload(t, s.addr, "/short/big.bin"), true},
+		{"https default", startSlowDownloadOver(t, tlsAddr, "/big.bin", insecure), false},
+		{"https /short/", startSlowDownloadOver(t, tlsAddr, "/short/big.bin", insecure), true},
+	}
+	// None of the clients reads; edge logs each response it gives up on.
+	waitFor(t, "two send timeouts in the error log", func() bool {
+		b, _ := os.ReadFile(s.errorLog())
+		return strings.Count(string(b), "client timed out (110: Connection timed out) while sending response to client") == 2
+	})
+	for _, d := range downloads {
+		n, err := d.dl.finish()
+		if d.cut && (n >= bigFileSize || err == nil) {
+			t.Errorf("%s (send_timeout 1s): read %d of %d bytes (%v), want the response cut", d.name, n, bigFileSize, err)
+		}
+		if !d.cut && (n != bigFileSize || err != nil) {
+			t.Errorf("%s (send_timeout 300s): read %d of %d bytes (%v), want all of it", d.name, n, bigFileSize, err)
+		}
+	}
+}
+
+func TestLocationKeepaliveTimeout(t *testing.T) {
+	s, _ := newTimeoutsSite(t, timeoutsConf)
+	s.write("html/index.html", "home")
+	s.write("html/short/index.html", "short")
+	s.start()
+	long, short := keptConn(t, s.addr, "/", "home"), keptConn(t, s.addr, "/short/", "short")
+	// edge closes the connection whose last request was under /short/...
+	short.SetReadDeadline(time.Now().Add(waitTimeout))
+	if n, err := short.Read(make([]byte, 1)); n != 0 || !errors.Is(err, io.EOF) {
+		t.Fatalf("after /short/ (keepalive_timeout 1s): read %d, %v; want edge to close the idle connection", n, err)
+	}
+	// ...and keeps the other one open for its next request.
+	askKept(t, long, "/", "home")
+}
+
+// h2TimeoutConf serves HTTP/2 over TLS with a short send_timeout in its
+// default server, which an HTTP/2 connection takes it from.
+const h2TimeoutConf = `daemon off;
+error_log logs/error.log info;
+events { worker_connections 256; }
+http {
+    access_log logs/access.log;
+    server {
+        listen 127.0.0.1:{{PORT}};
+        {{TLS}}
+        http2 on;
+        send_timeout 1s;
+        root html;
+    }
+}
+`
+
+// TestHTTP2SendTimeout: an HTTP/2 client that stops reading the socket
+// has its connection closed after send_timeout.
+func TestHTTP2SendTimeout(t *testing.T) {
+	s, tlsAddr := newTimeoutsSite(t, h2TimeoutConf)
+	writeBigFile(t, s.path("html/big.bin"), bigFileSize)
+	s.start()
+	var sc *stallConn
+	tr := &http.Transport{
+		ForceAttemptHTTP2: true,
+		// A window larger than the file: the server is held back by the
+		// socket, not by flow control.
+		HTTP2: &http.HTTP2Config{MaxReceiveBufferPerConnection: 1 << 30, MaxReceiveBufferPerStream: 1 << 30},
+		DialTLSContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
+			c, err := net.Dial(network, addr)
+			if err != nil {
+				return nil, err
+			}
+			sc = &stallConn{Conn: c, release: make(chan struct{})}
+			tc := tls.Client(sc, &tls.Config{InsecureSkipVerify: true, NextProtos: []string{"h2"}})
+			return tc, tc.HandshakeContext(ctx)
+		},
+	}
+	defer tr.CloseIdleConnections()
+	resp, err := (&http.Client{Transport: tr, Timeout: 2 * waitTimeout}).Get("https://" + tlsAddr + "/big.bin")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if resp.ProtoMajor != 2 || resp.StatusCode != 200 {
+		t.Fatalf("%s %d, want HTTP/2 200", resp.Proto, resp.StatusCode)
+	}
+	sc.stall()
+	// edge's handler finds the connection gone and logs the request.
+	waitLog(t, s.accessLog(), `"GET /big.bin HTTP/2.0" 200`)
+	close(sc.release)
+	if n, err := io.Copy(io.Discard, resp.Body); n >= bigFileSize || err == nil {
+		t.Errorf("read %d of %d bytes (%v), want the response cut", n, bigFileSize, err)
+	}
+}
+
+// stallConn stops reading once stall is called, until release is closed.
+type stallConn struct {
+	net.Conn
+	stalled atomic.Bool
+	release chan struct{}
+}
+
+func (c *stallConn) stall() { c.stalled.Store(true) }
+
+func (c *stallConn) Read(p []byte) (int, error) {
+	if c.stalled.Load() {
+		<-c.release
+	}
+	return c.Conn.Read(p)
+}
+
+// keptConn opens a connection, makes one keep-alive request on it and
+// checks the answer.
+func keptConn(t *testing.T, addr, path, want string) net.Conn {
+	t.Helper()
+	c, err := net.DialTimeout("tcp", addr, waitTimeout)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	askKept(t, c, path, want)
+	return c
+}
+
+func askKept(t *testing.T, c net.Conn, path, want string) {
+	t.Helper()
+	c.SetDeadline(time.Now().Add(waitTimeout))
+	if _, err := io.WriteString(c, "GET "+path+" HTTP/1.1\r\nHost: localhost\r\n\r\n"); err != nil {
+		t.Fatalf("GET %s: %v", path, err)
+	}
+	// One byte at a time, so that nothing past the response is consumed.
+	resp, err := http.ReadResponse(bufio.NewReaderSize(oneByteReader{c}, 16), nil)
+	if err != nil {
+		t.Fatalf("GET %s: %v", path, err)
+	}
+	body, err := io.ReadAll(resp.Body)
+	if err != nil || resp.StatusCode != 200 || string(body) != want || resp.Close {
+		t.Fatalf("GET %s: %d %q (%v), close %v; want 200 %q kept open", path, resp.StatusCode, body, err, resp.Close, want)
+	}
+}
+
+type oneByteReader struct{ r io.Reader }
+
+func (o oneByteReader) Read(p []byte) (int, error) { return o.r.Read(p[:1]) }
