@@ -22,6 +22,7 @@ const coalesceLimit = 256 << 10
 // straight to the underlying connection.
 type coalescedConn struct {
 	net.Conn
+	info    *connInfo // send_timeout (writeDeadline)
 	mu      sync.Mutex
 	cond    sync.Cond
 	pending []byte // bytes accepted but not yet written
@@ -31,8 +32,8 @@ type coalescedConn struct {
 	closing bool
 }
 
-func newCoalescedConn(c net.Conn) *coalescedConn {
-	cc := &coalescedConn{Conn: c}
+func newCoalescedConn(c net.Conn, info *connInfo) *coalescedConn {
+	cc := &coalescedConn{Conn: c, info: info}
 	cc.cond.L = &cc.mu
 	return cc
 }
@@ -78,6 +79,7 @@ func (c *coalescedConn) writeLoop() {
 		data := c.pending
 		c.pending = c.spare[:0]
 		c.mu.Unlock()
+		c.info.writeDeadline(c.Conn)
 		_, err := c.Conn.Write(data)
 		c.mu.Lock()
 		if cap(data) <= coalesceLimit*2 {

@@ -68,11 +68,7 @@ func (s *Server) serveHTTP2(c net.Conn, info *connInfo) {
 	rt := s.rt.Load()
 	def := info.group.Default
 	hs := &http2.Server{
-		IdleTimeout: def.Loc.KeepaliveTimeout,
-		// send_timeout, between two writes that make progress, as nginx
-		// bounds a client that stops reading (the default server's: the
-		// connection's streams may belong to different locations).
-		WriteByteTimeout:     def.Loc.SendTimeout,
+		IdleTimeout:          def.Loc.KeepaliveTimeout,
 		MaxConcurrentStreams: 128,
 		// The protocol's default (RFC 9113 6.5.2); x/net/http2 would
 		// announce 1 MiB and accept frames a peer must not send.
@@ -81,7 +77,9 @@ func (s *Server) serveHTTP2(c net.Conn, info *connInfo) {
 	hc := &h2conn{info: info}
 	ctx := context.WithValue(context.Background(), connKey{}, hc)
 	_ = rt
-	var wc net.Conn = newCoalescedConn(c)
+	// send_timeout bounds the coalescing writer's writes (the default
+	// server's: the connection's streams may belong to other locations).
+	var wc net.Conn = newCoalescedConn(c, info)
 	if info.tls != nil {
 		wc = tlsCoalescedConn{wc.(*coalescedConn)}
 	}
