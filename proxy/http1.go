@@ -109,6 +109,10 @@ func (f *fastHeaders) appendAll(dst []headerKV) []headerKV {
 	return dst
 }
 
+// http1WriteBuffer is the size of fasthttp's write buffer: a response
+// longer than it leaves in two writes (see connInfo.more).
+const http1WriteBuffer = 16 << 10
+
 // http1Server makes the fasthttp server for a listen group; its limits
 // come from the group's default server, which nginx also uses to read a
 // request's headers before it knows the server.
@@ -119,7 +123,7 @@ func (s *Server) http1Server(g *conf.ListenGroup) *fasthttp.Server {
 		ErrorHandler:                  s.http1Error,
 		Name:                          "edge",
 		ReadBufferSize:                def.LargeHeaderBuffers * def.LargeHeaderBufferSize,
-		WriteBufferSize:               16 << 10,
+		WriteBufferSize:               http1WriteBuffer,
 		ReadTimeout:                   def.ClientHeaderTimeout,
 		IdleTimeout:                   def.Loc.KeepaliveTimeout,
 		MaxRequestsPerConn:            def.Loc.KeepaliveRequests,
@@ -269,6 +273,13 @@ func (rt *runtime) writeHTTP1(ctx *fasthttp.RequestCtx, r *Request) {
 		ctx.SetConnectionClose()
 	}
 	head := resp.HeadOnly
+	if !head && (resp.Kind == BodyBytes || resp.Kind == BodyFile) && resp.Length > http1WriteBuffer {
+		// fasthttp writes such a response as a full buffer (the headers
+		// and the start of the body), then the rest: the first write
+		// goes out with MSG_MORE so that the client is sent, and woken
+		// for, the whole response once.
+		r.conn.more = true
+	}
 	switch resp.Kind {
 	case BodyBytes:
 		if resp.pooled != nil {

@@ -59,6 +59,9 @@ type connInfo struct {
 	bodyTimeout time.Duration
 	keepalive   time.Duration
 	deadlineSet atomic.Int64
+	// more: the next write is the first of a response that fills the
+	// write buffer; it goes out with MSG_MORE (tcpEdgeConn.Write).
+	more bool
 }
 
 // Request is one request going through the pipeline. The engine fields are

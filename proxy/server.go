@@ -422,6 +422,12 @@ func (c *peekedConn) Read(p []byte) (int, error) { return c.r.Read(p) }
 // deadline is set, then *net.TCPConn's own ReadFrom runs.
 func (c *tcpEdgeConn) Write(p []byte) (int, error) {
 	c.info.writeDeadline(c.TCPConn)
+	if c.info.more {
+		c.info.more = false
+		if len(p) == http1WriteBuffer {
+			return writeMore(c.TCPConn, p)
+		}
+	}
 	return c.TCPConn.Write(p)
 }
 

@@ -217,3 +217,46 @@ func askKept(t *testing.T, c net.Conn, path, want string) {
 type oneByteReader struct{ r io.Reader }
 
 func (o oneByteReader) Read(p []byte) (int, error) { return o.r.Read(p[:1]) }
+
+// TestResponsesAroundWriteBuffer fetches files on either side of the
+// HTTP/1 write buffer (16 KiB; a longer response leaves its first write
+// with MSG_MORE) one after another on one kept connection, with HEAD
+// requests between them: each must arrive whole and the connection must
+// stay usable.
+func TestResponsesAroundWriteBuffer(t *testing.T) {
+	s := newSite(t, siteConf(""))
+	sizes := []int{100, 16<<10 - 300, 16<<10 - 1, 16 << 10, 16<<10 + 1, 64 << 10, 100000, 3 << 20}
+	for _, n := range sizes {
+		s.write(fmt.Sprintf("html/f%d.bin", n), strings.Repeat(string(rune('a'+n%26)), n))
+	}
+	s.start()
+	c, err := net.DialTimeout("tcp", s.addr, waitTimeout)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	c.SetDeadline(time.Now().Add(2 * waitTimeout))
+	br := bufio.NewReader(c)
+	for round := range 2 {
+		for _, n := range sizes {
+			for _, method := range []string{"GET", "HEAD"} {
+				path := fmt.Sprintf("/f%d.bin", n)
+				if _, err := io.WriteString(c, method+" "+path+" HTTP/1.1\r\nHost: localhost\r\n\r\n"); err != nil {
+					t.Fatal(err)
+				}
+				resp, err := http.ReadResponse(br, &http.Request{Method: method})
+				if err != nil {
+					t.Fatalf("round %d: %s %s: %v", round, method, path, err)
+				}
+				body, err := io.ReadAll(resp.Body)
+				want := strings.Repeat(string(rune('a'+n%26)), n)
+				if method == "HEAD" {
+					want = ""
+				}
+				if err != nil || resp.StatusCode != 200 || string(body) != want || resp.ContentLength != int64(n) {
+					t.Fatalf("round %d: %s %s: %d, %d of %d bytes, Content-Length %d (%v)", round, method, path, resp.StatusCode, len(body), len(want), resp.ContentLength, err)
+				}
+			}
+		}
+	}
+}
