@@ -11,7 +11,7 @@ import "strings"
 var ignoredDirectives = map[string]string{
 	"sendfile":                       "edge chooses sendfile or memory per file itself",
 	"sendfile_max_chunk":             "edge chooses sendfile or memory per file itself",
-	"tcp_nopush":                     "edge batches response headers and small bodies into one write",
+	"tcp_nopush":                     "edge sends headers and a short body in one write, and a long response's first write with MSG_MORE",
 	"tcp_nodelay":                    "Go sets TCP_NODELAY on every connection",
 	"worker_rlimit_nofile":           "edge raises its open-file limit to the hard limit at start",
 	"worker_rlimit_core":             "not applicable to a Go process",
