@@ -369,17 +369,17 @@ func (s *Server) serveConn(l *listener, c net.Conn) {
 			s.serveHTTP2(tc, info)
 			return
 		}
-		s.serveHTTP1(&tlsEdgeConn{Conn: tc, info: info})
+		s.serveHTTP1(&tlsEdgeConn{otherEdgeConn{Conn: tc, info: info}, tc})
 		return
 	}
 	if g.Listen.HTTP2 {
 		br := bufio.NewReaderSize(c, 4096)
 		pre, err := br.Peek(len(h2Preface))
 		if err == nil && string(pre) == h2Preface {
-			s.serveHTTP2(&peekedConn{Conn: c, r: br}, info)
+			s.serveHTTP2(&peekedConn{otherEdgeConn{Conn: c, info: info}, br}, info)
 			return
 		}
-		s.serveHTTP1(&peekedConn{Conn: c, r: br, info: info})
+		s.serveHTTP1(&peekedConn{otherEdgeConn{Conn: c, info: info}, br})
 		return
 	}
 	if tc, ok := c.(*net.TCPConn); ok {
@@ -398,23 +398,28 @@ type (
 		*net.TCPConn
 		info *connInfo
 	}
-	tlsEdgeConn struct {
-		*tls.Conn
-		info *connInfo
-	}
+	// otherEdgeConn is any other connection; the TLS and peeked ones
+	// build on it.
 	otherEdgeConn struct {
 		net.Conn
 		info *connInfo
 	}
+	// tlsEdgeConn's Conn is tc; the engine finds TLS by its methods.
+	tlsEdgeConn struct {
+		otherEdgeConn
+		tc *tls.Conn
+	}
 	// peekedConn replays bytes read while looking for the h2c preface.
 	peekedConn struct {
-		net.Conn
-		r    *bufio.Reader
-		info *connInfo
+		otherEdgeConn
+		r *bufio.Reader
 	}
 )
 
 func (c *peekedConn) Read(p []byte) (int, error) { return c.r.Read(p) }
+
+func (c *tlsEdgeConn) Handshake() error                     { return c.tc.Handshake() }
+func (c *tlsEdgeConn) ConnectionState() tls.ConnectionState { return c.tc.ConnectionState() }
 
 // Write and ReadFrom give each write send_timeout (nginx's timeout
 // between two successive writes, not for the whole response, so a large
@@ -442,30 +447,12 @@ func (c *tcpEdgeConn) SetReadDeadline(t time.Time) error {
 	return c.TCPConn.SetReadDeadline(c.info.readDeadline(t))
 }
 
-func (c *tlsEdgeConn) Write(p []byte) (int, error) {
-	c.info.writeDeadline(c.Conn)
-	return c.Conn.Write(p)
-}
-
-func (c *tlsEdgeConn) SetReadDeadline(t time.Time) error {
-	return c.Conn.SetReadDeadline(c.info.readDeadline(t))
-}
-
 func (c *otherEdgeConn) Write(p []byte) (int, error) {
 	c.info.writeDeadline(c.Conn)
 	return c.Conn.Write(p)
 }
 
 func (c *otherEdgeConn) SetReadDeadline(t time.Time) error {
-	return c.Conn.SetReadDeadline(c.info.readDeadline(t))
-}
-
-func (c *peekedConn) Write(p []byte) (int, error) {
-	c.info.writeDeadline(c.Conn)
-	return c.Conn.Write(p)
-}
-
-func (c *peekedConn) SetReadDeadline(t time.Time) error {
 	return c.Conn.SetReadDeadline(c.info.readDeadline(t))
 }
 
@@ -514,9 +501,7 @@ func (info *connInfo) writeDeadline(c net.Conn) {
 type edgeConn interface{ connInfo() *connInfo }
 
 func (c *tcpEdgeConn) connInfo() *connInfo   { return c.info }
-func (c *tlsEdgeConn) connInfo() *connInfo   { return c.info }
 func (c *otherEdgeConn) connInfo() *connInfo { return c.info }
-func (c *peekedConn) connInfo() *connInfo    { return c.info }
 
 func addrPort(a net.Addr) netip.AddrPort {
 	if ta, ok := a.(*net.TCPAddr); ok {

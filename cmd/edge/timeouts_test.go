@@ -260,3 +260,32 @@ func TestResponsesAroundWriteBuffer(t *testing.T) {
 		}
 	}
 }
+
+// TestH2CPriorKnowledge serves HTTP/2 without TLS on a plain listener
+// with http2 on, the path that goes through the peeked-connection
+// wrapper, and the same listener still serves HTTP/1.1.
+func TestH2CPriorKnowledge(t *testing.T) {
+	s := newSite(t, siteConf("http2 on;"))
+	s.write("html/small.txt", "small")
+	writeBigFile(t, s.path("html/big.bin"), 1<<20)
+	s.start()
+	var protos http.Protocols
+	protos.SetUnencryptedHTTP2(true)
+	tr := &http.Transport{Protocols: &protos}
+	defer tr.CloseIdleConnections()
+	c := &http.Client{Transport: tr, Timeout: waitTimeout}
+	for _, path := range []string{"/small.txt", "/big.bin", "/small.txt"} {
+		resp, err := c.Get("http://" + s.addr + path)
+		if err != nil {
+			t.Fatalf("GET %s over h2c: %v", path, err)
+		}
+		n, err := io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		if err != nil || resp.ProtoMajor != 2 || resp.StatusCode != 200 || n != resp.ContentLength {
+			t.Fatalf("GET %s over h2c: %s %d, %d of %d bytes (%v)", path, resp.Proto, resp.StatusCode, n, resp.ContentLength, err)
+		}
+	}
+	if resp := s.get("/small.txt"); resp.Status != 200 || string(resp.Body) != "small" {
+		t.Errorf("HTTP/1.1 on the h2c listener: %d %q", resp.Status, resp.Body)
+	}
+}
