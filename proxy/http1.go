@@ -11,6 +11,7 @@ import (
 	"errors"
 	"io"
 	"net"
+	"os"
 	"strings"
 	"time"
 	"unsafe"
@@ -394,6 +395,10 @@ func (s *Server) http1Error(ctx *fasthttp.RequestCtx, err error) {
 		ctx.SetConnectionClose()
 		return
 	}
+	if errors.Is(err, os.ErrDeadlineExceeded) {
+		s.requestTimedOut(ctx, info, err)
+		return
+	}
 	r := acquireRequest()
 	r.conn = info
 	r.rt = rt
@@ -418,6 +423,35 @@ func (s *Server) http1Error(ctx *fasthttp.RequestCtx, err error) {
 	ctx.Response.SetBody(resp.Bytes)
 	ctx.SetConnectionClose()
 	rt.done(r, resp.Length)
+	releaseRequest(r)
+}
+
+// requestTimedOut ends a request whose headers, or the start of whose
+// body that fasthttp reads with them, did not arrive within
+// client_header_timeout: as nginx does, it logs at info and in the access
+// log with 408, and closes the connection without an answer (the engine
+// then writes its error response to a closed connection).
+func (s *Server) requestTimedOut(ctx *fasthttp.RequestCtx, info *connInfo, err error) {
+	rt := s.rt.Load()
+	r := acquireRequest()
+	r.conn = info
+	r.rt = rt
+	r.start = time.Now()
+	r.srv = info.group.Default
+	r.loc = r.srv.Loc
+	r.fh.h = &ctx.Request.Header
+	r.Header = &r.fh
+	// fasthttp resets the request after a failed body read, so its own
+	// wording is what tells the two apart.
+	what := "body"
+	if strings.HasPrefix(err.Error(), "error when reading request headers") {
+		what = "headers"
+	}
+	rt.log.infof(r, "client timed out (110: Connection timed out) while reading client request %s", what)
+	r.resp.Status = 408
+	r.resp.Drop = true
+	_ = ctx.Conn().Close()
+	rt.done(r, 0)
 	releaseRequest(r)
 }
 

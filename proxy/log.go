@@ -140,7 +140,10 @@ func (rl requestLog) logf(r *Request, level conf.Level, format string, args ...a
 		if r.srv != nil && len(r.srv.Names) > 0 {
 			server = r.srv.Names[0].Name
 		}
-		msg += ", client: " + client + ", server: " + server + ", request: \"" + r.Method + " " + r.RawTarget + " " + r.Proto + "\""
+		msg += ", client: " + client + ", server: " + server
+		if r.Method != "" { // nginx names the request once its line is read
+			msg += ", request: \"" + r.Method + " " + r.RawTarget + " " + r.Proto + "\""
+		}
 		if r.HostHeader != "" {
 			msg += ", host: \"" + r.HostHeader + "\""
 		}

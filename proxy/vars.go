@@ -263,6 +263,9 @@ func (rt *runtime) builtin(r *Request, id conf.VarID) string {
 	case conf.VarRequestMethod:
 		return r.Method
 	case conf.VarRequest:
+		if r.Method == "" {
+			return "" // no request line was read (nginx logs "")
+		}
 		return r.Method + " " + r.RawTarget + " " + r.Proto
 	case conf.VarStatus:
 		if r.resp == nil || r.resp.Status == 0 {

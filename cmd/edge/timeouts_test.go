@@ -289,3 +289,34 @@ func TestH2CPriorKnowledge(t *testing.T) {
 		t.Errorf("HTTP/1.1 on the h2c listener: %d %q", resp.Status, resp.Body)
 	}
 }
+
+// TestClientHeaderTimeout: a client that stops in the middle of its
+// headers, or of the first bytes of its body (which the HTTP/1 engine
+// reads with the headers), is cut off after client_header_timeout with
+// no answer, as nginx does, and logged with 408.
+func TestClientHeaderTimeout(t *testing.T) {
+	s := newSite(t, siteConf("client_header_timeout 1s;"))
+	s.start()
+	for _, tc := range []struct{ name, sent, logged string }{
+		{"headers", "GET /x HTTP/1.1\r\nHost: localhost\r\n", "while reading client request headers"},
+		{"body", "POST /x HTTP/1.1\r\nHost: localhost\r\nContent-Length: 100\r\n\r\nabc", "while reading client request body"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c, err := net.DialTimeout("tcp", s.addr, waitTimeout)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer c.Close()
+			c.SetDeadline(time.Now().Add(waitTimeout))
+			io.WriteString(c, tc.sent)
+			if got, err := io.ReadAll(c); len(got) != 0 || err != nil {
+				t.Errorf("edge answered %q (%v); want the connection closed without an answer", got, err)
+			}
+			waitLog(t, s.errorLog(), "client timed out (110: Connection timed out) "+tc.logged)
+		})
+	}
+	waitFor(t, "two 408 lines in the access log", func() bool {
+		b, _ := os.ReadFile(s.accessLog())
+		return strings.Count(string(b), `"" 408 0`) == 2
+	})
+}
