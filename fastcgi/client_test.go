@@ -596,7 +596,8 @@ func TestContextCancelWhileReading(t *testing.T) {
 }
 
 // TestContextCancelWhileWaiting cancels a request whose reply has not
-// begun: the wait for it (rawConn.sendWait) ends with the cancellation.
+// begun: Do returns the cancellation (TestSendWait covers the wait
+// itself).
 func TestContextCancelWhileWaiting(t *testing.T) {
 	b, _ := startGoServer(t)
 	c := b.client()

@@ -87,6 +87,15 @@ func TestSendWait(t *testing.T) {
 			t.Errorf("err = %#v, want a write *net.OpError", err)
 		}
 	})
+	t.Run("canceled while waiting", func(t *testing.T) {
+		cn, _ := unixPair(t)
+		time.AfterFunc(20*time.Millisecond, cn.cancel) // what a done context runs
+		_, err := cn.writeAndWait([]byte("request"))
+		var oe *net.OpError
+		if !errors.Is(err, os.ErrDeadlineExceeded) || !errors.As(err, &oe) || oe.Op != "read" || !cn.canceled.Load() {
+			t.Fatalf("err = %v, want the wait ended by the cancellation", err)
+		}
+	})
 	t.Run("no reply", func(t *testing.T) {
 		cn, _ := unixPair(t)
 		cn.readTimeout = 20 * time.Millisecond
