@@ -23,6 +23,7 @@ const coalesceLimit = 256 << 10
 type coalescedConn struct {
 	net.Conn
 	info    *connInfo // send_timeout (writeDeadline)
+	tls     bool      // Conn is a *tls.Conn: writes go a record at a time
 	mu      sync.Mutex
 	cond    sync.Cond
 	pending []byte // bytes accepted but not yet written
@@ -79,8 +80,12 @@ func (c *coalescedConn) writeLoop() {
 		data := c.pending
 		c.pending = c.spare[:0]
 		c.mu.Unlock()
-		c.info.writeDeadline(c.Conn)
-		_, err := c.Conn.Write(data)
+		var err error
+		if c.tls {
+			_, err = c.info.writeChunked(c.Conn, data)
+		} else {
+			_, err = c.Conn.Write(data) // the peeked wrapper bounds it
+		}
 		c.mu.Lock()
 		if cap(data) <= coalesceLimit*2 {
 			c.spare = data[:0]

@@ -274,12 +274,17 @@ func (rt *runtime) writeHTTP1(ctx *fasthttp.RequestCtx, r *Request) {
 		ctx.SetConnectionClose()
 	}
 	head := resp.HeadOnly
-	if !head && (resp.Kind == BodyBytes || resp.Kind == BodyFile) && resp.Length > http1WriteBuffer {
+	switch {
+	case head || resp.Length <= http1WriteBuffer:
+	case resp.Kind == BodyBytes:
 		// fasthttp writes such a response as a full buffer (the headers
 		// and the start of the body), then the rest: the first write
 		// goes out with MSG_MORE so that the client is sent, and woken
 		// for, the whole response once.
-		r.conn.more = true
+		r.conn.more = moreFullBuffer
+	case resp.Kind == BodyFile:
+		// fasthttp flushes the headers, then sendfile sends the file.
+		r.conn.more = moreFirst
 	}
 	switch resp.Kind {
 	case BodyBytes:

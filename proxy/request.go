@@ -59,10 +59,18 @@ type connInfo struct {
 	bodyTimeout time.Duration
 	keepalive   time.Duration
 	deadlineSet atomic.Int64
-	// more: the next write is the first of a response that fills the
-	// write buffer; it goes out with MSG_MORE (tcpEdgeConn.Write).
-	more bool
+	// more says that the next write is the first of a response that more
+	// writes follow: it goes out with MSG_MORE (tcpEdgeConn.Write).
+	more moreWrites
 }
+
+type moreWrites uint8
+
+const (
+	moreNone       moreWrites = iota
+	moreFullBuffer            // when it fills the write buffer (BodyBytes)
+	moreFirst                 // whatever it is: the headers, before sendfile
+)
 
 // Request is one request going through the pipeline. The engine fields are
 // valid until the engine's handler returns: anything kept longer (a

@@ -421,24 +421,45 @@ func (c *peekedConn) Read(p []byte) (int, error) { return c.r.Read(p) }
 func (c *tlsEdgeConn) Handshake() error                     { return c.tc.Handshake() }
 func (c *tlsEdgeConn) ConnectionState() tls.ConnectionState { return c.tc.ConnectionState() }
 
-// Write and ReadFrom give each write send_timeout (nginx's timeout
-// between two successive writes, not for the whole response, so a large
-// download on a slow link is not cut). ReadFrom keeps sendfile: the
-// deadline is set, then *net.TCPConn's own ReadFrom runs.
+// The wrappers bound writes by send_timeout as nginx does: between two
+// writes that make progress, not for the whole response, so that a large
+// download on a slow link is not cut while it moves (sendWithProgress).
+// ReadFrom keeps sendfile: *net.TCPConn's own ReadFrom runs under the
+// deadline.
 func (c *tcpEdgeConn) Write(p []byte) (int, error) {
-	c.info.writeDeadline(c.TCPConn)
-	if c.info.more {
-		c.info.more = false
-		if len(p) == http1WriteBuffer {
+	if more := c.info.more; more != moreNone {
+		c.info.more = moreNone
+		if more == moreFirst || len(p) == http1WriteBuffer {
+			c.info.writeDeadline(c.TCPConn)
 			return writeMore(c.TCPConn, p)
 		}
 	}
-	return c.TCPConn.Write(p)
+	n, err := c.info.sendWithProgress(c.TCPConn, func() (int64, error) {
+		n, err := c.TCPConn.Write(p)
+		p = p[n:]
+		return int64(n), err
+	})
+	return int(n), err
 }
 
 func (c *tcpEdgeConn) ReadFrom(r io.Reader) (int64, error) {
-	c.info.writeDeadline(c.TCPConn)
-	return c.TCPConn.ReadFrom(r)
+	if !fileReader(r) {
+		// A write cut short loses what was read from r: no retry.
+		c.info.writeDeadline(c.TCPConn)
+		return c.TCPConn.ReadFrom(r)
+	}
+	// sendfile moves the file's offset (and a LimitedReader's N) by what
+	// went out, so a timed-out call resumes where it stopped.
+	return c.info.sendWithProgress(c.TCPConn, func() (int64, error) { return c.TCPConn.ReadFrom(r) })
+}
+
+// fileReader reports a reader that TCPConn.ReadFrom sends with sendfile.
+func fileReader(r io.Reader) bool {
+	if lr, ok := r.(*io.LimitedReader); ok {
+		r = lr.R
+	}
+	_, ok := r.(*os.File)
+	return ok
 }
 
 // Every wrapper bounds the wait between two requests by the last
@@ -448,9 +469,17 @@ func (c *tcpEdgeConn) SetReadDeadline(t time.Time) error {
 }
 
 func (c *otherEdgeConn) Write(p []byte) (int, error) {
-	c.info.writeDeadline(c.Conn)
-	return c.Conn.Write(p)
+	n, err := c.info.sendWithProgress(c.Conn, func() (int64, error) {
+		n, err := c.Conn.Write(p)
+		p = p[n:]
+		return int64(n), err
+	})
+	return int(n), err
 }
+
+// A TLS connection is broken for good by a write that times out, so its
+// writes go in records' worth, each with a full send_timeout.
+func (c *tlsEdgeConn) Write(p []byte) (int, error) { return c.info.writeChunked(c.tc, p) }
 
 func (c *otherEdgeConn) SetReadDeadline(t time.Time) error {
 	return c.Conn.SetReadDeadline(c.info.readDeadline(t))
@@ -482,6 +511,43 @@ func (info *connInfo) useLocation(l *conf.Location) {
 	if l.SendTimeout <= 0 && info.conn != nil {
 		_ = info.conn.SetWriteDeadline(time.Time{})
 	}
+}
+
+// sendWithProgress runs write (which continues where the last call
+// stopped) under send_timeout until it finishes, fails, or a call times
+// out without sending anything: a call that timed out after sending some
+// bytes made progress, and the next one gets a fresh send_timeout.
+func (info *connInfo) sendWithProgress(c net.Conn, write func() (int64, error)) (int64, error) {
+	var total int64
+	for {
+		info.writeDeadline(c)
+		n, err := write()
+		total += n
+		if err == nil || n == 0 || !errors.Is(err, os.ErrDeadlineExceeded) {
+			return total, err
+		}
+		info.deadlineSet.Store(0)
+	}
+}
+
+// tlsRecord is the most plaintext a TLS record carries.
+const tlsRecord = 16 << 10
+
+// writeChunked writes p a TLS record at a time, moving the write deadline
+// before each: a client that keeps reading is never cut, one that stops
+// for send_timeout is (for TLS, where a timed-out write cannot resume).
+// crypto/tls writes each record with its own system call anyway.
+func (info *connInfo) writeChunked(c net.Conn, p []byte) (int, error) {
+	n := 0
+	for n < len(p) {
+		info.writeDeadline(c)
+		m, err := c.Write(p[n:min(len(p), n+tlsRecord)])
+		n += m
+		if err != nil {
+			return n, err
+		}
+	}
+	return n, nil
 }
 
 // writeDeadline moves the connection's write deadline send_timeout ahead,

@@ -16,6 +16,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -319,4 +320,119 @@ func TestClientHeaderTimeout(t *testing.T) {
 		b, _ := os.ReadFile(s.accessLog())
 		return strings.Count(string(b), `"" 408 0`) == 2
 	})
+}
+
+// slowReaderConf has a short send_timeout on HTTP/1 over TCP and TLS
+// ({{TLS}}) and on HTTP/2 over TLS ({{H2}}).
+const slowReaderConf = `daemon off;
+error_log logs/error.log info;
+events { worker_connections 256; }
+http {
+    access_log logs/access.log;
+    send_timeout 1s;
+    server {
+        listen 127.0.0.1:{{PORT}};
+        {{TLS}}
+        root html;
+    }
+    server {
+        {{H2}}
+        http2 on;
+        root html;
+    }
+}
+`
+
+// TestSendTimeoutSlowReader: a client that reads slowly but never stops
+// for send_timeout gets the whole of a response that takes several
+// send_timeouts to send, over HTTP/1 (TCP: sendfile; TLS) and HTTP/2: the
+// timeout is between two writes that make progress, as in nginx.
+func TestSendTimeoutSlowReader(t *testing.T) {
+	h2Port := testenv.FreePort(t)
+	s, tlsAddr := newTimeoutsSite(t, slowReaderConf)
+	cert, key := filepath.Join(s.dir, "localhost.crt"), filepath.Join(s.dir, "localhost.key")
+	conf, _ := os.ReadFile(s.conf)
+	s.write("edge.conf", strings.Replace(string(conf), "{{H2}}",
+		fmt.Sprintf("listen 127.0.0.1:%d ssl; ssl_certificate %s; ssl_certificate_key %s;", h2Port, cert, key), 1))
+	// Far more than the socket buffers of both ends hold, so that the
+	// server's writes wait for the reader.
+	const size = 24 << 20
+	writeBigFile(t, s.path("html/big.bin"), size)
+	s.start()
+	h2Addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(h2Port))
+	slowDial := func(addr string) net.Conn {
+		c, err := net.DialTimeout("tcp", addr, waitTimeout)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { c.Close() })
+		c.SetDeadline(time.Now().Add(4 * waitTimeout))
+		c.(*net.TCPConn).SetReadBuffer(64 << 10)
+		// 1 MiB, then a pause of a fifth of send_timeout: about 5 s for
+		// the file, far longer than send_timeout and its second of slack.
+		return &throttledConn{Conn: c, burst: 1 << 20, pause: 200 * time.Millisecond}
+	}
+	http1 := func(c net.Conn) (int64, error) {
+		io.WriteString(c, "GET /big.bin HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n")
+		resp, err := http.ReadResponse(bufio.NewReader(c), nil)
+		if err != nil {
+			return 0, err
+		}
+		defer resp.Body.Close()
+		return io.Copy(io.Discard, resp.Body)
+	}
+	cases := map[string]func() (int64, error){
+		"http": func() (int64, error) { return http1(slowDial(s.addr)) },
+		"https": func() (int64, error) {
+			return http1(tls.Client(slowDial(tlsAddr), &tls.Config{InsecureSkipVerify: true, NextProtos: []string{"http/1.1"}}))
+		},
+		"h2": func() (int64, error) {
+			tr := &http.Transport{
+				ForceAttemptHTTP2: true,
+				// A window larger than the file: the socket holds the
+				// server back, not flow control.
+				HTTP2: &http.HTTP2Config{MaxReceiveBufferPerConnection: 1 << 30, MaxReceiveBufferPerStream: 1 << 30},
+				DialTLSContext: func(ctx context.Context, _, addr string) (net.Conn, error) {
+					tc := tls.Client(slowDial(addr), &tls.Config{InsecureSkipVerify: true, NextProtos: []string{"h2"}})
+					return tc, tc.HandshakeContext(ctx)
+				},
+			}
+			defer tr.CloseIdleConnections()
+			resp, err := (&http.Client{Transport: tr}).Get("https://" + h2Addr + "/big.bin")
+			if err != nil {
+				return 0, err
+			}
+			defer resp.Body.Close()
+			if resp.ProtoMajor != 2 {
+				return 0, fmt.Errorf("answered over %s", resp.Proto)
+			}
+			return io.Copy(io.Discard, resp.Body)
+		},
+	}
+	for name, fetch := range cases {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			if n, err := fetch(); n != size || err != nil {
+				t.Errorf("read %d of %d bytes (%v), want all of it", n, size, err)
+			}
+		})
+	}
+}
+
+// throttledConn reads burst bytes, then pauses, and so on.
+type throttledConn struct {
+	net.Conn
+	burst int
+	pause time.Duration
+	got   int
+}
+
+func (c *throttledConn) Read(p []byte) (int, error) {
+	if c.got >= c.burst {
+		time.Sleep(c.pause)
+		c.got = 0
+	}
+	n, err := c.Conn.Read(p[:min(len(p), c.burst-c.got)])
+	c.got += n
+	return n, err
 }
