@@ -430,9 +430,15 @@ func (c *tcpEdgeConn) Write(p []byte) (int, error) {
 	if more := c.info.more; more != moreNone {
 		c.info.more = moreNone
 		if more == moreFirst || len(p) == http1WriteBuffer {
+			if writeHook != nil {
+				writeHook(c.TCPConn, true)
+			}
 			c.info.writeDeadline(c.TCPConn)
 			return writeMore(c.TCPConn, p)
 		}
+	}
+	if writeHook != nil {
+		writeHook(c.TCPConn, false)
 	}
 	n, err := c.info.sendWithProgress(c.TCPConn, func() (int64, error) {
 		n, err := c.TCPConn.Write(p)
@@ -443,6 +449,9 @@ func (c *tcpEdgeConn) Write(p []byte) (int, error) {
 }
 
 func (c *tcpEdgeConn) ReadFrom(r io.Reader) (int64, error) {
+	if writeHook != nil {
+		writeHook(c.TCPConn, false)
+	}
 	if !fileReader(r) {
 		// A write cut short loses what was read from r: no retry.
 		c.info.writeDeadline(c.TCPConn)
@@ -452,6 +461,10 @@ func (c *tcpEdgeConn) ReadFrom(r io.Reader) (int64, error) {
 	// went out, so a timed-out call resumes where it stopped.
 	return c.info.sendWithProgress(c.TCPConn, func() (int64, error) { return c.TCPConn.ReadFrom(r) })
 }
+
+// writeHook, set by tests before a server starts, sees every write of a
+// TCP connection and whether it carries MSG_MORE.
+var writeHook func(c *net.TCPConn, more bool)
 
 // fileReader reports a reader that TCPConn.ReadFrom sends with sendfile.
 func fileReader(r io.Reader) bool {

@@ -1,0 +1,102 @@
+package proxy
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// TestMoreIsFollowed checks that a write sent with MSG_MORE is never the
+// last of its response: the kernel holds such a write until the next one
+// (or for 200 ms), so a response ending with it would reach its client
+// late. Responses on both sides of the write buffer, from memory and by
+// sendfile, GET and HEAD, plain and gzipped, on one kept connection.
+func TestMoreIsFollowed(t *testing.T) {
+	root := t.TempDir()
+	for _, d := range []string{"html", "logs"} {
+		if err := os.MkdirAll(filepath.Join(root, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	sizes := []int{100, http1WriteBuffer - 200, http1WriteBuffer, http1WriteBuffer + 1, 100_000, 3 << 20}
+	for _, n := range sizes {
+		data := strings.Repeat(fmt.Sprintf("line %d\n", n), n/8+1)[:n]
+		if err := os.WriteFile(filepath.Join(root, "html", fmt.Sprintf("f%d.txt", n)), []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	plan := loadTestPlan(t, root, `events {}
+http {
+    include mime.types;
+    error_log `+root+`/logs/error.log;
+    access_log off;
+    gzip on;
+    gzip_min_length 1000;
+    server {
+        listen 127.0.0.1:8080;
+        root `+root+`/html;
+    }
+}
+`)
+	var mu sync.Mutex
+	var writes []bool // MSG_MORE or not, in order (one connection)
+	writeHook = func(_ *net.TCPConn, more bool) {
+		mu.Lock()
+		writes = append(writes, more)
+		mu.Unlock()
+	}
+	defer func() { writeHook = nil }()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := NewServer(Options{ErrorLog: &ErrorLog{now: time.Now}, Listeners: map[string]net.Listener{"tcp 127.0.0.1:8080": ln}})
+	if err := s.Apply(plan); err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	c, err := net.Dial("tcp", ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	c.SetDeadline(time.Now().Add(30 * time.Second))
+	br := bufio.NewReader(c)
+	mores := 0
+	for _, n := range sizes {
+		for _, req := range []struct{ method, extra string }{{"GET", ""}, {"HEAD", ""}, {"GET", "Accept-Encoding: gzip\r\n"}} {
+			path := fmt.Sprintf("/f%d.txt", n)
+			fmt.Fprintf(c, "%s %s HTTP/1.1\r\nHost: x\r\n%s\r\n", req.method, path, req.extra)
+			resp, err := http.ReadResponse(br, &http.Request{Method: req.method})
+			if err != nil {
+				t.Fatalf("%s %s: %v", req.method, path, err)
+			}
+			if _, err := io.Copy(io.Discard, resp.Body); err != nil || resp.StatusCode != 200 {
+				t.Fatalf("%s %s %q: %d (%v)", req.method, path, req.extra, resp.StatusCode, err)
+			}
+			mu.Lock()
+			last := len(writes) > 0 && writes[len(writes)-1]
+			for _, m := range writes {
+				if m {
+					mores++
+				}
+			}
+			writes = writes[:0]
+			mu.Unlock()
+			if last {
+				t.Errorf("%s %s %q: the response's last write carried MSG_MORE", req.method, path, req.extra)
+			}
+		}
+	}
+	if mores == 0 {
+		t.Error("no response went out with MSG_MORE")
+	}
+}
