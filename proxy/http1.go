@@ -167,12 +167,17 @@ func (s *Server) connError(info *connInfo, err error) {
 	if !errors.As(err, &oe) || !oe.Timeout() || oe.Op != "write" && oe.Op != "readfrom" {
 		return
 	}
-	server := net.JoinHostPort(info.localText, info.port)
-	if info.unix {
-		server = "unix:"
-	}
 	s.shared.errLog.write(conf.LevelInfo, info.id, "client timed out (110: Connection timed out) while sending response to client, client: "+
-		info.remoteText+", server: "+server)
+		info.remoteText+", server: "+info.serverText())
+}
+
+// serverText names the listening address for a connection-level log line
+// ("server: " in nginx's).
+func (info *connInfo) serverText() string {
+	if info.unix {
+		return "unix:"
+	}
+	return net.JoinHostPort(info.localText, info.port)
 }
 
 // http1 returns the runtime's fasthttp server for a group, made once.
@@ -401,6 +406,15 @@ func (s *Server) http1Error(ctx *fasthttp.RequestCtx, err error) {
 		return
 	}
 	if errors.Is(err, os.ErrDeadlineExceeded) {
+		if !info.sentAny {
+			// nginx closes a connection that sends no request within
+			// client_header_timeout, without answering or an access
+			// log line (ngx_http_wait_request_handler).
+			s.shared.errLog.write(conf.LevelInfo, info.id, "client timed out (110: Connection timed out) while waiting for request, client: "+
+				info.remoteText+", server: "+info.serverText())
+			_ = ctx.Conn().Close()
+			return
+		}
 		s.requestTimedOut(ctx, info, err)
 		return
 	}

@@ -59,6 +59,8 @@ type connInfo struct {
 	bodyTimeout time.Duration
 	keepalive   time.Duration
 	deadlineSet atomic.Int64
+	// sentAny: the client has sent at least one byte (HTTP/1 wrappers).
+	sentAny bool
 	// more says that the next write is the first of a response that more
 	// writes follow: it goes out with MSG_MORE (tcpEdgeConn.Write).
 	more moreWrites

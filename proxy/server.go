@@ -416,7 +416,13 @@ type (
 	}
 )
 
-func (c *peekedConn) Read(p []byte) (int, error) { return c.r.Read(p) }
+func (c *peekedConn) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	if n > 0 {
+		c.info.sentAny = true
+	}
+	return n, err
+}
 
 func (c *tlsEdgeConn) Handshake() error                     { return c.tc.Handshake() }
 func (c *tlsEdgeConn) ConnectionState() tls.ConnectionState { return c.tc.ConnectionState() }
@@ -440,12 +446,16 @@ func (c *tcpEdgeConn) Write(p []byte) (int, error) {
 	if writeHook != nil {
 		writeHook(c.TCPConn, false)
 	}
-	n, err := c.info.sendWithProgress(c.TCPConn, func() (int64, error) {
-		n, err := c.TCPConn.Write(p)
-		p = p[n:]
-		return int64(n), err
-	})
-	return int(n), err
+	return c.info.write(c.TCPConn, p)
+}
+
+// Read notes that the client sent something (connInfo.sentAny).
+func (c *tcpEdgeConn) Read(p []byte) (int, error) {
+	n, err := c.TCPConn.Read(p)
+	if n > 0 {
+		c.info.sentAny = true
+	}
+	return n, err
 }
 
 func (c *tcpEdgeConn) ReadFrom(r io.Reader) (int64, error) {
@@ -481,13 +491,14 @@ func (c *tcpEdgeConn) SetReadDeadline(t time.Time) error {
 	return c.TCPConn.SetReadDeadline(c.info.readDeadline(t))
 }
 
-func (c *otherEdgeConn) Write(p []byte) (int, error) {
-	n, err := c.info.sendWithProgress(c.Conn, func() (int64, error) {
-		n, err := c.Conn.Write(p)
-		p = p[n:]
-		return int64(n), err
-	})
-	return int(n), err
+func (c *otherEdgeConn) Write(p []byte) (int, error) { return c.info.write(c.Conn, p) }
+
+func (c *otherEdgeConn) Read(p []byte) (int, error) {
+	n, err := c.Conn.Read(p)
+	if n > 0 {
+		c.info.sentAny = true
+	}
+	return n, err
 }
 
 // A TLS connection is broken for good by a write that times out, so its
@@ -524,6 +535,16 @@ func (info *connInfo) useLocation(l *conf.Location) {
 	if l.SendTimeout <= 0 && info.conn != nil {
 		_ = info.conn.SetWriteDeadline(time.Time{})
 	}
+}
+
+// write writes p under send_timeout (sendWithProgress).
+func (info *connInfo) write(c net.Conn, p []byte) (int, error) {
+	n, err := info.sendWithProgress(c, func() (int64, error) {
+		n, err := c.Write(p)
+		p = p[n:]
+		return int64(n), err
+	})
+	return int(n), err
 }
 
 // sendWithProgress runs write (which continues where the last call

@@ -291,14 +291,16 @@ func TestH2CPriorKnowledge(t *testing.T) {
 	}
 }
 
-// TestClientHeaderTimeout: a client that stops in the middle of its
-// headers, or of the first bytes of its body (which the HTTP/1 engine
-// reads with the headers), is cut off after client_header_timeout with
-// no answer, as nginx does, and logged with 408.
+// TestClientHeaderTimeout: a client that sends nothing, or stops in the
+// middle of its headers or of the first bytes of its body (which the
+// HTTP/1 engine reads with the headers), is cut off after
+// client_header_timeout with no answer, as nginx does; the last two are
+// logged with 408 (a connection without a request is not).
 func TestClientHeaderTimeout(t *testing.T) {
 	s := newSite(t, siteConf("client_header_timeout 1s;"))
 	s.start()
 	for _, tc := range []struct{ name, sent, logged string }{
+		{"nothing", "", "while waiting for request"},
 		{"headers", "GET /x HTTP/1.1\r\nHost: localhost\r\n", "while reading client request headers"},
 		{"body", "POST /x HTTP/1.1\r\nHost: localhost\r\nContent-Length: 100\r\n\r\nabc", "while reading client request body"},
 	} {
