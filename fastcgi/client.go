@@ -632,6 +632,7 @@ func (r *Response) attach(ctx context.Context, cn *conn, req *Request) {
 	r.err, r.werr, r.streamed, r.sentAny = nil, nil, 0, false
 	r.Status, r.StatusImplied, r.Reason, r.Header, r.pending = 0, false, nil, r.Header[:0], nil
 	cn.canceled.Store(false)
+	cn.deadlineSet = false
 	r.stream.reset(cn.br, req.Stderr)
 	if ctx.Done() != nil {
 		r.stop = context.AfterFunc(ctx, cn.cancelFn)
@@ -1096,6 +1097,7 @@ type conn struct {
 	canceled    atomic.Bool   // the context watcher fired
 	cancelFn    func()        // c.cancel, bound once so AfterFunc does not allocate it
 	raw         rawConn       // liveness probe and send-then-wait (conn_linux.go)
+	deadlineSet bool          // writeAndWait set the read deadline for the next Read
 }
 
 // readers holds the read buffers of closed connections: a connection that
@@ -1124,7 +1126,9 @@ func (cn *conn) dispose() {
 }
 
 func (cn *conn) Read(p []byte) (int, error) {
-	if cn.readTimeout > 0 && !cn.sending.Load() {
+	if cn.deadlineSet {
+		cn.deadlineSet = false
+	} else if cn.readTimeout > 0 && !cn.sending.Load() {
 		cn.setReadDeadline(time.Now().Add(cn.readTimeout))
 	}
 	return cn.nc.Read(p)
@@ -1158,6 +1162,8 @@ func (cn *conn) writeAndWait(p []byte) (int, error) {
 	case rerr != nil:
 		return n, cn.opError("read", rerr)
 	}
+	// The deadline just set covers the first read, which finds the reply.
+	cn.deadlineSet = true
 	return n, nil
 }
 
