@@ -167,17 +167,19 @@ func (s *Server) connError(info *connInfo, err error) {
 	if !errors.As(err, &oe) || !oe.Timeout() || oe.Op != "write" && oe.Op != "readfrom" {
 		return
 	}
-	s.shared.errLog.write(conf.LevelInfo, info.id, "client timed out (110: Connection timed out) while sending response to client, client: "+
-		info.remoteText+", server: "+info.serverText())
+	s.connTimedOut(info, "sending response to client")
 }
 
-// serverText names the listening address for a connection-level log line
-// ("server: " in nginx's).
-func (info *connInfo) serverText() string {
-	if info.unix {
-		return "unix:"
+// connTimedOut logs at info, as nginx words it, a client that timed out
+// while the connection had no request to name ("server: " is the
+// listening address).
+func (s *Server) connTimedOut(info *connInfo, while string) {
+	server := "unix:"
+	if !info.unix {
+		server = net.JoinHostPort(info.localText, info.port)
 	}
-	return net.JoinHostPort(info.localText, info.port)
+	s.shared.errLog.write(conf.LevelInfo, info.id, "client timed out (110: Connection timed out) while "+while+
+		", client: "+info.remoteText+", server: "+server)
 }
 
 // http1 returns the runtime's fasthttp server for a group, made once.
@@ -410,24 +412,16 @@ func (s *Server) http1Error(ctx *fasthttp.RequestCtx, err error) {
 			// nginx closes a connection that sends no request within
 			// client_header_timeout, without answering or an access
 			// log line (ngx_http_wait_request_handler).
-			s.shared.errLog.write(conf.LevelInfo, info.id, "client timed out (110: Connection timed out) while waiting for request, client: "+
-				info.remoteText+", server: "+info.serverText())
+			s.connTimedOut(info, "waiting for request")
 			_ = ctx.Conn().Close()
 			return
 		}
 		s.requestTimedOut(ctx, info, err)
 		return
 	}
-	r := acquireRequest()
-	r.conn = info
-	r.rt = rt
-	r.start = time.Now()
+	r := errorRequest(rt, ctx, info)
 	r.Method = "GET"
 	r.Proto = "HTTP/1.1"
-	r.fh.h = &ctx.Request.Header
-	r.Header = &r.fh
-	r.srv = info.group.Default
-	r.loc = r.srv.Loc
 	rt.log.infof(r, "client sent invalid request (%v)", err)
 	rt.badRequest(r, status)
 	resp := r.resp
@@ -445,13 +439,9 @@ func (s *Server) http1Error(ctx *fasthttp.RequestCtx, err error) {
 	releaseRequest(r)
 }
 
-// requestTimedOut ends a request whose headers, or the start of whose
-// body that fasthttp reads with them, did not arrive within
-// client_header_timeout: as nginx does, it logs at info and in the access
-// log with 408, and closes the connection without an answer (the engine
-// then writes its error response to a closed connection).
-func (s *Server) requestTimedOut(ctx *fasthttp.RequestCtx, info *connInfo, err error) {
-	rt := s.rt.Load()
+// errorRequest is the Request a failure of the engine is logged and
+// answered as: the default server's, with what headers were read.
+func errorRequest(rt *runtime, ctx *fasthttp.RequestCtx, info *connInfo) *Request {
 	r := acquireRequest()
 	r.conn = info
 	r.rt = rt
@@ -460,6 +450,17 @@ func (s *Server) requestTimedOut(ctx *fasthttp.RequestCtx, info *connInfo, err e
 	r.loc = r.srv.Loc
 	r.fh.h = &ctx.Request.Header
 	r.Header = &r.fh
+	return r
+}
+
+// requestTimedOut ends a request whose headers, or the start of whose
+// body that fasthttp reads with them, did not arrive within
+// client_header_timeout: as nginx does, it logs at info and in the access
+// log with 408, and closes the connection without an answer (the engine
+// then writes its error response to a closed connection).
+func (s *Server) requestTimedOut(ctx *fasthttp.RequestCtx, info *connInfo, err error) {
+	rt := s.rt.Load()
+	r := errorRequest(rt, ctx, info)
 	// fasthttp resets the request after a failed body read, so its own
 	// wording is what tells the two apart.
 	what := "body"
