@@ -19,11 +19,12 @@
 // Rounds alternate the order of the variants. Each sub-benchmark reports
 // the median requests per second of its rounds and the server's own CPU
 // time per request (user+system of edge, of nginx's master and worker, or
-// of gofastfront, from /proc: php-fpm's share is left out, and the figure
-// holds up better than the rate on a busy machine); edge's also report
-// its allocations and bytes per request (the whole process, read from its
-// runtime.MemStats through EDGE_PPROF) and the median over rounds of its
-// rate divided by each nginx variant's rate in the same round.
+// of gofastfront, from /proc; the figure holds up better than the rate on
+// a busy machine) and its pool's (php-cpu-µs/req); each round's log line
+// adds the idle and steal time per request of the two CPUs. edge's also
+// report its allocations and bytes per request (the whole process, read
+// from its runtime.MemStats through EDGE_PPROF) and the median over rounds
+// of its rate divided by each nginx variant's rate in the same round.
 // EDGE_BENCH_ROUNDS sets the number of rounds (default 5).
 //
 //	go test ./testenv/fcgitest -run '^$' -bench PHPHello
@@ -111,10 +112,11 @@ server {
 type benchTarget struct {
 	name  string
 	srv   *server
+	pool  int    // the process group of its php-fpm pool
 	pprof string // edge's EDGE_PPROF address, "" for nginx
 	rps   []float64
 	// summed over the rounds
-	requests, cpuTicks uint64
+	requests, cpuTicks, poolTicks uint64
 	// summed over the rounds, for edge
 	mallocs, bytes uint64
 }
@@ -131,7 +133,7 @@ func BenchmarkPHPHello(b *testing.B) {
 	var targets []*benchTarget
 	{
 		s := newPool()
-		bt := &benchTarget{name: "gofast", srv: startGofastFront(b, s, taskset)}
+		bt := &benchTarget{name: "gofast", srv: startGofastFront(b, s, taskset), pool: s.fpm.Proc.PID()}
 		warmUp(b, bt.srv)
 		targets = append(targets, bt)
 	}
@@ -146,7 +148,7 @@ func BenchmarkPHPHello(b *testing.B) {
 		{"nginx-keepalive", benchKeepalive, false},
 	} {
 		s := newPool()
-		bt := &benchTarget{name: v.name}
+		bt := &benchTarget{name: v.name, pool: s.fpm.Proc.PID()}
 		if v.edge {
 			bt.pprof = "127.0.0.1:" + strconv.Itoa(testenv.FreePort(b))
 			bt.srv = startPinnedEdge(b, s, v.conf, taskset, bt.pprof)
@@ -168,18 +170,35 @@ func BenchmarkPHPHello(b *testing.B) {
 			if bt.pprof != "" {
 				before = readMemStats(b, bt.pprof)
 			}
-			ticks := groupCPUTicks(b, bt.srv.proc.PID())
+			ticks, pool := groupCPUTicks(b, bt.srv.proc.PID()), groupCPUTicks(b, bt.pool)
+			server, load := readCPUTimes(b, serverCPU), readCPUTimes(b, loadCPU)
 			rps, n := runWrk(b, taskset, wrk, bt.srv.url("/hello.php"))
 			bt.rps = append(bt.rps, rps)
 			ticks = groupCPUTicks(b, bt.srv.proc.PID()) - ticks
+			pool = groupCPUTicks(b, bt.pool) - pool
+			serverAfter, loadAfter := readCPUTimes(b, serverCPU), readCPUTimes(b, loadCPU)
 			bt.cpuTicks += ticks
+			bt.poolTicks += pool
 			bt.requests += n
 			if bt.pprof != "" {
 				after := readMemStats(b, bt.pprof)
 				bt.mallocs += after.mallocs - before.mallocs
 				bt.bytes += after.totalAlloc - before.totalAlloc
 			}
-			b.Logf("round %d: %-16s %8.0f req/s %6.1f cpu-µs/req", round+1, bt.name, rps, float64(ticks)*1e6/clockTicks/float64(n))
+			perReq := func(ticks uint64) float64 { return float64(ticks) * 1e6 / clockTicks / float64(n) }
+			b.Logf("round %d: %-16s %8.0f req/s %6.1f cpu-µs/req, php %6.1f; CPU %s idle %5.1f steal %5.1f; CPU %s steal %5.1f",
+				round+1, bt.name, rps, perReq(ticks), perReq(pool),
+				serverCPU, perReq(serverAfter.idle-server.idle), perReq(serverAfter.steal-server.steal),
+				loadCPU, perReq(loadAfter.steal-load.steal))
+		}
+	}
+	// A variant with a process that escaped to the load's CPU would look
+	// faster than it is.
+	for _, bt := range targets {
+		for _, pgid := range []int{bt.srv.proc.PID(), bt.pool} {
+			if left := unpinned(b, pgid); len(left) > 0 {
+				b.Fatalf("%s: processes %v are not pinned to CPU %s", bt.name, left, serverCPU)
+			}
 		}
 	}
 	byName := map[string]*benchTarget{}
@@ -199,6 +218,7 @@ func BenchmarkPHPHello(b *testing.B) {
 			b.ReportMetric(0, "ns/op")
 			b.ReportMetric(median(bt.rps), "req/s")
 			b.ReportMetric(float64(bt.cpuTicks)*1e6/clockTicks/float64(bt.requests), "cpu-µs/req")
+			b.ReportMetric(float64(bt.poolTicks)*1e6/clockTicks/float64(bt.requests), "php-cpu-µs/req")
 			if bt.pprof != "" {
 				b.ReportMetric(float64(bt.mallocs)/float64(bt.requests), "allocs/req")
 				b.ReportMetric(float64(bt.bytes)/float64(bt.requests), "B/req")
@@ -270,15 +290,51 @@ func runWrk(b *testing.B, taskset, wrk, url string) (float64, uint64) {
 	return rps, n
 }
 
-// pinGroup pins every process of the process group led by pid (a master
-// and the workers it forked) to CPU serverCPU.
+// pinGroup pins every thread of every process of the process group led by
+// pid (a master and the workers it forks) to CPU serverCPU. The leader goes
+// first, so that what it forks from then on inherits the pin; a fork that
+// copied the old mask just before may show in /proc only a moment later,
+// so the group is pinned again until a pass finds nothing left to pin.
 func pinGroup(b *testing.B, taskset string, pid int) {
 	b.Helper()
-	for _, p := range groupPIDs(b, pid) {
+	pin := func(p int) {
 		if out, err := exec.Command(taskset, "-a", "-p", "-c", serverCPU, strconv.Itoa(p)).CombinedOutput(); err != nil {
 			b.Fatalf("taskset %d: %v\n%s", p, err, out)
 		}
 	}
+	pin(pid)
+	for range 50 {
+		time.Sleep(20 * time.Millisecond)
+		left := unpinned(b, pid)
+		if len(left) == 0 {
+			return
+		}
+		for _, p := range left {
+			pin(p)
+		}
+	}
+	b.Fatalf("process group %d: %v still not pinned to CPU %s", pid, unpinned(b, pid), serverCPU)
+}
+
+// unpinned lists the processes of the process group pgid with a thread that
+// may run on another CPU than serverCPU.
+func unpinned(b *testing.B, pgid int) []int {
+	b.Helper()
+	var left []int
+	for _, p := range groupPIDs(b, pgid) {
+		tasks, _ := filepath.Glob("/proc/" + strconv.Itoa(p) + "/task/*/status")
+		for _, path := range tasks {
+			data, err := os.ReadFile(path)
+			if err != nil {
+				continue // exited meanwhile
+			}
+			if !strings.Contains(string(data), "\nCpus_allowed_list:\t"+serverCPU+"\n") {
+				left = append(left, p)
+				break
+			}
+		}
+	}
+	return left
 }
 
 // groupPIDs lists the processes whose process group is pgid.
@@ -330,6 +386,29 @@ func groupCPUTicks(b *testing.B, pgid int) uint64 {
 		}
 	}
 	return sum
+}
+
+// cpuTimes are the idle and steal times of a CPU so far, in clock ticks,
+// from /proc/stat. What is idle per request on CPU serverCPU shows whether
+// that CPU was the limit; steal is time the hypervisor ran something else.
+type cpuTimes struct{ idle, steal uint64 }
+
+func readCPUTimes(b *testing.B, cpu string) cpuTimes {
+	b.Helper()
+	data, err := os.ReadFile("/proc/stat")
+	if err != nil {
+		b.Fatal(err)
+	}
+	for line := range strings.Lines(string(data)) {
+		fields := strings.Fields(line)
+		if len(fields) > 8 && fields[0] == "cpu"+cpu {
+			idle, _ := strconv.ParseUint(fields[4], 10, 64)
+			steal, _ := strconv.ParseUint(fields[8], 10, 64)
+			return cpuTimes{idle, steal}
+		}
+	}
+	b.Fatalf("/proc/stat has no cpu%s line", cpu)
+	return cpuTimes{}
 }
 
 // memStats are the counters of a Go process's runtime.MemStats that
