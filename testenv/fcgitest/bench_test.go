@@ -16,12 +16,13 @@
 //	                 v0.8.0 as its README wires it, doing less than edge
 //	                 does, so the most a gofast-based edge could give
 //
-// Rounds alternate the order of the variants. Each sub-benchmark reports
-// the median requests per second of its rounds and the server's own CPU
-// time per request (user+system of edge, of nginx's master and worker, or
-// of gofastfront, from /proc; the figure holds up better than the rate on
-// a busy machine) and its pool's (php-cpu-µs/req); each round's log line
-// adds the idle and steal time per request of the two CPUs. edge's also
+// Each round runs the variants in its own fixed shuffle of them, with a
+// pause before each. Each sub-benchmark reports the median requests per
+// second of its rounds and the server's own CPU time per request
+// (user+system of edge, of nginx's master and worker, or of the front
+// tool, from /proc; the figure holds up better than the rate on a busy
+// machine) and its pool's (php-cpu-µs/req); each round's log line adds
+// the idle and steal time per request of the two CPUs. edge's also
 // report its allocations and bytes per request (the whole process, read
 // from its runtime.MemStats through EDGE_PPROF) and the median over rounds
 // of its rate divided by each nginx variant's rate in the same round.
@@ -36,6 +37,7 @@ package fcgitest
 
 import (
 	"bufio"
+	"math/rand/v2"
 	"net/http"
 	"os"
 	"os/exec"
@@ -52,6 +54,7 @@ import (
 
 const (
 	benchDuration = "3s"
+	settle        = time.Second
 	benchConns    = "32"
 	serverCPU     = "0"
 	loadCPU       = "1"
@@ -161,11 +164,19 @@ func BenchmarkPHPHello(b *testing.B) {
 	}
 	rounds := benchRounds(b)
 	for round := range rounds {
+		// A fixed shuffle per round: every variant runs in several
+		// positions and after several others. Reversing the order every
+		// other round left edge after gofast in half the rounds and
+		// nginx-keepalive never there; edge's CPU per request was higher
+		// in those rounds (median 75 µs against 66 after edge-keepalive,
+		// in two runs of 7 rounds).
 		order := slices.Clone(targets)
-		if round%2 == 1 {
-			slices.Reverse(order)
-		}
+		rand.New(rand.NewPCG(uint64(round), 0)).Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
 		for _, bt := range order {
+			// Let the kernel finish what the previous variant left
+			// (sockets freed after an RCU grace period, the scheduler's
+			// load figures) before this one is measured.
+			time.Sleep(settle)
 			var before memStats
 			if bt.pprof != "" {
 				before = readMemStats(b, bt.pprof)
