@@ -15,6 +15,10 @@
 //	gofast           testenv/gofastfront: net/http in front of gofast
 //	                 v0.8.0 as its README wires it, doing less than edge
 //	                 does, so the most a gofast-based edge could give
+//	epoll-floor      testenv/epollfloor: the same exchange on one
+//	                 edge-triggered epoll loop with raw system calls and
+//	                 almost nothing else, what the I/O itself costs: the
+//	                 yardstick for an event loop of edge's own
 //
 // Each round runs the variants in its own fixed shuffle of them, with a
 // pause before each. Each sub-benchmark reports the median requests per
@@ -134,9 +138,14 @@ func BenchmarkPHPHello(b *testing.B) {
 		return s
 	}
 	var targets []*benchTarget
-	{
+	for _, v := range []struct {
+		name, tool string
+	}{
+		{"gofast", "./testenv/gofastfront"},
+		{"epoll-floor", "./testenv/epollfloor"},
+	} {
 		s := newPool()
-		bt := &benchTarget{name: "gofast", srv: startGofastFront(b, s, taskset), pool: s.fpm.Proc.PID()}
+		bt := &benchTarget{name: v.name, srv: startFront(b, v.name, v.tool, s, taskset), pool: s.fpm.Proc.PID()}
 		warmUp(b, bt.srv)
 		targets = append(targets, bt)
 	}
@@ -236,6 +245,7 @@ func BenchmarkPHPHello(b *testing.B) {
 				b.ReportMetric(ratio(bt, byName["nginx"]), "x-nginx")
 				b.ReportMetric(ratio(bt, byName["nginx-keepalive"]), "x-nginx-keepalive")
 				b.ReportMetric(ratio(bt, byName["gofast"]), "x-gofast")
+				b.ReportMetric(ratio(bt, byName["epoll-floor"]), "x-epoll-floor")
 			}
 		})
 	}
@@ -477,16 +487,17 @@ func benchRounds(b *testing.B) int {
 	return n
 }
 
-// startGofastFront builds and starts testenv/gofastfront on CPU serverCPU
-// in front of s's pool, running hello.php for every request.
-func startGofastFront(b *testing.B, s *site, taskset string) *server {
+// startFront builds and starts one of the tools that stand in front of
+// s's pool (testenv/gofastfront, testenv/epollfloor; they take the same
+// flags) on CPU serverCPU, running hello.php for every request.
+func startFront(b *testing.B, name, tool string, s *site, taskset string) *server {
 	b.Helper()
-	bin := testenv.BuildTool(b, "./testenv/gofastfront")
+	bin := testenv.BuildTool(b, tool)
 	port := testenv.FreePort(b)
 	addr := "127.0.0.1:" + strconv.Itoa(port)
 	cmd := exec.Command(taskset, "-c", serverCPU, bin, "-listen", addr,
 		"-network", s.fpm.Network, "-address", s.fpm.Address, "-script", filepath.Join(s.root, "hello.php"))
-	proc := testenv.Start(b, "gofastfront", cmd)
+	proc := testenv.Start(b, name, cmd)
 	testenv.WaitPort(b, addr)
-	return &server{name: "gofast", addr: addr, port: port, proc: proc}
+	return &server{name: name, addr: addr, port: port, proc: proc}
 }
