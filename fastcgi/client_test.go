@@ -956,6 +956,7 @@ func TestKeptClosedWhileOtherWaits(t *testing.T) {
 		c.Write(out)
 	}
 	firstClosed := make(chan bool, 1)
+	firstRead := make(chan struct{})
 	go func() {
 		s := &rawServer{done: make(chan struct{})}
 		c1, err := l.Accept()
@@ -966,6 +967,7 @@ func TestKeptClosedWhileOtherWaits(t *testing.T) {
 		if _, _, _, err := s.readRequest(br1); err != nil {
 			return
 		}
+		close(firstRead)
 		c2, err := l.Accept() // the second request, on a fresh connection
 		if err != nil {
 			return
@@ -997,9 +999,13 @@ func TestKeptClosedWhileOtherWaits(t *testing.T) {
 	}
 	var wg sync.WaitGroup
 	wg.Go(do)
-	// The second starts once the first is in flight, so it dials.
-	for c.Stats().InFlight == 0 {
-		time.Sleep(time.Millisecond)
+	// The second starts once the first has been sent, so it dials, and
+	// the first connection holds the one kept place: had both dialled at
+	// once, the second could have taken it and the roles swapped.
+	select {
+	case <-firstRead:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the first request never reached the backend")
 	}
 	wg.Go(do)
 	wg.Wait()
