@@ -320,6 +320,16 @@ func testBodyTimeout(t *testing.T, e *e2e) {
 	poll(t, "the timeout in the error log", func() bool {
 		return strings.Contains(e.edge.errorLogText(t), "client timed out (110: Connection timed out) while reading client request body")
 	})
+	// The access log (flushed every second) has the request with 408,
+	// which no client saw.
+	accessLog := filepath.Join(e.edge.prefix, "logs", "access.log")
+	poll(t, "the 408 in the access log", func() bool {
+		b, err := os.ReadFile(accessLog)
+		if err != nil && !os.IsNotExist(err) {
+			t.Fatal(err)
+		}
+		return strings.Contains(string(b), `"POST /slowbody.php HTTP/1.1" 408 0 "-" "slowbody"`)
+	})
 }
 
 func testLargeRequestHeader(t *testing.T, e *e2e) {
