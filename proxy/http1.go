@@ -161,25 +161,30 @@ func (s *Server) serveHTTP1(c net.Conn) {
 }
 
 // connError logs, as nginx does at info, a response that send_timeout
-// cut: the client read nothing for that long.
+// cut: the client read nothing for that long. The line names the request
+// whose response fasthttp was writing.
 func (s *Server) connError(info *connInfo, err error) {
 	var oe *net.OpError
 	if !errors.As(err, &oe) || !oe.Timeout() || oe.Op != "write" && oe.Op != "readfrom" {
 		return
 	}
-	s.connTimedOut(info, "sending response to client")
+	s.connTimedOut(info, "sending response to client", info.lastRequest)
 }
 
-// connTimedOut logs at info, as nginx words it, a client that timed out
-// while the connection had no request to name ("server: " is the
-// listening address).
-func (s *Server) connTimedOut(info *connInfo, while string) {
-	server := "unix:"
-	if !info.unix {
-		server = net.JoinHostPort(info.localText, info.port)
+// connTimedOut logs at info, as nginx words it, a client that timed out.
+// context names the request (appendRequestContext); without one,
+// "server: " is the listening address, as in nginx's line for a
+// connection that had no request.
+func (s *Server) connTimedOut(info *connInfo, while string, context []byte) {
+	if len(context) == 0 {
+		server := "unix:"
+		if !info.unix {
+			server = net.JoinHostPort(info.localText, info.port)
+		}
+		context = []byte(", server: " + server)
 	}
 	s.shared.errLog.write(conf.LevelInfo, info.id, "client timed out (110: Connection timed out) while "+while+
-		", client: "+info.remoteText+", server: "+server)
+		", client: "+info.remoteText+string(context))
 }
 
 // http1 returns the runtime's fasthttp server for a group, made once.
@@ -258,6 +263,7 @@ func (s *Server) handleHTTP1(ctx *fasthttp.RequestCtx) {
 // sized bodies, after the last byte for streams).
 func (rt *runtime) writeHTTP1(ctx *fasthttp.RequestCtx, r *Request) {
 	resp := r.resp
+	r.conn.lastRequest = appendRequestContext(r.conn.lastRequest[:0], r)
 	if resp.Drop {
 		ctx.HijackSetNoResponse(true)
 		ctx.Hijack(func(net.Conn) {})
@@ -412,7 +418,7 @@ func (s *Server) http1Error(ctx *fasthttp.RequestCtx, err error) {
 			// nginx closes a connection that sends no request within
 			// client_header_timeout, without answering or an access
 			// log line (ngx_http_wait_request_handler).
-			s.connTimedOut(info, "waiting for request")
+			s.connTimedOut(info, "waiting for request", nil)
 			_ = ctx.Conn().Close()
 			return
 		}

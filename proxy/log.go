@@ -136,21 +136,26 @@ func (rl requestLog) logf(r *Request, level conf.Level, format string, args ...a
 		if !r.conn.unix {
 			client = r.conn.remoteAddr()
 		}
-		server := ""
-		if r.srv != nil && len(r.srv.Names) > 0 {
-			server = r.srv.Names[0].Name
-		}
-		msg += ", client: " + client + ", server: " + server
-		if r.Method != "" { // nginx names the request once its line is read
-			msg += ", request: \"" + r.Method + " " + r.RawTarget + " " + r.Proto + "\""
-		}
-		if r.HostHeader != "" {
-			msg += ", host: \"" + r.HostHeader + "\""
-		}
-		rl.l.write(level, r.conn.id, msg)
+		rl.l.write(level, r.conn.id, string(appendRequestContext(append([]byte(msg+", client: "), client...), r)))
 		return
 	}
 	rl.l.write(level, 0, msg)
+}
+
+// appendRequestContext appends the part of nginx's context of an error
+// log line that names r: ", server: NAME, request: "...", host: "..."".
+func appendRequestContext(b []byte, r *Request) []byte {
+	b = append(b, ", server: "...)
+	if r.srv != nil && len(r.srv.Names) > 0 {
+		b = append(b, r.srv.Names[0].Name...)
+	}
+	if r.Method != "" { // nginx names the request once its line is read
+		b = append(append(append(append(append(append(append(b, ", request: \""...), r.Method...), ' '), r.RawTarget...), ' '), r.Proto...), '"')
+	}
+	if r.HostHeader != "" {
+		b = append(append(append(b, ", host: \""...), r.HostHeader...), '"')
+	}
+	return b
 }
 
 func (rl requestLog) errorf(r *Request, format string, args ...any) {

@@ -64,6 +64,11 @@ type connInfo struct {
 	// more says that the next write is the first of a response that more
 	// writes follow: it goes out with MSG_MORE (tcpEdgeConn.Write).
 	more moreWrites
+	// lastRequest names the connection's latest HTTP/1 request as an error
+	// log line does (appendRequestContext): fasthttp writes a response
+	// after the handler has returned, and a send_timeout that cuts it is
+	// logged naming the request, as nginx's line does.
+	lastRequest []byte
 }
 
 type moreWrites uint8

@@ -81,11 +81,17 @@ func TestLocationSendTimeout(t *testing.T) {
 		{"https default", startSlowDownloadOver(t, tlsAddr, "/big.bin", insecure), false},
 		{"https /short/", startSlowDownloadOver(t, tlsAddr, "/short/big.bin", insecure), true},
 	}
-	// None of the clients reads; edge logs each response it gives up on.
+	// None of the clients reads; edge logs each response it gives up on,
+	// naming the request as nginx does although fasthttp writes the
+	// response after the handler has returned.
 	waitFor(t, "two send timeouts in the error log", func() bool {
 		b, _ := os.ReadFile(s.errorLog())
 		return strings.Count(string(b), "client timed out (110: Connection timed out) while sending response to client") == 2
 	})
+	b, _ := os.ReadFile(s.errorLog())
+	if n := strings.Count(string(b), `while sending response to client, client: 127.0.0.1, server: , request: "GET /short/big.bin HTTP/1.1", host: "localhost"`); n != 2 {
+		t.Errorf("%d send timeouts name the request, want 2:\n%s", n, b)
+	}
 	for _, d := range downloads {
 		n, err := d.dl.finish()
 		if d.cut && (n >= bigFileSize || err == nil) {
