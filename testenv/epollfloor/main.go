@@ -24,6 +24,7 @@ import (
 	"io"
 	"log"
 	"net/netip"
+	"os"
 	"slices"
 	"strconv"
 	"syscall"
@@ -45,6 +46,7 @@ func main() {
 	address := flag.String("address", "", "php-fpm's socket path or host:port")
 	script := flag.String("script", "", "the PHP script every request runs")
 	conns := flag.Int("conns", 3, "kept FastCGI connections")
+	park := flag.String("park", "raw", "how the loop waits: raw (a blocking raw epoll_wait) or go (in Go's poller, on the epoll descriptor)")
 	flag.Parse()
 	if *address == "" || *script == "" {
 		log.Fatal("epollfloor: -address and -script are required")
@@ -55,7 +57,7 @@ func main() {
 	}
 	l := &loop{
 		request: fastcgiRequest(*script, ap), buf: make([]byte, 64<<10),
-		network: *network, address: *address, maxConns: *conns,
+		network: *network, address: *address, maxConns: *conns, parkInGo: *park == "go",
 		upstreams: map[int]*upstream{}, clients: map[int]*client{},
 	}
 	if l.ep, err = syscall.EpollCreate1(syscall.EPOLL_CLOEXEC); err != nil {
@@ -92,6 +94,7 @@ type loop struct {
 	// no request within 5 s of its accept
 	network, address string
 	maxConns         int
+	parkInGo         bool
 	upstreams        map[int]*upstream
 	free             []*upstream
 	clients          map[int]*client
@@ -108,8 +111,9 @@ func (l *loop) add(fd int, events uint32) {
 
 func (l *loop) run() {
 	events := make([]syscall.EpollEvent, 256)
+	wait := l.waiter(events)
 	for {
-		n, err := epollWait(l.ep, events)
+		n, err := wait()
 		if err == syscall.EINTR {
 			continue // the runtime's preemption signal
 		}
@@ -127,6 +131,40 @@ func (l *loop) run() {
 				l.readClient(l.clients[fd])
 			}
 		}
+	}
+}
+
+// waiter returns the loop's wait for events. With -park raw it blocks in
+// a raw epoll_wait, holding the goroutine's P all the while; with -park go
+// it takes what is ready without blocking and otherwise parks in Go's own
+// poller on the epoll descriptor, which is readable while events wait, so
+// other goroutines, timers and the GC run meanwhile.
+func (l *loop) waiter(events []syscall.EpollEvent) func() (int, error) {
+	if !l.parkInGo {
+		return func() (int, error) { return epollWait(l.ep, events, -1) }
+	}
+	if err := syscall.SetNonblock(l.ep, true); err != nil {
+		log.Fatal(err)
+	}
+	rc, err := os.NewFile(uintptr(l.ep), "epoll").SyscallConn()
+	if err != nil {
+		log.Fatal(err)
+	}
+	var n int
+	var werr error
+	ready := func(fd uintptr) bool {
+		n, werr = epollWait(int(fd), events, 0)
+		return n > 0 || werr != nil && werr != syscall.EINTR
+	}
+	return func() (int, error) {
+		n, werr = epollWait(l.ep, events, 0)
+		if n > 0 || werr != nil {
+			return n, werr
+		}
+		if err := rc.Read(ready); err != nil {
+			return 0, err
+		}
+		return n, werr
 	}
 }
 
@@ -377,8 +415,8 @@ func rawWrite(fd int, p []byte) (int, error) {
 	return int(n), nil
 }
 
-func epollWait(ep int, events []syscall.EpollEvent) (int, error) {
-	n, _, e := syscall.RawSyscall6(syscall.SYS_EPOLL_WAIT, uintptr(ep), uintptr(unsafe.Pointer(&events[0])), uintptr(len(events)), ^uintptr(0), 0, 0)
+func epollWait(ep int, events []syscall.EpollEvent, timeout int) (int, error) {
+	n, _, e := syscall.RawSyscall6(syscall.SYS_EPOLL_WAIT, uintptr(ep), uintptr(unsafe.Pointer(&events[0])), uintptr(len(events)), uintptr(timeout), 0, 0)
 	if e != 0 {
 		return 0, e
 	}
