@@ -28,8 +28,10 @@
 // machine) and its pool's (php-cpu-µs/req); each round's log line adds
 // the idle and steal time per request of the two CPUs. edge's also
 // report its allocations and bytes per request (the whole process, read
-// from its runtime.MemStats through EDGE_PPROF) and the median over rounds
-// of its rate divided by each nginx variant's rate in the same round.
+// from its runtime.MemStats through EDGE_PPROF), the median over rounds of
+// its rate divided by each other variant's rate in the same round (x-NAME),
+// and the median over rounds of each nginx variant's CPU per request
+// divided by edge's (x-NAME-cpu: above 1, edge spends less).
 // EDGE_BENCH_ROUNDS sets the number of rounds (default 5).
 //
 //	go test ./testenv/fcgitest -run '^$' -bench PHPHello
@@ -122,6 +124,7 @@ type benchTarget struct {
 	pool  int    // the process group of its php-fpm pool
 	pprof string // edge's EDGE_PPROF address, "" for nginx
 	rps   []float64
+	cpu   []float64 // the server's CPU µs per request, per round
 	// summed over the rounds
 	requests, cpuTicks, poolTicks uint64
 	// summed over the rounds, for edge
@@ -206,6 +209,7 @@ func BenchmarkPHPHello(b *testing.B) {
 				bt.bytes += after.totalAlloc - before.totalAlloc
 			}
 			perReq := func(ticks uint64) float64 { return float64(ticks) * 1e6 / clockTicks / float64(n) }
+			bt.cpu = append(bt.cpu, perReq(ticks))
 			b.Logf("round %d: %-16s %8.0f req/s %6.1f cpu-µs/req, php %6.1f; CPU %s idle %5.1f steal %5.1f; CPU %s steal %5.1f",
 				round+1, bt.name, rps, perReq(ticks), perReq(pool),
 				serverCPU, perReq(serverAfter.idle-server.idle), perReq(serverAfter.steal-server.steal),
@@ -225,11 +229,20 @@ func BenchmarkPHPHello(b *testing.B) {
 	for _, bt := range targets {
 		byName[bt.name] = bt
 	}
-	// ratio is the median over rounds of bt's rate over other's.
+	// ratio is the median over rounds of bt's rate over other's;
+	// cpuRatio of other's CPU per request over bt's (above 1: bt spends
+	// less), the steadier figure when the hypervisor takes the load's CPU.
 	ratio := func(bt, other *benchTarget) float64 {
 		r := make([]float64, rounds)
 		for i := range r {
 			r[i] = bt.rps[i] / other.rps[i]
+		}
+		return median(r)
+	}
+	cpuRatio := func(bt, other *benchTarget) float64 {
+		r := make([]float64, rounds)
+		for i := range r {
+			r[i] = other.cpu[i] / bt.cpu[i]
 		}
 		return median(r)
 	}
@@ -246,6 +259,8 @@ func BenchmarkPHPHello(b *testing.B) {
 				b.ReportMetric(ratio(bt, byName["nginx-keepalive"]), "x-nginx-keepalive")
 				b.ReportMetric(ratio(bt, byName["gofast"]), "x-gofast")
 				b.ReportMetric(ratio(bt, byName["epoll-floor"]), "x-epoll-floor")
+				b.ReportMetric(cpuRatio(bt, byName["nginx"]), "x-nginx-cpu")
+				b.ReportMetric(cpuRatio(bt, byName["nginx-keepalive"]), "x-nginx-keepalive-cpu")
 			}
 		})
 	}
