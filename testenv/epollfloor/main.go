@@ -1,3 +1,5 @@
+//go:build linux
+
 // Command epollfloor is the yardstick of the hello.php benchmark
 // (testenv/fcgitest BenchmarkPHPHello) for an event loop of edge's own:
 // one goroutine on one edge-triggered epoll instance, every socket call a
