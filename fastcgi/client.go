@@ -415,13 +415,19 @@ func (c *Client) Do(ctx context.Context, req *Request) (*Response, error) {
 		return nil, fmt.Errorf("fastcgi: %w", err)
 	}
 	c.st.requests.Add(1)
-	handed, err := c.acquire(ctx, or(req.QueueTimeout, c.QueueTimeout))
-	if err != nil {
-		return nil, err
-	}
 	r := respPool.Get().(*Response)
 	r.client = c
-	if err := r.roundTrip(ctx, req, handed); err != nil {
+	complete, err := r.buildHead(req)
+	if err != nil {
+		r.recycle()
+		return nil, err
+	}
+	handed, sent, err := c.acquire(ctx, or(req.QueueTimeout, c.QueueTimeout), r, req, complete)
+	if err != nil {
+		r.recycle()
+		return nil, err
+	}
+	if err := r.roundTrip(ctx, req, handed, complete, sent); err != nil {
 		r.recycle()
 		c.release()
 		return nil, err
@@ -463,7 +469,8 @@ func (r *Response) Close() error {
 		handedOff = c.release()
 	}
 	if handedOff {
-		// A waiting request got the slot: let it go to PHP before this
+		// A waiting request got the slot: let it go to PHP (or, when
+		// handOff already wrote its request, read the reply) before this
 		// goroutine goes on to write its response. Under saturation the
 		// workers are the bottleneck, so they get work first; and the
 		// responses held back meanwhile reach their clients together, so
@@ -471,7 +478,9 @@ func (r *Response) Close() error {
 		// once per response. On hello.php with one CPU this took wake-ups
 		// of the load generator from 0.56-0.88 to 0.23-0.30 per request
 		// and edge's CPU per request down by about 13%
-		// (docs/performance.md).
+		// (docs/performance.md). Without the yield after handOff had
+		// written the request, wrk was woken 0.44-0.90 times per request
+		// instead of 0.37-0.40, and edge spent more CPU.
 		runtime.Gosched()
 	}
 	return nil
@@ -505,24 +514,20 @@ func (r *Response) recycle() {
 	respPool.Put(r)
 }
 
-// roundTrip sends the request and reads the response header, retrying once
-// on a fresh connection when a kept one proves stale. handed is the
-// connection that came with the slot, if any (Client.handOff).
-func (r *Response) roundTrip(ctx context.Context, req *Request, handed *conn) error {
+// roundTrip sends the request, whose head buildHead made, and reads the
+// response header, retrying once on a fresh connection when a kept one
+// proves stale. handed is the connection that came with the slot, if any
+// (Client.handOff), and sent how much of the head handOff already wrote
+// on it.
+func (r *Response) roundTrip(ctx context.Context, req *Request, handed *conn, complete bool, sent int) error {
 	c := r.client
-	complete, err := r.buildHead(req)
-	if err != nil {
-		if handed != nil {
-			c.closeConn(handed)
-		}
-		return err
-	}
+	var err error
 	fresh := false
 	for {
 		check := req.NonIdempotent || !complete
 		cn := handed
 		handed = nil
-		if cn != nil && !cn.usable(check) {
+		if cn != nil && sent == 0 && !cn.usable(check) {
 			// php-fpm closes a kept connection after a worker's last
 			// request (pm.max_requests) or on reload.
 			c.st.stale.Add(1)
@@ -534,14 +539,21 @@ func (r *Response) roundTrip(ctx context.Context, req *Request, handed *conn) er
 		} else if cn, err = c.getConn(ctx, fresh, check, req); err != nil {
 			return err
 		}
-		setKeepConn(r.wbuf, cn.keepConn)
+		if sent == 0 {
+			setKeepConn(r.wbuf, cn.keepConn) // handOff set it for what it wrote
+		}
 		r.ConnectTime = cn.dialTime
 		r.attach(ctx, cn, req)
 		set, _ := c.idleSet()
 		if !cn.reused {
 			set.waiting.Add(1)
 		}
-		err = r.send(req.Body, complete)
+		if sent > 0 {
+			err = r.sendRest(sent)
+			sent = 0 // a retry sends all of it
+		} else {
+			err = r.send(req.Body, complete)
+		}
 		if err == nil {
 			err = r.readHead()
 		}
@@ -663,6 +675,32 @@ func (r *Response) send(body io.Reader, complete bool) error {
 	r.writing = true
 	go r.sendBody(body)
 	return nil
+}
+
+// sendRest finishes a complete request of which handOff wrote the first
+// sent bytes: usually all of it, and the reply may be there already.
+func (r *Response) sendRest(sent int) error {
+	r.sentAny = true
+	if sent == len(r.wbuf) {
+		return nil
+	}
+	_, err := r.conn.writeAndWait(r.wbuf[sent:])
+	return err
+}
+
+// preSend writes r's complete request on cn, the connection a finished
+// request hands to r's waiting goroutine with its slot, and returns how
+// much went; 0 leaves all of it to that goroutine. It runs in the
+// finishing request's goroutine, so PHP has the next request before the
+// waiting goroutine even runs, and that goroutine, once woken, often
+// finds the reply there instead of writing and then parking until it
+// comes. The write never blocks (rawConn.sendNow).
+func (r *Response) preSend(cn *conn, req *Request) int {
+	if !cn.usable(req.NonIdempotent) {
+		return 0 // stale: the waiting goroutine finds out and dials
+	}
+	setKeepConn(r.wbuf, cn.keepConn)
+	return cn.raw.sendNow(r.wbuf)
 }
 
 // bodyError is a failure to read Request.Body, as opposed to a failure to
@@ -877,10 +915,17 @@ func (c *Client) dial(ctx context.Context, req *Request) (*conn, error) {
 // putConn keeps cn for reuse when keep is set and there is room, and
 // closes it otherwise.
 //
-// A connection that holds no kept place but was sent with FCGI_KEEP_CONN
-// goes, with the caller's slot, to the first request waiting for one:
-// putConn then reports true and the caller must not release the slot.
+// A connection that may carry another request goes, with the caller's
+// slot, to the first request waiting for one, whether or not it holds a
+// kept place: putConn then reports true and the caller must not release
+// the slot.
 func (c *Client) putConn(cn *conn, keep bool) (handedOff bool) {
+	if keep {
+		// A request waits for a slot (so MaxConns bounds this Client).
+		if handedOff, _ = c.handOff(cn); handedOff {
+			return true
+		}
+	}
 	if keep && cn.kept {
 		// With MaxConns bounded by the pool's size edge never has more
 		// connections than workers, so none can wait behind a kept one;
@@ -889,27 +934,29 @@ func (c *Client) putConn(cn *conn, keep bool) (handedOff bool) {
 			return false
 		}
 	}
-	if keep && !cn.kept && c.handOff(cn) {
-		return true
-	}
 	c.closeConn(cn)
 	return false
 }
 
-// handOff gives cn and the caller's slot to the first waiter, if any.
-func (c *Client) handOff(cn *conn) bool {
+// handOff gives cn and the caller's slot to the first waiter, if any,
+// writing the waiter's request on cn when it is complete; sent reports
+// that some of it went.
+func (c *Client) handOff(cn *conn) (handedOff, sent bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.handOffLocked(cn)
 }
 
-func (c *Client) handOffLocked(cn *conn) bool {
+func (c *Client) handOffLocked(cn *conn) (handedOff, sent bool) {
 	w := c.queue.pop()
 	if w == nil {
-		return false
+		return false, false
+	}
+	if w.pre != nil {
+		w.sent = w.pre.preSend(cn, w.req)
 	}
 	grantLocked(w, cn)
-	return true
+	return true, w.sent > 0
 }
 
 // waiter is a request queued for a slot. Waiters are pooled: one that
@@ -921,6 +968,12 @@ type waiter struct {
 	conn     *conn         // under Client.mu: a connection that came with the slot
 	canceled bool          // under Client.mu: gave up; skip it
 	timer    *time.Timer   // the queue timeout, made on first use
+	// pre is the waiting request's response with its complete head built,
+	// nil when the body goes on beyond it; handOff writes it on the
+	// connection it hands over and sets sent (under Client.mu).
+	pre  *Response
+	req  *Request
+	sent int
 }
 
 var waiters = sync.Pool{New: func() any { return &waiter{ready: make(chan struct{}, 1)} }}
@@ -938,6 +991,7 @@ func recycleWaiter(w *waiter) {
 		w.timer.Stop()
 	}
 	w.granted, w.conn, w.canceled = false, nil, false
+	w.pre, w.req, w.sent = nil, nil, 0
 	waiters.Put(w)
 }
 
@@ -975,27 +1029,32 @@ func (q *waitQueue) pop() *waiter {
 }
 
 // acquire takes a request slot, waiting in FIFO order when MaxConns are
-// busy. The slot may come with a connection (handOff).
-func (c *Client) acquire(ctx context.Context, queueTimeout time.Duration) (*conn, error) {
+// busy. The slot may come with a connection (handOff), on which the
+// request r holds (its head complete, the body within it) may have been
+// sent already, sent bytes of it.
+func (c *Client) acquire(ctx context.Context, queueTimeout time.Duration, r *Response, req *Request, complete bool) (*conn, int, error) {
 	c.mu.Lock()
 	if c.MaxConns <= 0 || c.inFlight < c.MaxConns {
 		c.inFlight++
 		c.mu.Unlock()
-		return nil, nil
+		return nil, 0, nil
 	}
 	if c.QueueLimit > 0 && c.queue.waiting >= c.QueueLimit {
 		c.mu.Unlock()
 		c.st.queueFull.Add(1)
-		return nil, ErrQueueFull
+		return nil, 0, ErrQueueFull
 	}
 	w := waiters.Get().(*waiter)
+	if complete {
+		w.pre, w.req = r, req
+	}
 	c.queue.push(w)
 	c.mu.Unlock()
 	c.st.queued.Add(1)
 	return c.wait(ctx, w, queueTimeout)
 }
 
-func (c *Client) wait(ctx context.Context, w *waiter, timeout time.Duration) (*conn, error) {
+func (c *Client) wait(ctx context.Context, w *waiter, timeout time.Duration) (*conn, int, error) {
 	start := time.Now()
 	var expired <-chan time.Time
 	if timeout > 0 {
@@ -1029,11 +1088,11 @@ func (c *Client) wait(ctx context.Context, w *waiter, timeout time.Duration) (*c
 		} else if w.timer != nil {
 			w.timer.Stop() // left in the queue, never recycled
 		}
-		return nil, err
+		return nil, 0, err
 	}
-	cn := w.conn
+	cn, sent := w.conn, w.sent
 	recycleWaiter(w)
-	return cn, nil
+	return cn, sent, nil
 }
 
 // abandon takes w, which gave up, out of the queue; a slot (and a
@@ -1044,8 +1103,13 @@ func (c *Client) abandon(w *waiter) (granted bool) {
 	c.mu.Lock()
 	granted = w.granted
 	switch {
+	case w.conn != nil && w.sent > 0:
+		// It carries this request: no other can use it.
+		unwanted = w.conn
+		c.releaseLocked()
+		w.conn = nil
 	case w.conn != nil:
-		if !c.handOffLocked(w.conn) {
+		if handed, _ := c.handOffLocked(w.conn); !handed {
 			unwanted = w.conn
 			c.inFlight--
 		}
@@ -1054,6 +1118,7 @@ func (c *Client) abandon(w *waiter) (granted bool) {
 		c.releaseLocked()
 	default:
 		w.canceled = true
+		w.pre, w.req = nil, nil // the request's Response goes back to its pool
 		c.queue.waiting--
 	}
 	c.mu.Unlock()

@@ -732,7 +732,7 @@ func TestQueue(t *testing.T) {
 	t.Run("hand-off too late", func(t *testing.T) {
 		c := b.client()
 		c.MaxConns, c.MaxIdle = 1, 1
-		if cn, err := c.acquire(context.Background(), 0); cn != nil || err != nil {
+		if cn, _, err := c.acquire(context.Background(), 0, nil, nil, false); cn != nil || err != nil {
 			t.Fatalf("the free slot: %v, %v", cn, err)
 		}
 		cn, err := c.dial(context.Background(), &Request{})
@@ -743,7 +743,7 @@ func TestQueue(t *testing.T) {
 		c.mu.Lock()
 		c.queue.push(w)
 		c.mu.Unlock()
-		if !c.handOff(cn) {
+		if handed, _ := c.handOff(cn); !handed {
 			t.Fatal("no hand-off to the waiter")
 		}
 		c.abandon(w) // what wait does when its context ends first
@@ -1136,7 +1136,7 @@ func TestStaleKeptConnection(t *testing.T) {
 		}
 		cn.keepConn = true // what the slot's owner had
 		<-s.closed
-		if !c.handOff(cn) {
+		if handed, _ := c.handOff(cn); !handed {
 			t.Fatal("no hand-off")
 		}
 		if err := <-done; err != nil {
@@ -1144,6 +1144,120 @@ func TestStaleKeptConnection(t *testing.T) {
 		}
 		if st := c.Stats(); st.Stale != 1 || st.Retries != 0 || st.Connects != 2 || st.InFlight != 0 {
 			t.Errorf("stats %+v", st)
+		}
+	})
+	// A GET is written on the handed connection by the hand-off itself
+	// (no check for idempotent requests); the closed connection shows
+	// when the reply does not come, and the GET goes again on a fresh one.
+	t.Run("handed connection closed, idempotent", func(t *testing.T) {
+		s := startRawServer(t, &rawServer{closeFirst: true})
+		c, done := queuedBehindOneSlot(t, s.addr, "GET")
+		cn, err := c.dial(context.Background(), &Request{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		cn.keepConn = true
+		<-s.closed
+		if handed, _ := c.handOff(cn); !handed {
+			t.Fatal("no hand-off")
+		}
+		if err := <-done; err != nil {
+			t.Fatalf("the GET failed on the closed connection: %v", err)
+		}
+		if st := c.Stats(); st.Stale+st.Retries != 1 || st.Connects != 2 || st.InFlight != 0 {
+			t.Errorf("stats %+v, want one stale connection or retry and two connects", st)
+		}
+	})
+}
+
+// queuedBehindOneSlot makes a Client of one slot, already taken, and
+// starts a request of method to addr that waits for it; done has its
+// result once its response is read.
+func queuedBehindOneSlot(t *testing.T, addr, method string) (*Client, chan error) {
+	t.Helper()
+	c := &Client{Network: "tcp", Address: addr, MaxConns: 1, MaxIdle: 1}
+	c.mu.Lock()
+	c.inFlight = 1 // another request holds the only slot
+	c.mu.Unlock()
+	done := make(chan error, 1)
+	go func() {
+		var req Request
+		goParams(&req, method, "x", "", -1)
+		req.NonIdempotent = method == "POST"
+		resp, err := c.Do(context.Background(), &req)
+		if err == nil {
+			_, err = io.ReadAll(resp.Body)
+			resp.Close()
+		}
+		done <- err
+	}()
+	eventually(t, "the request to queue", func() bool { return c.Stats().Waiting == 1 })
+	return c, done
+}
+
+// TestHandOffSends: the connection a finished request hands over goes
+// with the waiting request already written on it, when that request is
+// complete; the waiting goroutine then only reads the reply.
+func TestHandOffSends(t *testing.T) {
+	for _, method := range []string{"GET", "POST"} {
+		t.Run(method, func(t *testing.T) {
+			s := startRawServer(t, &rawServer{})
+			c, done := queuedBehindOneSlot(t, s.addr, method)
+			cn, err := c.dial(context.Background(), &Request{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			cn.keepConn = true
+			handed, sent := c.handOff(cn)
+			if !handed || !sent {
+				t.Fatalf("hand-off %v, request sent with it %v; want both", handed, sent)
+			}
+			if err := <-done; err != nil {
+				t.Fatal(err)
+			}
+			// The connection held no kept place (the test dialled it), so
+			// with nobody waiting it is closed after the reply.
+			if st := c.Stats(); st.Connects != 1 || st.Reused != 1 || st.Stale != 0 || st.Retries != 0 || st.InFlight != 0 || st.Idle != 0 {
+				t.Errorf("stats %+v, want the one connection reused once", st)
+			}
+		})
+	}
+	// A waiter that gives up after its request went on the handed
+	// connection cannot pass that connection on: it is closed, and the
+	// slot is freed.
+	t.Run("given up after", func(t *testing.T) {
+		s := startRawServer(t, &rawServer{})
+		c := &Client{Network: "tcp", Address: s.addr, MaxConns: 1, MaxIdle: 1}
+		if cn, _, err := c.acquire(context.Background(), 0, nil, nil, false); cn != nil || err != nil {
+			t.Fatalf("the free slot: %v, %v", cn, err)
+		}
+		r := respPool.Get().(*Response)
+		r.client = c
+		var req Request
+		goParams(&req, "GET", "x", "", -1)
+		complete, err := r.buildHead(&req)
+		if err != nil || !complete {
+			t.Fatalf("buildHead: %v, %v", complete, err)
+		}
+		w := waiters.Get().(*waiter)
+		w.pre, w.req = r, &req
+		c.mu.Lock()
+		c.queue.push(w)
+		c.mu.Unlock()
+		cn, err := c.dial(context.Background(), &Request{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		cn.keepConn = true
+		if handed, sent := c.handOff(cn); !handed || !sent {
+			t.Fatalf("hand-off %v, sent %v; want both", handed, sent)
+		}
+		c.abandon(w) // what wait does when its context ends first
+		if _, err := cn.nc.Read(make([]byte, 1)); !errors.Is(err, net.ErrClosed) {
+			t.Errorf("the connection with the abandoned request is still open: %v", err)
+		}
+		if st := c.Stats(); st.InFlight != 0 || st.Waiting != 0 || st.Idle != 0 {
+			t.Errorf("stats %+v, want the slot freed and nothing kept", st)
 		}
 	})
 }

@@ -5,7 +5,8 @@
 //     tells a connection the backend closed while idle (it reads EOF) from
 //     one still open (it would block), without consuming anything;
 //   - sending a complete request and then waiting for the reply, so that
-//     the first read of the reply finds data (see sendWait).
+//     the first read of the reply finds data (see sendWait);
+//   - writing a queued request for its waiter without blocking (sendNow).
 package fastcgi
 
 import (
@@ -21,6 +22,7 @@ type rawConn struct {
 	raw  syscall.RawConn
 	peek func(fd uintptr) bool // k.peekFD, bound once
 	send func(fd uintptr) bool // k.sendFD, bound once
+	now  func(fd uintptr) bool // k.nowFD, bound once
 	ok   bool
 	byte [1]byte
 
@@ -39,7 +41,7 @@ func (k *rawConn) init(nc net.Conn) {
 	if err != nil {
 		return
 	}
-	k.raw, k.peek, k.send = raw, k.peekFD, k.sendFD
+	k.raw, k.peek, k.send, k.now = raw, k.peekFD, k.sendFD, k.nowFD
 }
 
 // alive reports whether the socket has neither reached EOF nor holds
@@ -120,4 +122,40 @@ func (k *rawConn) sendFD(fd uintptr) bool {
 	}
 	k.sent = true
 	return false
+}
+
+// sendNow writes what of p the socket takes at once and never waits: it
+// returns how much went (0 without a RawConn, or on any error, which the
+// request's own goroutine then meets on its next write or read).
+func (k *rawConn) sendNow(p []byte) int {
+	if k.raw == nil {
+		return 0
+	}
+	k.out, k.n, k.errno = p, 0, 0
+	if err := k.raw.Write(k.now); err != nil {
+		k.n = 0
+	}
+	n := k.n
+	k.out, k.n = nil, 0
+	return n
+}
+
+// nowFD runs under RawConn.Write and always returns true ("done"). The
+// write is a raw system call: it runs under the hand-off's lock, and the
+// PHP worker it wakes often takes the CPU before it returns; a plain one
+// would let the runtime hand the processor to another thread meanwhile,
+// which then finds the lock taken.
+func (k *rawConn) nowFD(fd uintptr) bool {
+	for k.n < len(k.out) {
+		out := k.out[k.n:]
+		m, _, errno := syscall.RawSyscall(syscall.SYS_WRITE, fd, uintptr(unsafe.Pointer(&out[0])), uintptr(len(out)))
+		if errno == syscall.EINTR {
+			continue
+		}
+		if errno != 0 {
+			return true
+		}
+		k.n += int(m)
+	}
+	return true
 }

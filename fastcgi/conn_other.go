@@ -15,3 +15,5 @@ func (rawConn) init(net.Conn) {}
 func (rawConn) alive() bool { return true }
 
 func (rawConn) sendWait([]byte) (int, error, error) { return 0, nil, nil }
+
+func (rawConn) sendNow([]byte) int { return 0 }
