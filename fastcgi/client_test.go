@@ -1113,23 +1113,7 @@ func TestStaleKeptConnection(t *testing.T) {
 	// takes a fresh one rather than failing.
 	t.Run("handed connection closed, non-idempotent", func(t *testing.T) {
 		s := startRawServer(t, &rawServer{closeFirst: true})
-		c := &Client{Network: "tcp", Address: s.addr, MaxConns: 1, MaxIdle: 1}
-		c.mu.Lock()
-		c.inFlight = 1 // another request holds the only slot
-		c.mu.Unlock()
-		done := make(chan error, 1)
-		go func() {
-			var req Request
-			goParams(&req, "POST", "x", "", -1)
-			req.NonIdempotent = true
-			resp, err := c.Do(context.Background(), &req)
-			if err == nil {
-				io.ReadAll(resp.Body)
-				resp.Close()
-			}
-			done <- err
-		}()
-		eventually(t, "the POST to queue", func() bool { return c.Stats().Waiting == 1 })
+		c, done := queuedBehindOneSlot(t, s.addr, "POST")
 		cn, err := c.dial(context.Background(), &Request{})
 		if err != nil {
 			t.Fatal(err)
