@@ -952,11 +952,12 @@ func (c *Client) handOffLocked(cn *conn) (handedOff, sent bool) {
 	if w == nil {
 		return false, false
 	}
-	if w.pre != nil {
+	if w.pre != nil && w.ctx.Err() == nil {
 		w.sent = w.pre.preSend(cn, w.req)
 	}
+	sent = w.sent > 0
 	grantLocked(w, cn)
-	return true, w.sent > 0
+	return true, sent
 }
 
 // waiter is a request queued for a slot. Waiters are pooled: one that
@@ -973,6 +974,7 @@ type waiter struct {
 	// connection it hands over and sets sent (under Client.mu).
 	pre  *Response
 	req  *Request
+	ctx  context.Context // the waiting request's: a done one is not written
 	sent int
 }
 
@@ -991,7 +993,7 @@ func recycleWaiter(w *waiter) {
 		w.timer.Stop()
 	}
 	w.granted, w.conn, w.canceled = false, nil, false
-	w.pre, w.req, w.sent = nil, nil, 0
+	w.pre, w.req, w.ctx, w.sent = nil, nil, nil, 0
 	waiters.Put(w)
 }
 
@@ -1046,7 +1048,7 @@ func (c *Client) acquire(ctx context.Context, queueTimeout time.Duration, r *Res
 	}
 	w := waiters.Get().(*waiter)
 	if complete {
-		w.pre, w.req = r, req
+		w.pre, w.req, w.ctx = r, req, ctx
 	}
 	c.queue.push(w)
 	c.mu.Unlock()
@@ -1078,17 +1080,28 @@ func (c *Client) wait(ctx context.Context, w *waiter, timeout time.Duration) (*c
 	c.st.queueWait += waited
 	c.st.queueWaitMax = max(c.st.queueWaitMax, waited)
 	c.mu.Unlock()
-	if err == ErrQueueTimeout {
-		c.st.queueTO.Add(1)
-	}
 	if err != nil {
-		if c.abandon(w) {
+		granted, sent := c.abandon(w)
+		if err == ErrQueueTimeout && !sent {
+			c.st.queueTO.Add(1)
+		}
+		switch {
+		case sent:
+			// The request went out with the slot before the wait ended:
+			// PHP may run it, so it goes on like a granted one. A context
+			// that is done stops it in roundTrip, as it would have a
+			// moment later.
+			<-w.ready
+		case granted:
 			<-w.ready // granted too late: its value is still there
 			recycleWaiter(w)
-		} else if w.timer != nil {
-			w.timer.Stop() // left in the queue, never recycled
+			return nil, 0, err
+		default:
+			if w.timer != nil {
+				w.timer.Stop() // left in the queue, never recycled
+			}
+			return nil, 0, err
 		}
-		return nil, 0, err
 	}
 	cn, sent := w.conn, w.sent
 	recycleWaiter(w)
@@ -1097,17 +1110,17 @@ func (c *Client) wait(ctx context.Context, w *waiter, timeout time.Duration) (*c
 
 // abandon takes w, which gave up, out of the queue; a slot (and a
 // connection) that reached it too late is passed on. It reports whether
-// w had been granted (and so is out of the queue).
-func (c *Client) abandon(w *waiter) (granted bool) {
+// w had been granted (and so is out of the queue), and whether its
+// request had already been written on the connection that came with the
+// slot: then nothing is passed on, and w keeps both.
+func (c *Client) abandon(w *waiter) (granted, sent bool) {
 	var unwanted *conn
 	c.mu.Lock()
 	granted = w.granted
 	switch {
 	case w.conn != nil && w.sent > 0:
-		// It carries this request: no other can use it.
-		unwanted = w.conn
-		c.releaseLocked()
-		w.conn = nil
+		c.mu.Unlock()
+		return true, true
 	case w.conn != nil:
 		if handed, _ := c.handOffLocked(w.conn); !handed {
 			unwanted = w.conn
@@ -1118,14 +1131,14 @@ func (c *Client) abandon(w *waiter) (granted bool) {
 		c.releaseLocked()
 	default:
 		w.canceled = true
-		w.pre, w.req = nil, nil // the request's Response goes back to its pool
+		w.pre, w.req, w.ctx = nil, nil, nil // the request's Response goes back to its pool
 		c.queue.waiting--
 	}
 	c.mu.Unlock()
 	if unwanted != nil {
 		c.closeConn(unwanted)
 	}
-	return granted
+	return granted, false
 }
 
 // release gives the caller's slot to the first waiter, if any, and

@@ -772,9 +772,10 @@ type rawServer struct {
 	// closeFirst closes the first connection as soon as it is accepted.
 	closeFirst bool
 
-	conns  atomic.Int32
-	closed chan struct{} // signalled when closeIdle closed a connection
-	done   chan struct{} // closed when the test ends
+	conns    atomic.Int32
+	requests atomic.Int32  // requests read completely
+	closed   chan struct{} // signalled when closeIdle closed a connection
+	done     chan struct{} // closed when the test ends
 }
 
 func startRawServer(t *testing.T, s *rawServer) *rawServer {
@@ -814,6 +815,7 @@ func (s *rawServer) serve(c net.Conn, first bool) {
 		if err != nil {
 			return
 		}
+		s.requests.Add(1)
 		if first && n == s.dropAt {
 			return
 		}
@@ -1206,44 +1208,80 @@ func TestHandOffSends(t *testing.T) {
 			}
 		})
 	}
-	// A waiter that gives up after its request went on the handed
-	// connection cannot pass that connection on: it is closed, and the
-	// slot is freed.
-	t.Run("given up after", func(t *testing.T) {
+	// A waiter whose queue timeout fires while the hand-off writes its
+	// request (the wait's end needs the lock the hand-off holds) goes on:
+	// PHP may run the request, so failing it would tell the client it
+	// never ran.
+	t.Run("timed out meanwhile", func(t *testing.T) {
 		s := startRawServer(t, &rawServer{})
-		c := &Client{Network: "tcp", Address: s.addr, MaxConns: 1, MaxIdle: 1}
-		if cn, _, err := c.acquire(context.Background(), 0, nil, nil, false); cn != nil || err != nil {
-			t.Fatalf("the free slot: %v, %v", cn, err)
+		c := &Client{Network: "tcp", Address: s.addr, MaxConns: 1, MaxIdle: 1, QueueTimeout: 20 * time.Millisecond}
+		_, done := handOffWhileWaitEnds(t, c, context.Background(), nil, "POST")
+		if err := <-done; err != nil {
+			t.Fatalf("the POST whose request went failed: %v", err)
 		}
-		r := respPool.Get().(*Response)
-		r.client = c
-		var req Request
-		goParams(&req, "GET", "x", "", -1)
-		complete, err := r.buildHead(&req)
-		if err != nil || !complete {
-			t.Fatalf("buildHead: %v, %v", complete, err)
-		}
-		w := waiters.Get().(*waiter)
-		w.pre, w.req = r, &req
-		c.mu.Lock()
-		c.queue.push(w)
-		c.mu.Unlock()
-		cn, err := c.dial(context.Background(), &Request{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		cn.keepConn = true
-		if handed, sent := c.handOff(cn); !handed || !sent {
-			t.Fatalf("hand-off %v, sent %v; want both", handed, sent)
-		}
-		c.abandon(w) // what wait does when its context ends first
-		if _, err := cn.nc.Read(make([]byte, 1)); !errors.Is(err, net.ErrClosed) {
-			t.Errorf("the connection with the abandoned request is still open: %v", err)
-		}
-		if st := c.Stats(); st.InFlight != 0 || st.Waiting != 0 || st.Idle != 0 {
-			t.Errorf("stats %+v, want the slot freed and nothing kept", st)
+		if st := c.Stats(); s.requests.Load() != 1 || st.QueueTimeouts != 0 || st.InFlight != 0 {
+			t.Errorf("backend ran %d requests, stats %+v; want 1, no queue timeout, the slot freed", s.requests.Load(), st)
 		}
 	})
+	// A waiter whose context is already done is not written: it gives
+	// the connection up unused.
+	t.Run("cancelled before", func(t *testing.T) {
+		s := startRawServer(t, &rawServer{})
+		c := &Client{Network: "tcp", Address: s.addr, MaxConns: 1, MaxIdle: 1}
+		ctx, cancel := context.WithCancel(context.Background())
+		cn, done := handOffWhileWaitEnds(t, c, ctx, cancel, "POST")
+		if err := <-done; !errors.Is(err, context.Canceled) {
+			t.Fatalf("err = %v, want context.Canceled", err)
+		}
+		if _, err := cn.nc.Read(make([]byte, 1)); !errors.Is(err, net.ErrClosed) {
+			t.Errorf("the unused connection is still open: %v", err)
+		}
+		if st := c.Stats(); s.requests.Load() != 0 || st.InFlight != 0 {
+			t.Errorf("backend ran %d requests, stats %+v; want none and the slot freed", s.requests.Load(), st)
+		}
+	})
+}
+
+// handOffWhileWaitEnds queues a request of method on c (one slot, taken)
+// under ctx, calls cancel (if any) once it waits, holds c's lock until the
+// wait has ended by its queue timeout or its context, and hands it a
+// fresh connection under that same lock: the hand-off comes between the
+// end of the wait and the waiter's look at what it got. done has Do's
+// result once the response is read.
+func handOffWhileWaitEnds(t *testing.T, c *Client, ctx context.Context, cancel func(), method string) (*conn, chan error) {
+	t.Helper()
+	cn, err := c.dial(context.Background(), &Request{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cn.keepConn = true
+	c.mu.Lock()
+	c.inFlight = 1 // another request holds the only slot
+	c.mu.Unlock()
+	done := make(chan error, 1)
+	go func() {
+		var req Request
+		goParams(&req, method, "x", "", -1)
+		req.NonIdempotent = method == "POST"
+		resp, err := c.Do(ctx, &req)
+		if err == nil {
+			_, err = io.ReadAll(resp.Body)
+			resp.Close()
+		}
+		done <- err
+	}()
+	eventually(t, "the request to queue", func() bool { return c.Stats().Waiting == 1 })
+	if cancel != nil {
+		cancel()
+	}
+	c.mu.Lock()
+	time.Sleep(100 * time.Millisecond) // the wait ends and blocks on the lock
+	handed, _ := c.handOffLocked(cn)
+	c.mu.Unlock()
+	if !handed {
+		t.Fatal("no hand-off")
+	}
+	return cn, done
 }
 
 func TestSendTimeout(t *testing.T) {
