@@ -415,6 +415,16 @@ func (c *Client) Do(ctx context.Context, req *Request) (*Response, error) {
 		return nil, fmt.Errorf("fastcgi: %w", err)
 	}
 	c.st.requests.Add(1)
+	// The head (and up to inlineBody bytes of the body) is built before
+	// the request may queue, so that a hand-off can write it; a request
+	// the full queue would refuse is refused before it reads anything.
+	c.mu.Lock()
+	full := c.MaxConns > 0 && c.inFlight >= c.MaxConns && c.QueueLimit > 0 && c.queue.waiting >= c.QueueLimit
+	c.mu.Unlock()
+	if full {
+		c.st.queueFull.Add(1)
+		return nil, ErrQueueFull
+	}
 	r := respPool.Get().(*Response)
 	r.client = c
 	complete, err := r.buildHead(req)

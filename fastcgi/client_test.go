@@ -648,12 +648,21 @@ func TestQueue(t *testing.T) {
 		if err := <-start(c, context.Background(), "third"); !errors.Is(err, ErrQueueFull) {
 			t.Errorf("third: %v, want ErrQueueFull", err)
 		}
+		// A refused request has read nothing of its body: the caller may
+		// still send it elsewhere whole.
+		body := strings.NewReader("a=1")
+		var req Request
+		goParams(&req, "POST", "x", "", body.Len())
+		req.Body = body
+		if _, err := c.Do(context.Background(), &req); !errors.Is(err, ErrQueueFull) || body.Len() != 3 {
+			t.Errorf("fourth: %v with %d of 3 body bytes left, want ErrQueueFull and all of them", err, body.Len())
+		}
 		s.gate <- struct{}{}
 		s.gate <- struct{}{}
 		if err := errors.Join(<-first, <-second); err != nil {
 			t.Error(err)
 		}
-		if st := c.Stats(); st.QueueFull != 1 || st.Queued != 1 || st.InFlight != 0 {
+		if st := c.Stats(); st.QueueFull != 2 || st.Queued != 1 || st.InFlight != 0 {
 			t.Errorf("stats %+v", st)
 		}
 	})
