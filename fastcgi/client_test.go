@@ -1171,6 +1171,14 @@ func TestStaleKeptConnection(t *testing.T) {
 func queuedBehindOneSlot(t *testing.T, addr, method string) (*Client, chan error) {
 	t.Helper()
 	c := &Client{Network: "tcp", Address: addr, MaxConns: 1, MaxIdle: 1}
+	return c, queueBehindOneSlot(t, c, context.Background(), method)
+}
+
+// queueBehindOneSlot takes c's only slot (MaxConns 1) and starts a request
+// of method under ctx that waits for it; done has its result once its
+// response is read.
+func queueBehindOneSlot(t *testing.T, c *Client, ctx context.Context, method string) chan error {
+	t.Helper()
 	c.mu.Lock()
 	c.inFlight = 1 // another request holds the only slot
 	c.mu.Unlock()
@@ -1179,7 +1187,7 @@ func queuedBehindOneSlot(t *testing.T, addr, method string) (*Client, chan error
 		var req Request
 		goParams(&req, method, "x", "", -1)
 		req.NonIdempotent = method == "POST"
-		resp, err := c.Do(context.Background(), &req)
+		resp, err := c.Do(ctx, &req)
 		if err == nil {
 			_, err = io.ReadAll(resp.Body)
 			resp.Close()
@@ -1187,7 +1195,7 @@ func queuedBehindOneSlot(t *testing.T, addr, method string) (*Client, chan error
 		done <- err
 	}()
 	eventually(t, "the request to queue", func() bool { return c.Stats().Waiting == 1 })
-	return c, done
+	return done
 }
 
 // TestHandOffSends: the connection a finished request hands over goes
@@ -1264,22 +1272,7 @@ func handOffWhileWaitEnds(t *testing.T, c *Client, ctx context.Context, cancel f
 		t.Fatal(err)
 	}
 	cn.keepConn = true
-	c.mu.Lock()
-	c.inFlight = 1 // another request holds the only slot
-	c.mu.Unlock()
-	done := make(chan error, 1)
-	go func() {
-		var req Request
-		goParams(&req, method, "x", "", -1)
-		req.NonIdempotent = method == "POST"
-		resp, err := c.Do(ctx, &req)
-		if err == nil {
-			_, err = io.ReadAll(resp.Body)
-			resp.Close()
-		}
-		done <- err
-	}()
-	eventually(t, "the request to queue", func() bool { return c.Stats().Waiting == 1 })
+	done := queueBehindOneSlot(t, c, ctx, method)
 	if cancel != nil {
 		cancel()
 	}
