@@ -415,27 +415,20 @@ func (c *Client) Do(ctx context.Context, req *Request) (*Response, error) {
 		return nil, fmt.Errorf("fastcgi: %w", err)
 	}
 	c.st.requests.Add(1)
-	// The head (and up to inlineBody bytes of the body) is built before
-	// the request may queue, so that a hand-off can write it; a request
-	// the full queue would refuse is refused before it reads anything.
-	c.mu.Lock()
-	full := c.MaxConns > 0 && c.inFlight >= c.MaxConns && c.QueueLimit > 0 && c.queue.waiting >= c.QueueLimit
-	c.mu.Unlock()
-	if full {
-		c.st.queueFull.Add(1)
-		return nil, ErrQueueFull
-	}
 	r := respPool.Get().(*Response)
 	r.client = c
-	complete, err := r.buildHead(req)
+	handed, sent, complete, err := c.acquire(ctx, or(req.QueueTimeout, c.QueueTimeout), r, req)
 	if err != nil {
 		r.recycle()
 		return nil, err
 	}
-	handed, sent, err := c.acquire(ctx, or(req.QueueTimeout, c.QueueTimeout), r, req, complete)
-	if err != nil {
-		r.recycle()
-		return nil, err
+	if len(r.wbuf) == 0 {
+		// The request did not wait, so acquire left the head to build.
+		if complete, err = r.buildHead(req); err != nil {
+			r.recycle()
+			c.release()
+			return nil, err
+		}
 	}
 	if err := r.roundTrip(ctx, req, handed, complete, sent); err != nil {
 		r.recycle()
@@ -1041,20 +1034,22 @@ func (q *waitQueue) pop() *waiter {
 }
 
 // acquire takes a request slot, waiting in FIFO order when MaxConns are
-// busy. The slot may come with a connection (handOff), on which the
-// request r holds (its head complete, the body within it) may have been
-// sent already, sent bytes of it.
-func (c *Client) acquire(ctx context.Context, queueTimeout time.Duration, r *Response, req *Request, complete bool) (*conn, int, error) {
-	c.mu.Lock()
-	if c.MaxConns <= 0 || c.inFlight < c.MaxConns {
-		c.inFlight++
-		c.mu.Unlock()
-		return nil, 0, nil
+// busy. A request that is to wait has its head built into r first
+// (complete reports what buildHead did), so that the hand-off that ends
+// the wait can write it on the connection it hands over: then the slot
+// comes with that connection and sent bytes of the request already on
+// it. A request the full queue refuses reads none of its body.
+func (c *Client) acquire(ctx context.Context, queueTimeout time.Duration, r *Response, req *Request) (handed *conn, sent int, complete bool, err error) {
+	if taken, err := c.takeSlot(); taken || err != nil {
+		return nil, 0, false, err
 	}
-	if c.QueueLimit > 0 && c.queue.waiting >= c.QueueLimit {
-		c.mu.Unlock()
-		c.st.queueFull.Add(1)
-		return nil, 0, ErrQueueFull
+	if complete, err = r.buildHead(req); err != nil {
+		return nil, 0, false, err
+	}
+	c.mu.Lock()
+	if taken, err := c.takeSlotLocked(); taken || err != nil {
+		c.mu.Unlock() // the state changed while the head was built
+		return nil, 0, complete, err
 	}
 	w := waiters.Get().(*waiter)
 	if complete {
@@ -1063,7 +1058,28 @@ func (c *Client) acquire(ctx context.Context, queueTimeout time.Duration, r *Res
 	c.queue.push(w)
 	c.mu.Unlock()
 	c.st.queued.Add(1)
-	return c.wait(ctx, w, queueTimeout)
+	handed, sent, err = c.wait(ctx, w, queueTimeout)
+	return handed, sent, complete, err
+}
+
+// takeSlot takes a free slot (taken), refuses a request the full queue
+// has no room for (ErrQueueFull), or says the request must wait.
+func (c *Client) takeSlot() (taken bool, err error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.takeSlotLocked()
+}
+
+func (c *Client) takeSlotLocked() (taken bool, err error) {
+	if c.MaxConns <= 0 || c.inFlight < c.MaxConns {
+		c.inFlight++
+		return true, nil
+	}
+	if c.QueueLimit > 0 && c.queue.waiting >= c.QueueLimit {
+		c.st.queueFull.Add(1)
+		return false, ErrQueueFull
+	}
+	return false, nil
 }
 
 func (c *Client) wait(ctx context.Context, w *waiter, timeout time.Duration) (*conn, int, error) {

@@ -741,7 +741,7 @@ func TestQueue(t *testing.T) {
 	t.Run("hand-off too late", func(t *testing.T) {
 		c := b.client()
 		c.MaxConns, c.MaxIdle = 1, 1
-		if cn, _, err := c.acquire(context.Background(), 0, nil, nil, false); cn != nil || err != nil {
+		if cn, _, _, err := c.acquire(context.Background(), 0, nil, nil); cn != nil || err != nil {
 			t.Fatalf("the free slot: %v, %v", cn, err)
 		}
 		cn, err := c.dial(context.Background(), &Request{})
