@@ -125,16 +125,15 @@ func (k *rawConn) sendFD(fd uintptr) bool {
 }
 
 // sendNow writes what of p the socket takes at once and never waits: it
-// returns how much went (0 without a RawConn, or on any error, which the
-// request's own goroutine then meets on its next write or read).
+// returns how much went (0 without a RawConn). A write error stops it
+// there; the request's own goroutine meets the error on its next write
+// or read.
 func (k *rawConn) sendNow(p []byte) int {
 	if k.raw == nil {
 		return 0
 	}
-	k.out, k.n, k.errno = p, 0, 0
-	if err := k.raw.Write(k.now); err != nil {
-		k.n = 0
-	}
+	k.out, k.n = p, 0
+	_ = k.raw.Write(k.now) // an error comes before nowFD runs: nothing went
 	n := k.n
 	k.out, k.n = nil, 0
 	return n
