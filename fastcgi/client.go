@@ -6,6 +6,8 @@
 package fastcgi
 
 import (
+	"edge/internal/rawio"
+
 	"bufio"
 	"context"
 	"errors"
@@ -1201,6 +1203,7 @@ type conn struct {
 	canceled    atomic.Bool   // the context watcher fired
 	cancelFn    func()        // c.cancel, bound once so AfterFunc does not allocate it
 	raw         rawConn       // liveness probe and send-then-wait (conn_linux.go)
+	rio         rawio.Conn    // reads and writes (package rawio says why)
 	deadlineSet bool          // writeAndWait set the read deadline for the next Read
 }
 
@@ -1214,7 +1217,8 @@ func newConn(nc net.Conn, readTimeout, sendTimeout time.Duration) *conn {
 	cn.br = readers.Get().(*bufio.Reader)
 	cn.br.Reset(cn)
 	cn.cancelFn = cn.cancel
-	cn.raw.init(nc)
+	cn.rio.Init(nc)
+	cn.raw.init(cn.rio.RawConn())
 	return cn
 }
 
@@ -1235,7 +1239,7 @@ func (cn *conn) Read(p []byte) (int, error) {
 	} else if cn.readTimeout > 0 && !cn.sending.Load() {
 		cn.setReadDeadline(time.Now().Add(cn.readTimeout))
 	}
-	return cn.nc.Read(p)
+	return cn.rio.Read(p)
 }
 
 func (cn *conn) write(p []byte) (int, error) {
@@ -1245,7 +1249,7 @@ func (cn *conn) write(p []byte) (int, error) {
 			cn.nc.SetDeadline(aLongTimeAgo)
 		}
 	}
-	return cn.nc.Write(p)
+	return cn.rio.Write(p)
 }
 
 // writeAndWait writes a whole request and waits until the reply can be

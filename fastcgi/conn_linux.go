@@ -10,9 +10,10 @@
 package fastcgi
 
 import (
-	"net"
 	"syscall"
 	"unsafe"
+
+	"edge/internal/rawio"
 )
 
 // rawConn holds one connection's RawConn and the state of its raw
@@ -32,13 +33,8 @@ type rawConn struct {
 	errno syscall.Errno // the write's error, if it failed
 }
 
-func (k *rawConn) init(nc net.Conn) {
-	sc, ok := nc.(syscall.Conn)
-	if !ok {
-		return
-	}
-	raw, err := sc.SyscallConn()
-	if err != nil {
+func (k *rawConn) init(raw syscall.RawConn) {
+	if raw == nil {
 		return
 	}
 	k.raw, k.peek, k.send, k.now = raw, k.peekFD, k.sendFD, k.nowFD
@@ -59,7 +55,7 @@ func (k *rawConn) alive() bool {
 
 // peekFD runs under RawConn.Read; returning true means "done, do not wait".
 func (k *rawConn) peekFD(fd uintptr) bool {
-	_, _, errno := syscall.Syscall6(syscall.SYS_RECVFROM, fd, uintptr(unsafe.Pointer(&k.byte[0])), 1,
+	_, _, errno := syscall.RawSyscall6(syscall.SYS_RECVFROM, fd, uintptr(unsafe.Pointer(&k.byte[0])), 1,
 		syscall.MSG_PEEK|syscall.MSG_DONTWAIT, 0, 0)
 	k.ok = errno == syscall.EAGAIN
 	return true
@@ -102,23 +98,15 @@ func (k *rawConn) sendFD(fd uintptr) bool {
 	if k.sent {
 		return true
 	}
-	for k.n < len(k.out) {
-		m, err := syscall.Write(int(fd), k.out[k.n:])
-		if m > 0 {
-			k.n += m
-		}
-		switch err {
-		case nil:
-		case syscall.EINTR:
-		case syscall.EAGAIN:
-			return true
-		default:
-			k.errno, _ = err.(syscall.Errno)
-			if k.errno == 0 {
-				k.errno = syscall.EIO
-			}
-			return true
-		}
+	n, errno := rawio.WriteFD(fd, k.out[k.n:], 0)
+	k.n += n
+	switch errno {
+	case 0:
+	case syscall.EAGAIN:
+		return true
+	default:
+		k.errno = errno
+		return true
 	}
 	k.sent = true
 	return false
@@ -139,22 +127,13 @@ func (k *rawConn) sendNow(p []byte) int {
 	return n
 }
 
-// nowFD runs under RawConn.Write and always returns true ("done"). The
-// write is a raw system call: it runs under the hand-off's lock, and the
-// PHP worker it wakes often takes the CPU before it returns; a plain one
-// would let the runtime hand the processor to another thread meanwhile,
-// which then finds the lock taken.
+// nowFD runs under RawConn.Write and always returns true ("done"). Its
+// write is raw, as all of edge's socket writes are (package rawio says
+// why); here that matters twice: the write runs under the hand-off's
+// lock, and the PHP worker it wakes often takes the CPU before it
+// returns.
 func (k *rawConn) nowFD(fd uintptr) bool {
-	for k.n < len(k.out) {
-		out := k.out[k.n:]
-		m, _, errno := syscall.RawSyscall(syscall.SYS_WRITE, fd, uintptr(unsafe.Pointer(&out[0])), uintptr(len(out)))
-		if errno == syscall.EINTR {
-			continue
-		}
-		if errno != 0 {
-			return true
-		}
-		k.n += int(m)
-	}
+	n, _ := rawio.WriteFD(fd, k.out[k.n:], 0)
+	k.n += n
 	return true
 }

@@ -6,11 +6,11 @@
 // net.Conn's Write.
 package fastcgi
 
-import "net"
+import "syscall"
 
 type rawConn struct{}
 
-func (rawConn) init(net.Conn) {}
+func (rawConn) init(syscall.RawConn) {}
 
 func (rawConn) alive() bool { return true }
 

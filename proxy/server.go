@@ -22,6 +22,7 @@ import (
 	"time"
 
 	"edge/conf"
+	"edge/internal/rawio"
 )
 
 // Options configure a Server. The zero value is usable.
@@ -357,8 +358,17 @@ func (s *Server) serveConn(l *listener, c net.Conn) {
 	s.active.Store(c, info)
 	defer s.active.Delete(c)
 	rt := s.rt.Load()
+	if tc, ok := c.(*net.TCPConn); ok && !g.Listen.SSL && !g.Listen.HTTP2 {
+		ec := &tcpEdgeConn{TCPConn: tc, info: info}
+		ec.raw.TCPConn = tc
+		ec.raw.Init(tc)
+		s.serveHTTP1(ec)
+		return
+	}
+	rc := &rawNetConn{Conn: c}
+	rc.raw.Init(c)
 	if g.Listen.SSL {
-		tc, err := rt.tlsHandshake(c, info)
+		tc, err := rt.tlsHandshake(rc, info)
 		if err != nil {
 			c.Close()
 			return
@@ -373,20 +383,16 @@ func (s *Server) serveConn(l *listener, c net.Conn) {
 		return
 	}
 	if g.Listen.HTTP2 {
-		br := bufio.NewReaderSize(c, 4096)
+		br := bufio.NewReaderSize(rc, 4096)
 		pre, err := br.Peek(len(h2Preface))
 		if err == nil && string(pre) == h2Preface {
-			s.serveHTTP2(&peekedConn{otherEdgeConn{Conn: c, info: info}, br}, info)
+			s.serveHTTP2(&peekedConn{otherEdgeConn{Conn: rc, info: info}, br}, info)
 			return
 		}
-		s.serveHTTP1(&peekedConn{otherEdgeConn{Conn: c, info: info}, br})
+		s.serveHTTP1(&peekedConn{otherEdgeConn{Conn: rc, info: info}, br})
 		return
 	}
-	if tc, ok := c.(*net.TCPConn); ok {
-		s.serveHTTP1(&tcpEdgeConn{TCPConn: tc, info: info})
-		return
-	}
-	s.serveHTTP1(&otherEdgeConn{Conn: c, info: info})
+	s.serveHTTP1(&otherEdgeConn{Conn: rc, info: info})
 }
 
 const h2Preface = "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"
@@ -397,6 +403,7 @@ type (
 	tcpEdgeConn struct {
 		*net.TCPConn
 		info *connInfo
+		raw  rawTCP // the same connection, for reads and plain writes
 	}
 	// otherEdgeConn is any other connection; the TLS and peeked ones
 	// build on it.
@@ -440,18 +447,37 @@ func (c *tcpEdgeConn) Write(p []byte) (int, error) {
 				writeHook(c.TCPConn, true)
 			}
 			c.info.writeDeadline(c.TCPConn)
-			return writeMore(c.TCPConn, p)
+			return c.raw.WriteMore(p)
 		}
 	}
 	if writeHook != nil {
 		writeHook(c.TCPConn, false)
 	}
-	return c.info.write(c.TCPConn, p)
+	return c.info.write(&c.raw, p)
 }
+
+// rawTCP and rawNetConn are a client's connection read and written with
+// raw system calls (package rawio says why); the rest of net.Conn is the
+// connection's own. rawTCP keeps the TCPConn's sendfile for tcpEdgeConn.
+type (
+	rawTCP struct {
+		*net.TCPConn
+		rawio.Conn
+	}
+	rawNetConn struct {
+		net.Conn
+		raw rawio.Conn
+	}
+)
+
+func (r *rawTCP) Read(p []byte) (int, error)      { return r.Conn.Read(p) }
+func (r *rawTCP) Write(p []byte) (int, error)     { return r.Conn.Write(p) }
+func (r *rawNetConn) Read(p []byte) (int, error)  { return r.raw.Read(p) }
+func (r *rawNetConn) Write(p []byte) (int, error) { return r.raw.Write(p) }
 
 // Read notes that the client sent something (connInfo.sentAny).
 func (c *tcpEdgeConn) Read(p []byte) (int, error) {
-	n, err := c.TCPConn.Read(p)
+	n, err := c.raw.Read(p)
 	if n > 0 {
 		c.info.sentAny = true
 	}

@@ -1,0 +1,163 @@
+package rawio
+
+import (
+	"io"
+	"net"
+	"os"
+	"syscall"
+	"unsafe"
+)
+
+// Conn does one connection's raw reads and writes. Its callbacks are
+// bound once, so that an operation allocates nothing. As with net.Conn,
+// one Read and one Write may run at the same time, not two of either.
+// Without a RawConn it reads and writes through the net.Conn.
+type Conn struct {
+	nc  net.Conn
+	raw syscall.RawConn
+	rd  op
+	wr  op
+}
+
+// op is the state of one read or one write.
+type op struct {
+	p     []byte
+	n     int
+	flags int // send flags of a write
+	errno syscall.Errno
+	fn    func(fd uintptr) bool
+}
+
+// Init binds c to nc.
+func (c *Conn) Init(nc net.Conn) {
+	c.nc = nc
+	sc, ok := nc.(syscall.Conn)
+	if !ok {
+		return
+	}
+	raw, err := sc.SyscallConn()
+	if err != nil {
+		return
+	}
+	c.raw = raw
+	c.rd.fn, c.wr.fn = c.readFD, c.writeFD
+}
+
+// RawConn is nc's RawConn, nil if it has none.
+func (c *Conn) RawConn() syscall.RawConn { return c.raw }
+
+// Read reads as net.Conn's Read does, with the same errors.
+func (c *Conn) Read(p []byte) (int, error) {
+	if c.raw == nil {
+		return c.nc.Read(p)
+	}
+	if len(p) == 0 {
+		return 0, nil
+	}
+	c.rd.p, c.rd.n, c.rd.errno = p, 0, 0
+	err := c.raw.Read(c.rd.fn)
+	n, errno := c.rd.n, c.rd.errno
+	c.rd.p = nil
+	switch {
+	case err != nil:
+		return n, c.opError("read", err)
+	case errno != 0:
+		return n, c.opError("read", os.NewSyscallError("read", errno))
+	case n == 0:
+		return 0, io.EOF
+	}
+	return n, nil
+}
+
+// readFD runs under RawConn.Read; false means "wait until readable".
+func (c *Conn) readFD(fd uintptr) bool {
+	p := c.rd.p
+	for {
+		n, _, errno := syscall.RawSyscall(syscall.SYS_READ, fd, uintptr(unsafe.Pointer(&p[0])), uintptr(len(p)))
+		switch errno {
+		case 0:
+			c.rd.n = int(n)
+			return true
+		case syscall.EINTR:
+			continue
+		case syscall.EAGAIN:
+			return false
+		}
+		c.rd.errno = errno
+		return true
+	}
+}
+
+// Write writes all of p, or fails, as net.Conn's Write does.
+func (c *Conn) Write(p []byte) (int, error) { return c.write(p, 0) }
+
+// WriteMore writes p with MSG_MORE: the kernel holds a partial segment
+// until the next write.
+func (c *Conn) WriteMore(p []byte) (int, error) { return c.write(p, syscall.MSG_MORE) }
+
+func (c *Conn) write(p []byte, flags int) (int, error) {
+	if c.raw == nil {
+		return c.nc.Write(p)
+	}
+	if len(p) == 0 {
+		return 0, nil
+	}
+	c.wr.p, c.wr.n, c.wr.flags, c.wr.errno = p, 0, flags, 0
+	err := c.raw.Write(c.wr.fn)
+	n, errno := c.wr.n, c.wr.errno
+	c.wr.p = nil
+	switch {
+	case err != nil:
+		return n, c.opError("write", err)
+	case errno != 0:
+		return n, c.opError("write", os.NewSyscallError("write", errno))
+	}
+	return n, nil
+}
+
+// writeFD runs under RawConn.Write; false means "wait until writable".
+func (c *Conn) writeFD(fd uintptr) bool {
+	n, errno := WriteFD(fd, c.wr.p[c.wr.n:], c.wr.flags)
+	c.wr.n += n
+	switch errno {
+	case 0:
+		return true
+	case syscall.EAGAIN:
+		return false
+	}
+	c.wr.errno = errno
+	return true
+}
+
+// WriteFD writes p to the non-blocking socket fd with raw send calls
+// (flags, and MSG_NOSIGNAL: a closed peer is an EPIPE, not a signal) until
+// all of it went, the socket is full (EAGAIN) or a call fails; it returns
+// how much went and the errno that stopped it, 0 when all went.
+func WriteFD(fd uintptr, p []byte, flags int) (int, syscall.Errno) {
+	n := 0
+	for n < len(p) {
+		m, _, errno := syscall.RawSyscall6(syscall.SYS_SENDTO, fd, uintptr(unsafe.Pointer(&p[n])), uintptr(len(p)-n),
+			uintptr(flags|syscall.MSG_NOSIGNAL), 0, 0)
+		switch errno {
+		case 0:
+			n += int(m)
+		case syscall.EINTR:
+		default:
+			return n, errno
+		}
+	}
+	return n, 0
+}
+
+// opError words a failure as net.Conn's would be: RawConn's own errors
+// come wrapped as "raw-read" or "raw-write".
+func (c *Conn) opError(op string, err error) error {
+	if oe, ok := err.(*net.OpError); ok {
+		err = oe.Err
+	}
+	oe := &net.OpError{Op: op, Source: c.nc.LocalAddr(), Addr: c.nc.RemoteAddr(), Err: err}
+	if oe.Addr != nil {
+		oe.Net = oe.Addr.Network()
+	}
+	return oe
+}
