@@ -4,14 +4,17 @@ import (
 	"io"
 	"net"
 	"os"
+	"sync"
 	"syscall"
 	"unsafe"
 )
 
 // Conn does one connection's raw reads and writes. Its callbacks are
-// bound once, so that an operation allocates nothing. As with net.Conn,
-// one Read and one Write may run at the same time, not two of either.
-// Without a RawConn it reads and writes through the net.Conn.
+// bound once, so that an operation allocates nothing; each direction's
+// state is one op, so that calls in one direction take turns (as
+// net.Conn's do, under its own locks) while a Read and a Write may run
+// at the same time. Without a RawConn it reads and writes through the
+// net.Conn.
 type Conn struct {
 	nc  net.Conn
 	raw syscall.RawConn
@@ -21,6 +24,7 @@ type Conn struct {
 
 // op is the state of one read or one write.
 type op struct {
+	mu    sync.Mutex
 	p     []byte
 	n     int
 	flags int // send flags of a write
@@ -54,19 +58,16 @@ func (c *Conn) Read(p []byte) (int, error) {
 	if len(p) == 0 {
 		return 0, nil
 	}
+	c.rd.mu.Lock()
 	c.rd.p, c.rd.n, c.rd.errno = p, 0, 0
 	err := c.raw.Read(c.rd.fn)
 	n, errno := c.rd.n, c.rd.errno
 	c.rd.p = nil
-	switch {
-	case err != nil:
-		return n, c.opError("read", err)
-	case errno != 0:
-		return n, c.opError("read", os.NewSyscallError("read", errno))
-	case n == 0:
-		return 0, io.EOF
+	c.rd.mu.Unlock()
+	if err := c.failure("read", err, errno); err != nil || n > 0 {
+		return n, err
 	}
-	return n, nil
+	return 0, io.EOF
 }
 
 // readFD runs under RawConn.Read; false means "wait until readable".
@@ -102,17 +103,13 @@ func (c *Conn) write(p []byte, flags int) (int, error) {
 	if len(p) == 0 {
 		return 0, nil
 	}
+	c.wr.mu.Lock()
 	c.wr.p, c.wr.n, c.wr.flags, c.wr.errno = p, 0, flags, 0
 	err := c.raw.Write(c.wr.fn)
 	n, errno := c.wr.n, c.wr.errno
 	c.wr.p = nil
-	switch {
-	case err != nil:
-		return n, c.opError("write", err)
-	case errno != 0:
-		return n, c.opError("write", os.NewSyscallError("write", errno))
-	}
-	return n, nil
+	c.wr.mu.Unlock()
+	return n, c.failure("write", err, errno)
 }
 
 // writeFD runs under RawConn.Write; false means "wait until writable".
@@ -149,11 +146,19 @@ func WriteFD(fd uintptr, p []byte, flags int) (int, syscall.Errno) {
 	return n, 0
 }
 
-// opError words a failure as net.Conn's would be: RawConn's own errors
-// come wrapped as "raw-read" or "raw-write".
-func (c *Conn) opError(op string, err error) error {
-	if oe, ok := err.(*net.OpError); ok {
-		err = oe.Err
+// failure words an operation's failure, if any, as net.Conn's would be:
+// err is RawConn's (wrapped as "raw-read" or "raw-write"), errno the
+// system call's.
+func (c *Conn) failure(op string, err error, errno syscall.Errno) error {
+	switch {
+	case err != nil:
+		if oe, ok := err.(*net.OpError); ok {
+			err = oe.Err
+		}
+	case errno != 0:
+		err = os.NewSyscallError(op, errno)
+	default:
+		return nil
 	}
 	oe := &net.OpError{Op: op, Source: c.nc.LocalAddr(), Addr: c.nc.RemoteAddr(), Err: err}
 	if oe.Addr != nil {

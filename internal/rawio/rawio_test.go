@@ -167,3 +167,60 @@ func TestNoRawConn(t *testing.T) {
 		t.Fatalf("Write = %d, %v", n, err)
 	}
 }
+
+// TestConcurrent: writers take turns, each write whole, and readers
+// share what arrives, as with net.Conn.
+func TestConcurrent(t *testing.T) {
+	c, _, peer := pair(t, "tcp")
+	const writers, writes, size = 4, 500, 4096
+	done := make(chan error, writers)
+	for w := range writers {
+		go func() {
+			msg := bytes.Repeat([]byte{byte('a' + w)}, size)
+			for range writes {
+				if _, err := c.Write(msg); err != nil {
+					done <- err
+					return
+				}
+			}
+			done <- nil
+		}()
+	}
+	all := make([]byte, writers*writes*size)
+	if _, err := io.ReadFull(peer, all); err != nil {
+		t.Fatal(err)
+	}
+	for range writers {
+		if err := <-done; err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i := 0; i < len(all); i += size {
+		if block := all[i : i+size]; !bytes.Equal(block, bytes.Repeat(block[:1], size)) {
+			t.Fatalf("writes interleaved in block %d", i/size)
+		}
+	}
+
+	const total = 1 << 20
+	got := make(chan int, 2)
+	for range 2 {
+		go func() {
+			n, buf := 0, make([]byte, 1000)
+			for {
+				m, err := c.Read(buf)
+				n += m
+				if err != nil {
+					got <- n
+					return
+				}
+			}
+		}()
+	}
+	if _, err := peer.Write(make([]byte, total)); err != nil {
+		t.Fatal(err)
+	}
+	peer.Close()
+	if n := <-got + <-got; n != total {
+		t.Fatalf("the readers got %d bytes of %d", n, total)
+	}
+}
