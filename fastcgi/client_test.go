@@ -709,8 +709,11 @@ func TestQueue(t *testing.T) {
 				t.Error(err)
 			}
 		}
-		if want := []string{"0", "1", "2", "3"}; !slices.Equal(s.order, want) {
-			t.Errorf("order %q, want %q", s.order, want)
+		s.mu.Lock()
+		order := slices.Clone(s.order)
+		s.mu.Unlock()
+		if want := []string{"0", "1", "2", "3"}; !slices.Equal(order, want) {
+			t.Errorf("order %q, want %q", order, want)
 		}
 	})
 	// Slots bounded at 2 with 1 kept connection: the connection beyond
