@@ -914,7 +914,7 @@ func (c *Client) dial(ctx context.Context, req *Request) (*conn, error) {
 		}
 	}
 	c.st.connects.Add(1)
-	return newConn(nc, or(req.ReadTimeout, c.ReadTimeout), or(req.SendTimeout, c.SendTimeout)), nil
+	return newConn(nc, network, or(req.ReadTimeout, c.ReadTimeout), or(req.SendTimeout, c.SendTimeout)), nil
 }
 
 // putConn keeps cn for reuse when keep is set and there is room, and
@@ -1212,12 +1212,12 @@ type conn struct {
 // was most of the bytes a request allocated.
 var readers = sync.Pool{New: func() any { return bufio.NewReaderSize(nil, readBufferSize) }}
 
-func newConn(nc net.Conn, readTimeout, sendTimeout time.Duration) *conn {
+func newConn(nc net.Conn, network string, readTimeout, sendTimeout time.Duration) *conn {
 	cn := &conn{nc: nc, readTimeout: readTimeout, sendTimeout: sendTimeout}
 	cn.br = readers.Get().(*bufio.Reader)
 	cn.br.Reset(cn)
 	cn.cancelFn = cn.cancel
-	cn.rio.Init(nc)
+	cn.rio.Init(nc, network)
 	cn.raw.init(cn.rio.RawConn())
 	return cn
 }

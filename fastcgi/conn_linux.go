@@ -128,10 +128,10 @@ func (k *rawConn) sendNow(p []byte) int {
 }
 
 // nowFD runs under RawConn.Write and always returns true ("done"). Its
-// write is raw, as all of edge's socket writes are (package rawio says
-// why); here that matters twice: the write runs under the hand-off's
-// lock, and the PHP worker it wakes often takes the CPU before it
-// returns.
+// write is raw, as edge's other socket reads and writes are (sendfile
+// aside; package rawio says why); here that matters twice: the write runs
+// under the hand-off's lock, and the PHP worker it wakes often takes the
+// CPU before it returns.
 func (k *rawConn) nowFD(fd uintptr) bool {
 	n, _ := rawio.WriteFD(fd, k.out[k.n:], 0)
 	k.n += n

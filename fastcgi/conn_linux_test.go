@@ -28,7 +28,7 @@ func unixPair(t *testing.T) (*conn, *net.UnixConn) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cn := newConn(nc, 0, 0)
+	cn := newConn(nc, "", 0, 0)
 	t.Cleanup(func() { cn.dispose(); peer.Close() })
 	return cn, peer.(*net.UnixConn)
 }

@@ -77,8 +77,9 @@ func NewServer(o Options) *Server {
 
 // listener is one bound address.
 type listener struct {
-	key string
-	ln  net.Listener
+	key     string
+	ln      net.Listener
+	network string // as listenNetwork words it, for errors
 	// group is the current plan's ListenGroup for this address.
 	group atomic.Pointer[conf.ListenGroup]
 	done  chan struct{}
@@ -132,7 +133,7 @@ func (s *Server) Apply(plan *conf.Plan) error {
 			s.shared.errLog.restoreOutputs(old)
 			return err
 		}
-		l := &listener{key: key, ln: ln, done: make(chan struct{})}
+		l := &listener{key: key, ln: ln, network: listenNetwork(g.Listen), done: make(chan struct{})}
 		opened = append(opened, l)
 	}
 	// Commit: from here nothing fails.
@@ -166,6 +167,20 @@ func workers(p *conf.Plan) int {
 	return maxInt(1, numCPU())
 }
 
+// listenNetwork is the network bind listens on for l.
+func listenNetwork(l conf.Listen) string {
+	switch {
+	case l.Network == "unix":
+		return "unix"
+	case l.IPv6Only:
+		return "tcp6"
+	}
+	if ap, err := netip.ParseAddrPort(l.Addr); err == nil && ap.Addr().Is4() {
+		return "tcp4"
+	}
+	return "tcp"
+}
+
 // bind opens a listening socket with the listen options.
 func (s *Server) bind(l conf.Listen) (net.Listener, error) {
 	key := l.Network + " " + l.Addr
@@ -173,14 +188,9 @@ func (s *Server) bind(l conf.Listen) (net.Listener, error) {
 		delete(s.opts.Listeners, key)
 		return ln, nil
 	}
-	network := "tcp"
-	if l.Network == "unix" {
-		network = "unix"
+	network := listenNetwork(l)
+	if network == "unix" {
 		_ = os.Remove(l.Addr)
-	} else if l.IPv6Only {
-		network = "tcp6"
-	} else if ap, err := netip.ParseAddrPort(l.Addr); err == nil && ap.Addr().Is4() {
-		network = "tcp4"
 	}
 	// KeepAlive -1: no TCP keepalive probes on accepted connections, as in
 	// nginx without so_keepalive; Go's default costs setsockopt calls on
@@ -361,12 +371,12 @@ func (s *Server) serveConn(l *listener, c net.Conn) {
 	if tc, ok := c.(*net.TCPConn); ok && !g.Listen.SSL && !g.Listen.HTTP2 {
 		ec := &tcpEdgeConn{TCPConn: tc, info: info}
 		ec.raw.TCPConn = tc
-		ec.raw.Init(tc)
+		ec.raw.Init(tc, l.network)
 		s.serveHTTP1(ec)
 		return
 	}
 	rc := &rawNetConn{Conn: c}
-	rc.raw.Init(c)
+	rc.raw.Init(c, l.network)
 	if g.Listen.SSL {
 		tc, err := rt.tlsHandshake(rc, info)
 		if err != nil {

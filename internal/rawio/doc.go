@@ -15,4 +15,13 @@
 // three or four busy threads in a 4-second run, against about 700 and
 // one with raw calls). The sockets are non-blocking, so a raw call never
 // blocks in the kernel, and nginx's loop makes the same calls.
+//
+// What it costs: the thread keeps its processor for the length of the
+// call, so a large write (the kernel copying a few hundred KiB) delays
+// the goroutines queued behind it and a stop-the-world by that much.
+// Only the net package's own TCP and unix connections are read raw (their
+// descriptors are non-blocking unless something calls File on them,
+// which edge does not); under the race detector the calls go through the
+// syscall package, which tells the detector that a socket orders the
+// goroutines on its two ends.
 package rawio

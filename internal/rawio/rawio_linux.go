@@ -6,7 +6,6 @@ import (
 	"os"
 	"sync"
 	"syscall"
-	"unsafe"
 )
 
 // Conn does one connection's raw reads and writes. Its callbacks are
@@ -16,10 +15,11 @@ import (
 // at the same time. Without a RawConn it reads and writes through the
 // net.Conn.
 type Conn struct {
-	nc  net.Conn
-	raw syscall.RawConn
-	rd  op
-	wr  op
+	nc      net.Conn
+	network string // for errors, as net.Conn words them
+	raw     syscall.RawConn
+	rd      op
+	wr      op
 }
 
 // op is the state of one read or one write.
@@ -32,22 +32,32 @@ type op struct {
 	fn    func(fd uintptr) bool
 }
 
-// Init binds c to nc.
-func (c *Conn) Init(nc net.Conn) {
-	c.nc = nc
-	sc, ok := nc.(syscall.Conn)
-	if !ok {
-		return
+// Init binds c to nc, a connection that network ("tcp4", "unix", ...; ""
+// for its address's) listened or dialled with. Only the net package's
+// own TCP and unix connections are read raw: their descriptors are
+// non-blocking, and a wrapper that embeds one may mean its own Read and
+// Write to be used.
+func (c *Conn) Init(nc net.Conn, network string) {
+	c.nc, c.network = nc, network
+	if network == "" && nc.RemoteAddr() != nil {
+		c.network = nc.RemoteAddr().Network()
 	}
-	raw, err := sc.SyscallConn()
-	if err != nil {
+	var raw syscall.RawConn
+	var err error
+	switch t := nc.(type) {
+	case *net.TCPConn:
+		raw, err = t.SyscallConn()
+	case *net.UnixConn:
+		raw, err = t.SyscallConn()
+	}
+	if raw == nil || err != nil {
 		return
 	}
 	c.raw = raw
 	c.rd.fn, c.wr.fn = c.readFD, c.writeFD
 }
 
-// RawConn is nc's RawConn, nil if it has none.
+// RawConn is nc's RawConn, nil if it is not read raw.
 func (c *Conn) RawConn() syscall.RawConn { return c.raw }
 
 // Read reads as net.Conn's Read does, with the same errors.
@@ -56,7 +66,8 @@ func (c *Conn) Read(p []byte) (int, error) {
 		return c.nc.Read(p)
 	}
 	if len(p) == 0 {
-		return 0, nil
+		// As net.Conn's: an error only if the connection is closed.
+		return 0, c.failure("read", c.raw.Control(noop), 0)
 	}
 	c.rd.mu.Lock()
 	c.rd.p, c.rd.n, c.rd.errno = p, 0, 0
@@ -70,11 +81,13 @@ func (c *Conn) Read(p []byte) (int, error) {
 	return 0, io.EOF
 }
 
+func noop(uintptr) {}
+
 // readFD runs under RawConn.Read; false means "wait until readable".
 func (c *Conn) readFD(fd uintptr) bool {
 	p := c.rd.p
 	for {
-		n, _, errno := syscall.RawSyscall(syscall.SYS_READ, fd, uintptr(unsafe.Pointer(&p[0])), uintptr(len(p)))
+		n, errno := sysRead(fd, p)
 		switch errno {
 		case 0:
 			c.rd.n = int(n)
@@ -99,9 +112,6 @@ func (c *Conn) WriteMore(p []byte) (int, error) { return c.write(p, syscall.MSG_
 func (c *Conn) write(p []byte, flags int) (int, error) {
 	if c.raw == nil {
 		return c.nc.Write(p)
-	}
-	if len(p) == 0 {
-		return 0, nil
 	}
 	c.wr.mu.Lock()
 	c.wr.p, c.wr.n, c.wr.flags, c.wr.errno = p, 0, flags, 0
@@ -133,11 +143,10 @@ func (c *Conn) writeFD(fd uintptr) bool {
 func WriteFD(fd uintptr, p []byte, flags int) (int, syscall.Errno) {
 	n := 0
 	for n < len(p) {
-		m, _, errno := syscall.RawSyscall6(syscall.SYS_SENDTO, fd, uintptr(unsafe.Pointer(&p[n])), uintptr(len(p)-n),
-			uintptr(flags|syscall.MSG_NOSIGNAL), 0, 0)
+		m, errno := sysSend(fd, p[n:], flags)
 		switch errno {
 		case 0:
-			n += int(m)
+			n += m
 		case syscall.EINTR:
 		default:
 			return n, errno
@@ -147,8 +156,8 @@ func WriteFD(fd uintptr, p []byte, flags int) (int, syscall.Errno) {
 }
 
 // failure words an operation's failure, if any, as net.Conn's would be:
-// err is RawConn's (wrapped as "raw-read" or "raw-write"), errno the
-// system call's.
+// err is RawConn's (an OpError "raw-read", "raw-write" or "raw-control"),
+// errno the system call's.
 func (c *Conn) failure(op string, err error, errno syscall.Errno) error {
 	switch {
 	case err != nil:
@@ -160,9 +169,5 @@ func (c *Conn) failure(op string, err error, errno syscall.Errno) error {
 	default:
 		return nil
 	}
-	oe := &net.OpError{Op: op, Source: c.nc.LocalAddr(), Addr: c.nc.RemoteAddr(), Err: err}
-	if oe.Addr != nil {
-		oe.Net = oe.Addr.Network()
-	}
-	return oe
+	return &net.OpError{Op: op, Net: c.network, Source: c.nc.LocalAddr(), Addr: c.nc.RemoteAddr(), Err: err}
 }
