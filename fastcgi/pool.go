@@ -415,7 +415,7 @@ func (s *Supervisor) spawn() (*master, error) {
 	cmd := exec.Command(bin, args...)
 	cmd.Stdout, cmd.Stderr = pw, pw
 	cmd.Dir = filepath.Dir(s.opts.ConfPath)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGTERM}
+	cmd.SysProcAttr = masterProcAttr()
 	err = cmd.Start()
 	pw.Close()
 	if err != nil {

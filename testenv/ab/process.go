@@ -69,13 +69,6 @@ func startProcess(name, dir string, cpus CPUSet, env []string, argv ...string) (
 	return p, nil
 }
 
-// childAttr gives the child its own process group (so SIGKILL reaches a
-// master's workers) and SIGTERM when the harness dies, so an interrupted
-// run leaves no nginx holding ports.
-func childAttr() *syscall.SysProcAttr {
-	return &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGTERM}
-}
-
 // pid is the child's process ID (taskset execs the command, so the PID
 // is the server's own).
 func (p *process) pid() int { return p.cmd.Process.Pid }

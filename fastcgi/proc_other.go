@@ -1,0 +1,12 @@
+//go:build !linux
+
+package fastcgi
+
+import "syscall"
+
+// masterProcAttr puts php-fpm's master in its own process group; no
+// parent-death signal exists here, so a master that edge did not stop
+// outlives it.
+func masterProcAttr() *syscall.SysProcAttr {
+	return &syscall.SysProcAttr{Setpgid: true}
+}
