@@ -563,7 +563,8 @@ server {
 // and the response length; a request sent over a kept connection spent
 // no time connecting. A request that error_page sends from one PHP
 // location to another lists both passes, " : " between them, as nginx
-// does (the intercepted 404's body was never read: length 0).
+// does (the intercepted 404's body was never read: length 0, and its
+// connection is not kept).
 func TestUpstreamVariables(t *testing.T) {
 	s := newSite(t, phpScripts, testenv.FPMOptions{})
 	logPath := filepath.Join(t.TempDir(), "up.log")
@@ -596,8 +597,12 @@ func TestUpstreamVariables(t *testing.T) {
 			!seconds.MatchString(f[3]) || !seconds.MatchString(f[4]) || f[5] != want[i].length {
 			t.Errorf("line %q: want %s via %s, status %s, times in seconds, length %s", line, want[i].uri, want[i].addr, want[i].status, want[i].length)
 		}
-		if i > 0 && strings.Trim(strings.ReplaceAll(f[3], "0.000", ""), " :") != "" {
-			t.Errorf("line %q: a request on a kept connection spent %s connecting", line, f[3])
+		// The first pass of each later request goes over the kept
+		// connection. The intercepted 404's connection is closed with its
+		// body unread, as nginx closes it, so error_page's pass may dial,
+		// and a dial under load can take a millisecond.
+		if connect, _, _ := strings.Cut(f[3], " : "); i > 0 && connect != "0.000" {
+			t.Errorf("line %q: a request on a kept connection spent %s connecting", line, connect)
 		}
 	}
 }
