@@ -6,8 +6,6 @@
 package fastcgi
 
 import (
-	"edge/internal/rawio"
-
 	"bufio"
 	"context"
 	"errors"
@@ -20,6 +18,8 @@ import (
 	"sync/atomic"
 	"syscall"
 	"time"
+
+	"edge/internal/rawio"
 )
 
 // Errors returned by Client.Do and Response.Body, to be told apart with

@@ -370,13 +370,12 @@ func (s *Server) serveConn(l *listener, c net.Conn) {
 	rt := s.rt.Load()
 	if tc, ok := c.(*net.TCPConn); ok && !g.Listen.SSL && !g.Listen.HTTP2 {
 		ec := &tcpEdgeConn{TCPConn: tc, info: info}
-		ec.raw.TCPConn = tc
-		ec.raw.Init(tc, l.network)
+		ec.raw.init(tc, l.network)
 		s.serveHTTP1(ec)
 		return
 	}
-	rc := &rawNetConn{Conn: c}
-	rc.raw.Init(c, l.network)
+	rc := &rawNetConn{}
+	rc.init(c, l.network)
 	if g.Listen.SSL {
 		tc, err := rt.tlsHandshake(rc, info)
 		if err != nil {
@@ -413,7 +412,7 @@ type (
 	tcpEdgeConn struct {
 		*net.TCPConn
 		info *connInfo
-		raw  rawTCP // the same connection, for reads and plain writes
+		raw  rawNetConn // the same connection, for reads and plain writes
 	}
 	// otherEdgeConn is any other connection; the TLS and peeked ones
 	// build on it.
@@ -457,7 +456,7 @@ func (c *tcpEdgeConn) Write(p []byte) (int, error) {
 				writeHook(c.TCPConn, true)
 			}
 			c.info.writeDeadline(c.TCPConn)
-			return c.raw.WriteMore(p)
+			return c.raw.raw.WriteMore(p)
 		}
 	}
 	if writeHook != nil {
@@ -466,22 +465,19 @@ func (c *tcpEdgeConn) Write(p []byte) (int, error) {
 	return c.info.write(&c.raw, p)
 }
 
-// rawTCP and rawNetConn are a client's connection read and written with
-// raw system calls (package rawio says why); the rest of net.Conn is the
-// connection's own. rawTCP keeps the TCPConn's sendfile for tcpEdgeConn.
-type (
-	rawTCP struct {
-		*net.TCPConn
-		rawio.Conn
-	}
-	rawNetConn struct {
-		net.Conn
-		raw rawio.Conn
-	}
-)
+// rawNetConn is a client's connection read and written with raw system
+// calls (package rawio says why); the rest of net.Conn is the
+// connection's own.
+type rawNetConn struct {
+	net.Conn
+	raw rawio.Conn
+}
 
-func (r *rawTCP) Read(p []byte) (int, error)      { return r.Conn.Read(p) }
-func (r *rawTCP) Write(p []byte) (int, error)     { return r.Conn.Write(p) }
+func (r *rawNetConn) init(c net.Conn, network string) {
+	r.Conn = c
+	r.raw.Init(c, network)
+}
+
 func (r *rawNetConn) Read(p []byte) (int, error)  { return r.raw.Read(p) }
 func (r *rawNetConn) Write(p []byte) (int, error) { return r.raw.Write(p) }
 
