@@ -90,7 +90,7 @@ func (c *Conn) readFD(fd uintptr) bool {
 		n, errno := sysRead(fd, p)
 		switch errno {
 		case 0:
-			c.rd.n = int(n)
+			c.rd.n = n
 			return true
 		case syscall.EINTR:
 			continue
