@@ -270,9 +270,11 @@ func TestResponsesAroundWriteBuffer(t *testing.T) {
 
 // TestH2CPriorKnowledge serves HTTP/2 without TLS on a plain listener
 // with http2 on, the path that goes through the peeked-connection
-// wrapper, and the same listener still serves HTTP/1.1.
+// wrapper, and the same listener still serves HTTP/1.1. A stream that
+// "return 444" drops is reset and logged, and the streams after it are
+// served.
 func TestH2CPriorKnowledge(t *testing.T) {
-	s := newSite(t, siteConf("http2 on;"))
+	s := newSite(t, siteConf("http2 on; location = /drop { return 444; }"))
 	s.write("html/small.txt", "small")
 	writeBigFile(t, s.path("html/big.bin"), 1<<20)
 	s.start()
@@ -281,8 +283,15 @@ func TestH2CPriorKnowledge(t *testing.T) {
 	tr := &http.Transport{Protocols: &protos}
 	defer tr.CloseIdleConnections()
 	c := &http.Client{Transport: tr, Timeout: waitTimeout}
-	for _, path := range []string{"/small.txt", "/big.bin", "/small.txt"} {
+	for _, path := range []string{"/small.txt", "/drop", "/big.bin", "/drop", "/small.txt"} {
 		resp, err := c.Get("http://" + s.addr + path)
+		if path == "/drop" {
+			if err == nil {
+				resp.Body.Close()
+				t.Fatalf("GET /drop over h2c: %s %d; want the stream reset", resp.Proto, resp.StatusCode)
+			}
+			continue
+		}
 		if err != nil {
 			t.Fatalf("GET %s over h2c: %v", path, err)
 		}
@@ -295,6 +304,10 @@ func TestH2CPriorKnowledge(t *testing.T) {
 	if resp := s.get("/small.txt"); resp.Status != 200 || string(resp.Body) != "small" {
 		t.Errorf("HTTP/1.1 on the h2c listener: %d %q", resp.Status, resp.Body)
 	}
+	waitFor(t, "two 444 lines in the access log", func() bool {
+		b, _ := os.ReadFile(s.accessLog())
+		return strings.Count(string(b), `"GET /drop HTTP/2.0" 444`) == 2
+	})
 }
 
 // TestClientHeaderTimeout: a client that sends nothing, or stops in the
