@@ -13,7 +13,6 @@ package proxy
 
 import (
 	"bytes"
-	"context"
 	"errors"
 	"io"
 	"os"
@@ -451,7 +450,7 @@ func (rt *runtime) roundTrip(r *Request, b *backend, req *fastcgi.Request, body 
 		if seeker, ok := body.(io.Seeker); ok && len(tried) > 1 {
 			_, _ = seeker.Seek(0, io.SeekStart)
 		}
-		resp, err := srv.client.Do(context.Background(), req)
+		resp, err := srv.client.Do(r.context(), req)
 		end := rt.now()
 		if err == nil {
 			if srv.fails.Load() > 0 {

@@ -31,13 +31,19 @@ type coalescedConn struct {
 	err     error  // the first write error; later writes fail with it
 	writing bool   // the writer goroutine is running
 	closing bool
+
+	guard *h2Guard  // the client's frames, checked as they are read
+	out   outFrames // the frames written, followed for the guard
 }
 
-func newCoalescedConn(c net.Conn, info *connInfo) *coalescedConn {
-	cc := &coalescedConn{Conn: c, info: info}
+func newCoalescedConn(c net.Conn, info *connInfo, guard *h2Guard) *coalescedConn {
+	cc := &coalescedConn{Conn: c, info: info, guard: guard}
 	cc.cond.L = &cc.mu
 	return cc
 }
+
+// Read reads the client's frames through the guard.
+func (c *coalescedConn) Read(p []byte) (int, error) { return c.guard.read(c.Conn, p) }
 
 // Write queues p for the writer goroutine and returns at once, unless
 // coalesceLimit bytes are already waiting.
@@ -52,6 +58,7 @@ func (c *coalescedConn) Write(p []byte) (int, error) {
 		return 0, err
 	}
 	c.pending = append(c.pending, p...)
+	c.out.scan(p, c.guard)
 	if !c.writing {
 		// One writer per connection for its whole life: a goroutine made
 		// per burst would grow its stack through crypto/tls every time.
@@ -97,9 +104,18 @@ func (c *coalescedConn) writeLoop() {
 	}
 }
 
-// Close sends what is pending, then closes the connection.
+// Close sends what is pending, then closes the connection. A connection
+// the guard cut off gets a GOAWAY with ENHANCE_YOUR_CALM last, when what
+// was written ends on a frame boundary.
 func (c *coalescedConn) Close() error {
 	c.mu.Lock()
+	if c.guard.tripped.Load() && c.err == nil && c.out.aligned() {
+		c.pending = append(c.pending, goAwayFrame(c.guard.lastStream.Load())...)
+		if !c.writing {
+			c.writing = true
+			go c.writeLoop()
+		}
+	}
 	c.closing = true
 	c.cond.Broadcast()
 	for c.writing {

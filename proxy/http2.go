@@ -47,9 +47,10 @@ func (f *h2Headers) appendAll(dst []headerKV) []headerKV {
 	return dst
 }
 
-// h2conn counts requests on one HTTP/2 connection.
+// h2conn is one HTTP/2 connection's state shared by its streams.
 type h2conn struct {
 	info     *connInfo
+	guard    *h2Guard
 	requests atomic.Int64
 }
 
@@ -67,36 +68,67 @@ func (w infoWriter) Write(p []byte) (int, error) {
 func (s *Server) serveHTTP2(c net.Conn, info *connInfo) {
 	rt := s.rt.Load()
 	def := info.group.Default
+	// nginx's header_limit: all of large_client_header_buffers.
+	headerLimit := def.LargeHeaderBuffers * def.LargeHeaderBufferSize
+	guard := newH2Guard(headerLimit, def.Loc.KeepaliveRequests, rt.now)
 	hs := &http2.Server{
 		IdleTimeout:          def.Loc.KeepaliveTimeout,
-		MaxConcurrentStreams: 128,
+		MaxConcurrentStreams: h2MaxConcurrentStreams,
 		// The protocol's default (RFC 9113 6.5.2); x/net/http2 would
 		// announce 1 MiB and accept frames a peer must not send.
 		MaxReadFrameSize: 16 << 10,
 	}
-	hc := &h2conn{info: info}
+	hc := &h2conn{info: info, guard: guard}
 	ctx := context.WithValue(context.Background(), connKey{}, hc)
-	_ = rt
 	// send_timeout bounds the coalescing writer's writes (the default
 	// server's: the connection's streams may belong to other locations).
-	var wc net.Conn = newCoalescedConn(c, info)
+	var wc net.Conn = newCoalescedConn(c, info, guard)
 	if info.tls != nil {
 		wc.(*coalescedConn).tls = true
 		wc = tlsCoalescedConn{wc.(*coalescedConn)}
 	}
 	hs.ServeConn(wc, &http2.ServeConnOpts{
-		Context:    ctx,
-		Handler:    http.HandlerFunc(s.handleHTTP2),
-		BaseConfig: &http.Server{ReadHeaderTimeout: def.ClientHeaderTimeout, ErrorLog: s.http2Log},
+		Context: ctx,
+		Handler: http.HandlerFunc(s.handleHTTP2),
+		// MaxHeaderBytes is the decoded header list's budget (x/net adds
+		// its per-field overhead); the guard bounds the encoded block.
+		BaseConfig: &http.Server{ReadHeaderTimeout: def.ClientHeaderTimeout, MaxHeaderBytes: headerLimit, ErrorLog: s.http2Log},
 	})
+	if guard.tripped.Load() {
+		// nginx logs its flood and limit closes at info.
+		server := "unix:"
+		if !info.unix {
+			server = net.JoinHostPort(info.localText, info.port)
+		}
+		s.shared.errLog.write(conf.LevelInfo, info.id, guard.reason+" while processing HTTP/2 connection, client: "+
+			info.remoteText+", server: "+server)
+	}
+}
+
+// validH2Path reports whether a :path has no byte that nginx's URI parser
+// refuses (spaces and control characters, ngx_http_parse_uri); HTTP/1's
+// request line cannot carry them.
+func validH2Path(p string) bool {
+	for i := 0; i < len(p); i++ {
+		if c := p[i]; c <= 0x20 || c == 0x7f {
+			return false
+		}
+	}
+	return true
 }
 
 // handleHTTP2 is the net/http handler for one stream.
 func (s *Server) handleHTTP2(w http.ResponseWriter, req *http.Request) {
 	rt := s.rt.Load()
 	hc := req.Context().Value(connKey{}).(*h2conn)
+	if req.Context().Err() != nil {
+		// Reset (or the connection gone) before its handler started: as in
+		// nginx, no work outlives its stream.
+		return
+	}
 	r := acquireRequest()
 	r.conn = hc.info
+	r.ctx = req.Context()
 	r.connRequests = int(hc.requests.Add(1))
 	r.start = rt.now()
 	r.Method = req.Method
@@ -112,12 +144,22 @@ func (s *Server) handleHTTP2(w http.ResponseWriter, req *http.Request) {
 	} else {
 		r.ContentLength = 0
 	}
-	rt.serve(r)
-	rt.writeHTTP2(w, r)
+	if !validH2Path(r.RawTarget) {
+		r.rt = rt
+		r.srv = hc.info.group.Default
+		r.loc = r.srv.Loc
+		rt.log.infof(r, "client sent invalid :path header")
+		rt.badRequest(r, 400)
+	} else {
+		rt.serve(r)
+	}
+	rt.writeHTTP2(w, r, hc.guard.lastRequest())
 }
 
-// writeHTTP2 writes r.resp to net/http and runs the log phase.
-func (rt *runtime) writeHTTP2(w http.ResponseWriter, r *Request) {
+// writeHTTP2 writes r.resp to net/http and runs the log phase. last says
+// the client has opened keepalive_requests streams: x/net/http2 turns the
+// response's "Connection: close" into a GOAWAY.
+func (rt *runtime) writeHTTP2(w http.ResponseWriter, r *Request, last bool) {
 	resp := r.resp
 	defer releaseRequest(r)
 	if resp.Drop {
@@ -131,6 +173,9 @@ func (rt *runtime) writeHTTP2(w http.ResponseWriter, r *Request) {
 			continue
 		}
 		h.Add(f.name, f.value)
+	}
+	if last {
+		h.Set("Connection", "close")
 	}
 	if resp.Length >= 0 && resp.Status != 304 && resp.Status != 204 {
 		h.Set("Content-Length", strconv.FormatInt(resp.Length, 10))

@@ -6,6 +6,7 @@ package proxy
 
 import (
 	"bytes"
+	"context"
 	"crypto/tls"
 	"io"
 	"net"
@@ -82,6 +83,14 @@ const (
 // Request is one request going through the pipeline. The engine fields are
 // valid until the engine's handler returns: anything kept longer (a
 // FastCGI job, a log line written later) must copy what it keeps.
+// context is the request's context: Background unless the engine gave one.
+func (r *Request) context() context.Context {
+	if r.ctx == nil {
+		return context.Background()
+	}
+	return r.ctx
+}
+
 type Request struct {
 	// from the engine
 	Method        string
@@ -96,6 +105,9 @@ type Request struct {
 	conn          *connInfo
 	connRequests  int // requests on this connection so far, this one included
 	start         time.Time
+	// ctx is the HTTP/2 stream's context, which a reset cancels, so that
+	// upstream work stops with its stream; nil on HTTP/1.
+	ctx context.Context
 
 	// pipeline state
 	rt         *runtime
