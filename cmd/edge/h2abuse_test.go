@@ -59,10 +59,10 @@ type h2Server struct {
 type h2Env struct {
 	t     *testing.T
 	extra string // server-level directives for both servers
-	fpm  *testenv.FPM
-	cert string
-	key  string
-	root string
+	fpm   *testenv.FPM
+	cert  string
+	key   string
+	root  string
 }
 
 func newH2Env(t *testing.T) *h2Env {

@@ -1,11 +1,14 @@
 package rawio
 
 import (
+	"errors"
 	"io"
 	"net"
 	"os"
 	"sync"
+	"sync/atomic"
 	"syscall"
+	"time"
 )
 
 // Conn does one connection's raw reads and writes. Its callbacks are
@@ -20,6 +23,9 @@ type Conn struct {
 	raw     syscall.RawConn
 	rd      op
 	wr      op
+	// rdTimeout and wrTimeout bound each wait of a read or a write
+	// (nanoseconds; 0 for none): see SetReadTimeout and SetWriteTimeout.
+	rdTimeout, wrTimeout atomic.Int64
 }
 
 // op is the state of one read or one write.
@@ -30,6 +36,14 @@ type op struct {
 	flags int // send flags of a write
 	errno syscall.Errno
 	fn    func(fd uintptr) bool
+	// armed is how much of p had gone when the deadline was last set
+	// (-1: not set in this operation), so that the deadline moves only
+	// after progress.
+	armed int
+	// file, off and left are a SendFile's source.
+	file       uintptr
+	off, left  int64
+	sendfileFn func(fd uintptr) bool
 }
 
 // Init binds c to nc, a connection that network ("tcp4", "unix", ...; ""
@@ -71,6 +85,11 @@ func (c *Conn) Read(p []byte) (int, error) {
 	}
 	c.rd.mu.Lock()
 	c.rd.p, c.rd.n, c.rd.errno = p, 0, 0
+	if t := c.rdTimeout.Load(); t > 0 {
+		// A read returns with the first bytes that arrive: one deadline
+		// per read is a bound between two successive reads.
+		_ = c.nc.SetReadDeadline(time.Now().Add(time.Duration(t)))
+	}
 	err := c.raw.Read(c.rd.fn)
 	n, errno := c.rd.n, c.rd.errno
 	c.rd.p = nil
@@ -82,6 +101,45 @@ func (c *Conn) Read(p []byte) (int, error) {
 }
 
 func noop(uintptr) {}
+
+// SetReadTimeout bounds each Read's wait for data by d, from the start of
+// that Read (nginx's client_body_timeout: between two successive reads);
+// 0 ends the bound and clears the read deadline. Without it a Read waits
+// until the connection's own read deadline.
+func (c *Conn) SetReadTimeout(d time.Duration) {
+	if c.rdTimeout.Swap(int64(d)) > 0 && d <= 0 {
+		_ = c.nc.SetReadDeadline(time.Time{})
+	}
+}
+
+// SetWriteTimeout bounds how long a Write, WriteMore or SendFile may wait
+// without a byte going out (nginx's send_timeout, which runs between two
+// successive writes that move data, not over a whole response): the
+// deadline is set when the socket first fills and moved after every call
+// that sent something, and cleared when the operation ends. The fast
+// path, a write the socket takes at once, touches no deadline. 0 means no
+// bound. The connection's write deadline belongs to these operations
+// while it is set.
+func (c *Conn) SetWriteTimeout(d time.Duration) { c.wrTimeout.Store(int64(d)) }
+
+// arm moves the write deadline a write timeout ahead when the operation
+// made progress (done bytes) since it last did; it runs under
+// RawConn.Write just before a wait.
+func (c *Conn) arm(done int) {
+	t := c.wrTimeout.Load()
+	if t <= 0 || c.wr.armed == done {
+		return
+	}
+	c.wr.armed = done
+	_ = c.nc.SetWriteDeadline(time.Now().Add(time.Duration(t)))
+}
+
+// disarm clears a deadline the operation set.
+func (c *Conn) disarm() {
+	if c.wr.armed >= 0 {
+		_ = c.nc.SetWriteDeadline(time.Time{})
+	}
+}
 
 // readFD runs under RawConn.Read; false means "wait until readable".
 func (c *Conn) readFD(fd uintptr) bool {
@@ -114,9 +172,10 @@ func (c *Conn) write(p []byte, flags int) (int, error) {
 		return c.nc.Write(p)
 	}
 	c.wr.mu.Lock()
-	c.wr.p, c.wr.n, c.wr.flags, c.wr.errno = p, 0, flags, 0
+	c.wr.p, c.wr.n, c.wr.flags, c.wr.errno, c.wr.armed = p, 0, flags, 0, -1
 	err := c.raw.Write(c.wr.fn)
 	n, errno := c.wr.n, c.wr.errno
+	c.disarm()
 	c.wr.p = nil
 	c.wr.mu.Unlock()
 	return n, c.failure("write", err, errno)
@@ -130,9 +189,72 @@ func (c *Conn) writeFD(fd uintptr) bool {
 	case 0:
 		return true
 	case syscall.EAGAIN:
+		c.arm(c.wr.n)
 		return false
 	}
 	c.wr.errno = errno
+	return true
+}
+
+// SendFile sends n bytes of f from offset with sendfile(2), under the
+// write timeout as Write is; it returns how much went. f's own offset
+// does not move. An error that says sendfile cannot be used for these two
+// descriptors before anything went is returned as ErrNoSendFile.
+func (c *Conn) SendFile(f *os.File, offset, n int64) (int64, error) {
+	if c.raw == nil {
+		return 0, ErrNoSendFile
+	}
+	fc, err := f.SyscallConn()
+	if err != nil {
+		return 0, ErrNoSendFile
+	}
+	c.wr.mu.Lock()
+	defer c.wr.mu.Unlock()
+	if c.wr.sendfileFn == nil {
+		c.wr.sendfileFn = c.sendfileFD
+	}
+	c.wr.off, c.wr.left, c.wr.errno, c.wr.armed = offset, n, 0, -1
+	var werr error
+	cerr := fc.Control(func(in uintptr) {
+		c.wr.file = in
+		werr = c.raw.Write(c.wr.sendfileFn)
+	})
+	sent, errno := n-c.wr.left, c.wr.errno
+	c.disarm()
+	if cerr != nil {
+		return sent, cerr
+	}
+	if sent == 0 && (errno == syscall.EINVAL || errno == syscall.ENOSYS || errno == syscall.EOPNOTSUPP) {
+		return 0, ErrNoSendFile
+	}
+	return sent, c.failure("write", werr, errno)
+}
+
+// ErrNoSendFile says a SendFile sent nothing because sendfile(2) cannot
+// be used here: the caller copies instead.
+var ErrNoSendFile = errors.New("rawio: sendfile not available")
+
+// sendfileFD runs under RawConn.Write; false means "wait until writable".
+func (c *Conn) sendfileFD(fd uintptr) bool {
+	for c.wr.left > 0 {
+		chunk := min(c.wr.left, 1<<30)
+		m, errno := sysSendfile(fd, c.wr.file, &c.wr.off, chunk)
+		switch {
+		case errno == syscall.EINTR:
+			continue
+		case errno == syscall.EAGAIN:
+			c.arm(int(c.wr.off))
+			return false
+		case errno != 0:
+			c.wr.errno = errno
+			return true
+		case m == 0:
+			// The file ended early (it shrank): the caller sees the
+			// short count.
+			return true
+		}
+		c.wr.left -= int64(m)
+	}
 	return true
 }
 

@@ -3,16 +3,50 @@
 package rawio
 
 import (
+	"errors"
 	"net"
+	"os"
 	"syscall"
+	"time"
 )
 
 // Conn reads and writes through its net.Conn where no raw calls are
-// written.
-type Conn struct{ nc net.Conn }
+// written; its timeouts are a deadline set before each operation.
+type Conn struct {
+	nc                   net.Conn
+	rdTimeout, wrTimeout time.Duration
+}
 
 func (c *Conn) Init(nc net.Conn, network string) { c.nc = nc }
 func (c *Conn) RawConn() syscall.RawConn         { return nil }
-func (c *Conn) Read(p []byte) (int, error)       { return c.nc.Read(p) }
-func (c *Conn) Write(p []byte) (int, error)      { return c.nc.Write(p) }
-func (c *Conn) WriteMore(p []byte) (int, error)  { return c.nc.Write(p) }
+
+func (c *Conn) SetReadTimeout(d time.Duration) {
+	if c.rdTimeout > 0 && d <= 0 {
+		_ = c.nc.SetReadDeadline(time.Time{})
+	}
+	c.rdTimeout = d
+}
+
+func (c *Conn) SetWriteTimeout(d time.Duration) { c.wrTimeout = d }
+
+func (c *Conn) Read(p []byte) (int, error) {
+	if c.rdTimeout > 0 {
+		_ = c.nc.SetReadDeadline(time.Now().Add(c.rdTimeout))
+	}
+	return c.nc.Read(p)
+}
+
+func (c *Conn) Write(p []byte) (int, error) {
+	if c.wrTimeout > 0 {
+		_ = c.nc.SetWriteDeadline(time.Now().Add(c.wrTimeout))
+	}
+	return c.nc.Write(p)
+}
+
+func (c *Conn) WriteMore(p []byte) (int, error) { return c.Write(p) }
+
+func (c *Conn) SendFile(f *os.File, offset, n int64) (int64, error) { return 0, ErrNoSendFile }
+
+// ErrNoSendFile says a SendFile sent nothing because sendfile(2) cannot
+// be used here: the caller copies instead.
+var ErrNoSendFile = errors.New("rawio: sendfile not available")

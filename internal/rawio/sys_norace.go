@@ -18,3 +18,9 @@ func sysSend(fd uintptr, p []byte, flags int) (int, syscall.Errno) {
 		uintptr(flags|syscall.MSG_NOSIGNAL), 0, 0)
 	return int(n), errno
 }
+
+// sysSendfile is sendfile(2) from in at *off to the socket out.
+func sysSendfile(out, in uintptr, off *int64, n int64) (int, syscall.Errno) {
+	m, _, errno := syscall.RawSyscall6(syscall.SYS_SENDFILE, out, in, uintptr(unsafe.Pointer(off)), uintptr(n), 0, 0)
+	return int(m), errno
+}

@@ -37,3 +37,8 @@ func errnoOf(err error) syscall.Errno {
 	}
 	return syscall.EIO
 }
+
+func sysSendfile(out, in uintptr, off *int64, n int64) (int, syscall.Errno) {
+	m, err := syscall.Sendfile(int(out), int(in), off, int(n))
+	return m, errnoOf(err)
+}
