@@ -241,3 +241,124 @@ func TestConcurrent(t *testing.T) {
 		t.Fatalf("the readers got %d bytes of %d", n, total)
 	}
 }
+
+// TestWriteTimeout: a write to a peer that reads steadily but slowly goes
+// through however long it takes; one to a peer that stops reading fails
+// with a timeout, and so does a SendFile. The timeout is between two
+// calls that move data, as nginx's send_timeout.
+func TestWriteTimeout(t *testing.T) {
+	const timeout = 300 * time.Millisecond
+	file := filepath.Join(t.TempDir(), "f")
+	big := bytes.Repeat([]byte("0123456789abcdef"), 1<<18) // 4 MiB
+	if err := os.WriteFile(file, big, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, network := range []string{"tcp", "unix"} {
+		for _, how := range []string{"write", "sendfile"} {
+			send := func(c *Conn) (int64, error) {
+				if how == "write" {
+					n, err := c.Write(big)
+					return int64(n), err
+				}
+				f, err := os.Open(file)
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer f.Close()
+				return c.SendFile(f, 0, int64(len(big)))
+			}
+			t.Run(network+"/"+how+"/steady", func(t *testing.T) {
+				c, nc, peer := pair(t, network)
+				// Small buffers, so that the kernel says "writable" again
+				// after each of the peer's reads, not only after a third of
+				// several MiB has gone.
+				smallBuffer(t, nc, syscall.SO_SNDBUF)
+				smallBuffer(t, peer, syscall.SO_RCVBUF)
+				c.SetWriteTimeout(timeout)
+				done := make(chan int64)
+				go func() {
+					// 64 KiB a tenth of the timeout: about six timeouts in
+					// all, each wait far shorter than one.
+					var got int64
+					buf := make([]byte, 64<<10)
+					for got < int64(len(big)) {
+						time.Sleep(timeout / 10)
+						for k := 0; k < 1 && got < int64(len(big)); k++ {
+							n, err := io.ReadFull(peer, buf[:min(len(buf), len(big)-int(got))])
+							got += int64(n)
+							if err != nil {
+								done <- got
+								return
+							}
+						}
+					}
+					done <- got
+				}()
+				n, err := send(c)
+				if n != int64(len(big)) || err != nil {
+					t.Errorf("sent %d of %d (%v), want all", n, len(big), err)
+					nc.Close() // the peer waits for the rest
+				}
+				if got := <-done; got != int64(len(big)) {
+					t.Errorf("peer read %d", got)
+				}
+			})
+			t.Run(network+"/"+how+"/stalled", func(t *testing.T) {
+				c, _, _ := pair(t, network)
+				c.SetWriteTimeout(timeout)
+				n, err := send(c)
+				var ne net.Error
+				if !errors.As(err, &ne) || !ne.Timeout() || n >= int64(len(big)) {
+					t.Fatalf("sent %d (%v), want a timeout", n, err)
+				}
+				// The deadline is the operation's: the next one starts clear.
+				c.SetWriteTimeout(0)
+				if _, err := c.nc.Write(nil); err != nil {
+					t.Errorf("after the timeout: %v", err)
+				}
+			})
+		}
+	}
+}
+
+// smallBuffer sets a socket's send or receive buffer to 64 KiB.
+func smallBuffer(t *testing.T, c net.Conn, opt int) {
+	t.Helper()
+	sc, err := c.(syscall.Conn).SyscallConn()
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc.Control(func(fd uintptr) {
+		if err := syscall.SetsockoptInt(int(fd), syscall.SOL_SOCKET, opt, 64<<10); err != nil {
+			t.Fatal(err)
+		}
+	})
+}
+
+// TestReadTimeout: each Read waits at most the read timeout; 0 clears it.
+func TestReadTimeout(t *testing.T) {
+	c, _, peer := pair(t, "tcp")
+	c.SetReadTimeout(200 * time.Millisecond)
+	go func() {
+		for i := 0; i < 5; i++ {
+			time.Sleep(100 * time.Millisecond)
+			peer.Write([]byte("x"))
+		}
+	}()
+	buf := make([]byte, 10)
+	for i := 0; i < 5; i++ {
+		if _, err := c.Read(buf); err != nil {
+			t.Fatalf("read %d of a steady trickle: %v", i, err)
+		}
+	}
+	_, err := c.Read(buf)
+	var ne net.Error
+	if !errors.As(err, &ne) || !ne.Timeout() {
+		t.Fatalf("read after the peer stopped: %v, want a timeout", err)
+	}
+	c.SetReadTimeout(0)
+	peer.Write([]byte("y"))
+	if n, err := c.Read(buf); n != 1 || err != nil {
+		t.Errorf("read with the timeout cleared: %d %v", n, err)
+	}
+}
