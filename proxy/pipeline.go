@@ -51,6 +51,16 @@ const (
 func (rt *runtime) handle(r *Request) {
 	r.uriChanges = maxURIChanges + 1
 	next := stepServerRewrite
+	if r.Method == "TRACE" {
+		// nginx refuses TRACE once the server is known, before any phase
+		// (ngx_http_process_request_header), and closes: echoing a
+		// request back would hand its cookies and credentials to a
+		// script (cross-site tracing); RFC 9110 9.3.8 lets a server
+		// decline the method.
+		rt.log.infof(r, "client sent TRACE method")
+		next = rt.finish(r, 405)
+		r.resp.Close = true
+	}
 	for next != stepDone {
 		var status int
 		next, status = rt.phase(r, next)

@@ -67,6 +67,7 @@ var _ = addScenario(scenario{
 		req("delete", "DELETE", "/info.php"),
 		get("headers_passed", "/info.php", "X-Test: yes", "Cookie: a=1", "Cookie: b=2").with(cookieJoined),
 		get("underscore_header_dropped", "/info.php", "X_Under: 1"),
+		req("trace", "TRACE", "/info.php"),
 		get("httpoxy", "/info.php", "Proxy: http://evil.test"),
 		get("host_with_port", "/info.php", "Host: localhost:8080"),
 		get10("http10", "/info.php"),

@@ -70,6 +70,8 @@ var _ = addScenario(scenario{
 		req("options_star", "OPTIONS", "*"),
 		req("patch_file", "PATCH", "/hello.txt"),
 		req("trace", "TRACE", "/hello.txt"),
+		req("trace_return", "TRACE", "/echo/x"),
+		req("trace_exact", "TRACE", "/exact/page"),
 		req("unknown_method", "FOO", "/hello.txt"),
 		req("lowercase_method", "get", "/hello.txt"),
 		// directories
