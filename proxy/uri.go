@@ -42,15 +42,13 @@ func parseTarget(raw string, mergeSlashes bool) (parsedTarget, error) {
 		if i <= 0 || !isScheme(raw[:i]) {
 			return t, errBadURI
 		}
-		rest := raw[i+3:]
-		end := strings.IndexAny(rest, "/?")
-		hostport := rest
-		if end >= 0 {
-			hostport, rest = rest[:end], rest[end:]
-		} else {
-			rest = "/"
+		hostport, rest, ok := splitAuthority(raw[i+3:])
+		if !ok || hostport == "" {
+			return t, errBadURI
 		}
-		if rest[0] == '?' {
+		if rest == "" {
+			rest = "/"
+		} else if rest[0] == '?' {
 			rest = "/" + rest
 		}
 		h, ok := validateHost(hostport)
@@ -69,6 +67,51 @@ func parseTarget(raw string, mergeSlashes bool) (parsedTarget, error) {
 	t.path = p
 	t.exten = extension(p)
 	return t, nil
+}
+
+// splitAuthority splits the authority of an absolute-form target from
+// what follows ("/...", "?..." or nothing) with the grammar of nginx's
+// request line parser (sw_host and on): a name of letters, digits, "."
+// and "-", or a bracketed IP literal, then ":" and digits. Anything else
+// is refused, userinfo among it: "http://u:p@evil.example/" would
+// otherwise give the host "u" (RFC 9112 3.2.2 has no userinfo in a
+// request target).
+func splitAuthority(s string) (hostport, rest string, ok bool) {
+	i := 0
+	if strings.HasPrefix(s, "[") {
+		end := strings.IndexByte(s, ']')
+		if end < 0 {
+			return "", "", false
+		}
+		for i = 1; i < end; i++ {
+			if !ipLiteralByte(s[i]) {
+				return "", "", false
+			}
+		}
+		i = end + 1
+	} else {
+		for i < len(s) && hostByte(s[i]) {
+			i++
+		}
+	}
+	if i < len(s) && s[i] == ':' {
+		for i++; i < len(s) && s[i] >= '0' && s[i] <= '9'; i++ {
+		}
+	}
+	if i < len(s) && s[i] != '/' && s[i] != '?' {
+		return "", "", false
+	}
+	return s[:i], s[i:], true
+}
+
+func hostByte(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '.' || c == '-'
+}
+
+// ipLiteralByte: nginx's sw_host_ip_literal takes unreserved and
+// sub-delims bytes and ":".
+func ipLiteralByte(c byte) bool {
+	return hostByte(c) || strings.IndexByte(":_~!$&'()*+,;=", c) >= 0
 }
 
 func isScheme(s string) bool {

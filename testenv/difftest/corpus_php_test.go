@@ -68,6 +68,7 @@ var _ = addScenario(scenario{
 		get("headers_passed", "/info.php", "X-Test: yes", "Cookie: a=1", "Cookie: b=2").with(cookieJoined),
 		get("underscore_header_dropped", "/info.php", "X_Under: 1"),
 		req("trace", "TRACE", "/info.php"),
+		raw("absolute_form_userinfo", "GET http://u:p@evil.example/info.php HTTP/1.1\nHost: localhost\n\n"),
 		get("httpoxy", "/info.php", "Proxy: http://evil.test"),
 		get("host_with_port", "/info.php", "Host: localhost:8080"),
 		get10("http10", "/info.php"),

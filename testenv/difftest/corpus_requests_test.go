@@ -163,6 +163,15 @@ var _ = addScenario(scenario{
 		raw("absolute_form_no_path", "GET http://localhost HTTP/1.1\nHost: localhost\n\n"),
 		raw("absolute_form_https", "GET https://localhost/echo/s HTTP/1.1\nHost: localhost\n\n"),
 		raw("absolute_form_other_server", "GET http://noms.test//exact/page HTTP/1.1\nHost: localhost\n\n"),
+		// nginx's grammar for the authority (issue 20): userinfo would
+		// make the host "u"
+		raw("absolute_form_userinfo", "GET http://u:p@evil.example/echo/x HTTP/1.1\nHost: localhost\n\n"),
+		raw("absolute_form_user", "GET http://u@localhost/echo/x HTTP/1.1\nHost: localhost\n\n"),
+		raw("absolute_form_empty_host", "GET http:///echo/x HTTP/1.1\nHost: localhost\n\n"),
+		raw("absolute_form_underscore_host", "GET http://my_host/echo/x HTTP/1.1\nHost: localhost\n\n"),
+		raw("absolute_form_empty_port", "GET http://localhost:/echo/x HTTP/1.1\nHost: localhost\n\n"),
+		raw("absolute_form_ipv6", "GET http://[::1]:80/echo/x HTTP/1.1\nHost: localhost\n\n"),
+		raw("absolute_form_query_only", "GET http://localhost?x=1 HTTP/1.1\nHost: localhost\n\n"),
 		raw("bad_target", "GET hello.txt HTTP/1.1\nHost: localhost\n\n"),
 		raw("http09_style", "GET /hello.txt\n\n").with(http09Refused),
 		raw("http2_version_on_h1", "GET /hello.txt HTTP/2.0\nHost: localhost\n\n"),
