@@ -878,8 +878,10 @@ func (rt *runtime) bodyReadError(r *Request, err error) int {
 // buildParams makes the CGI params: the location's fastcgi_param list in
 // order (values evaluated for this request, if_not_empty honoured), then
 // one HTTP_* param per request header unless a fastcgi_param already set
-// that name. Headers with "_" are dropped unless underscores_in_headers is
-// on (nginx ignores them as invalid), and "Proxy" is never passed
+// that name. Headers with "_" are dropped when the server ignores invalid
+// headers and underscores_in_headers is off, as nginx ignores them (the
+// HTTP/1 header view has already left out every invalid name; HTTP/2's
+// relies on this), and "Proxy" is never passed
 // (httpoxy, CVE-2016-5385). Repeated headers are joined with ", " (Cookie
 // with "; "), so PHP sees every value.
 func (rt *runtime) buildParams(r *Request, p *fastcgi.Params) {
@@ -905,7 +907,7 @@ func (rt *runtime) buildParams(r *Request, p *fastcgi.Params) {
 	r.headers = r.Header.appendAll(r.headers[:0])
 next:
 	for _, h := range r.headers {
-		if strings.IndexByte(h.name, '_') >= 0 && !r.srv.UnderscoresInHeaders {
+		if strings.IndexByte(h.name, '_') >= 0 && !r.srv.UnderscoresInHeaders && r.srv.IgnoreInvalidHeaders {
 			continue
 		}
 		if strings.EqualFold(h.name, "Proxy") {

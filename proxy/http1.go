@@ -24,9 +24,22 @@ import (
 // b2s views bytes as a string without copying; valid while the bytes are.
 func b2s(b []byte) string { return unsafe.String(unsafe.SliceData(b), len(b)) }
 
-// fastHeaders reads request headers from fasthttp.
-type fastHeaders struct{ h *fasthttp.RequestHeader }
+// fastHeaders reads request headers from fasthttp. With
+// ignore_invalid_headers on (nginx's default), headers whose name nginx
+// finds invalid are left out, as nginx drops them while reading (so that
+// "X.Forwarded-For" cannot reach PHP as HTTP_X_FORWARDED_FOR, which PHP
+// makes of "HTTP_X.FORWARDED_FOR").
+type fastHeaders struct {
+	h *fasthttp.RequestHeader
+	r *Request // for the serving server's settings
+	// lines counts the header lines (checkRequestHead); invalid those
+	// whose name has a byte outside [A-Za-z0-9_-], underscore those whose
+	// name is invalid only by an "_".
+	lines, invalid, underscore int
+}
 
+// get needs no filter: the names asked for are valid ones, which an
+// invalid name cannot equal.
 func (f *fastHeaders) get(name string) string {
 	v := b2s(f.h.Peek(name))
 	// fasthttp reports a Content-Length of "0" for a request that sent
@@ -54,50 +67,12 @@ func rawHasHeader(raw []byte, name string) bool {
 	return false
 }
 
-// checkRequestLine applies nginx's limits that fasthttp does not: the
-// method is letters, "_" or "-"; the version is HTTP/1.x (else 505); the
-// request line fits one large_client_header_buffers buffer (else 414) and
-// so does every header line (else 400 "Request Header Or Cookie Too
-// Large", nginx's 494).
-func checkRequestLine(r *Request, h *fasthttp.RequestHeader, bufSize int) int {
-	for i := 0; i < len(r.Method); i++ {
-		c := r.Method[i]
-		if (c < 'A' || c > 'Z') && c != '_' && c != '-' {
-			return 400
-		}
-	}
-	if r.Proto != "HTTP/1.1" && r.Proto != "HTTP/1.0" {
-		if !strings.HasPrefix(r.Proto, "HTTP/1.") {
-			return 505
-		}
-		r.Proto = "HTTP/1.1"
-	}
-	if bufSize <= 0 {
-		return 0
-	}
-	if len(r.Method)+len(r.RawTarget)+len(r.Proto)+4 > bufSize {
-		return 414
-	}
-	raw := h.RawHeaders()
-	if len(raw) <= bufSize {
-		return 0
-	}
-	for len(raw) > 0 {
-		line := raw
-		if i := bytes.IndexByte(raw, '\n'); i >= 0 {
-			line, raw = raw[:i], raw[i+1:]
-		} else {
-			raw = nil
-		}
-		if len(line) > bufSize {
-			return 494
-		}
-	}
-	return 0
-}
-
 func (f *fastHeaders) appendAll(dst []headerKV) []headerKV {
+	drop, underscores := f.dropsInvalid()
 	for k, v := range f.h.All() {
+		if drop && invalidName(b2s(k), underscores) {
+			continue
+		}
 		// fasthttp adds "Connection: close" to an HTTP/1.0 request and a
 		// "Content-Length: 0" the client never sent; PHP must not see them.
 		if (string(v) == "close" && strings.EqualFold(b2s(k), "Connection") ||
@@ -221,7 +196,7 @@ func (s *Server) handleHTTP1(ctx *fasthttp.RequestCtx) {
 	if r.HostHeader == "" && !h.IsHTTP11() {
 		r.hostEmpty = rawHasHeader(h.RawHeaders(), "host")
 	}
-	r.fh.h = h
+	r.fh.h, r.fh.r = h, r
 	r.Header = &r.fh
 	r.ContentLength = int64(h.ContentLength())
 	r.RequestLength = int64(len(h.RawHeaders()))
@@ -246,7 +221,7 @@ func (s *Server) handleHTTP1(ctx *fasthttp.RequestCtx) {
 	if r.ContentLength == -2 {
 		r.ContentLength = 0
 	}
-	if status := checkRequestLine(r, h, info.group.Default.LargeHeaderBufferSize); status != 0 {
+	if status := checkRequestHead(r, &r.fh, info.group.Default); status != 0 {
 		r.rt = rt
 		r.srv = info.group.Default
 		r.loc = r.srv.Loc
@@ -454,7 +429,7 @@ func errorRequest(rt *runtime, ctx *fasthttp.RequestCtx, info *connInfo) *Reques
 	r.start = time.Now()
 	r.srv = info.group.Default
 	r.loc = r.srv.Loc
-	r.fh.h = &ctx.Request.Header
+	r.fh.h, r.fh.r = &ctx.Request.Header, r
 	r.Header = &r.fh
 	return r
 }

@@ -67,6 +67,12 @@ var _ = addScenario(scenario{
 		req("delete", "DELETE", "/info.php"),
 		get("headers_passed", "/info.php", "X-Test: yes", "Cookie: a=1", "Cookie: b=2").with(cookieJoined),
 		get("underscore_header_dropped", "/info.php", "X_Under: 1"),
+		// header names (issue 20): what PHP must never see
+		get("header_name_space", "/info.php", "X Forwarded For: 6.6.6.6"),
+		get("header_name_dot_dropped", "/info.php", "X.Forwarded-For: 6.6.6.6"),
+		get("header_name_underscore_xff_dropped", "/info.php", "X_Forwarded_For: 6.6.6.6"),
+		get("header_name_dot_beside_real", "/info.php", "X-Forwarded-For: 1.1.1.1", "X.Forwarded-For: 6.6.6.6"),
+		get("header_folded", "/info.php", "X-Test: a", " X-Forwarded-For: 6.6.6.6"),
 		req("trace", "TRACE", "/info.php"),
 		raw("absolute_form_userinfo", "GET http://u:p@evil.example/info.php HTTP/1.1\nHost: localhost\n\n"),
 		get("httpoxy", "/info.php", "Proxy: http://evil.test"),
@@ -95,4 +101,32 @@ var _ = addScenario(scenario{
 		get("big_output", "/big.php"),
 		get("big_output_gzip", "/big.php", ae("gzip")),
 	)),
+})
+
+// keepInvalidHTTP turns ignore_invalid_headers off: nginx then keeps
+// headers with invalid names, "_" ones among them, and passes them on.
+const keepInvalidHTTP = `
+server {
+    listen {{LISTEN}};
+    server_name localhost;
+    root {{ROOT}};
+    ignore_invalid_headers off;
+
+    location ~ \.php$ {
+        fastcgi_pass {{FPM}};
+        fastcgi_param SCRIPT_FILENAME $document_root$fastcgi_script_name;
+        include {{FASTCGI_PARAMS}};
+    }
+}
+`
+
+var _ = addScenario(scenario{
+	name: "ignore_invalid_headers_off",
+	http: keepInvalidHTTP,
+	cases: viaPHP(
+		get("underscore_kept", "/info.php", "X_Under: 1"),
+		get("dot_kept", "/info.php", "X.Forwarded-For: 6.6.6.6"),
+		get("space_refused", "/info.php", "X Forwarded For: 6.6.6.6"),
+		get("plain", "/info.php", "X-Test: yes"),
+	),
 })

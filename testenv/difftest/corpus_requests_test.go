@@ -18,6 +18,7 @@ server {
 
     location = /exact/page { return 200 "exact uri=$uri\n"; }
     location /echo/ { return 200 "uri=$uri request_uri=$request_uri args=$args\n"; }
+    location /xff/ { return 200 "xff=$http_x_forwarded_for\n"; }
     location /small-body/ { client_max_body_size 10; alias {{ROOT}}/; }
     location /small-body-return/ { client_max_body_size 10; return 200 "returned\n"; }
     location /denied/ { deny all; alias {{ROOT}}/; }
@@ -142,6 +143,19 @@ var _ = addScenario(scenario{
 		get("very_long_uri", "/"+strings.Repeat("a", 40000)).with(veryLongURI),
 		get("very_long_header", "/hello.txt", "X-Long: "+strings.Repeat("b", 40000)),
 		get("many_headers", "/hello.txt", manyHeaders(100)...),
+		// header names (issue 20): a byte <= 0x20 or DEL is a 400, a line
+		// that starts with a space (obs-fold) too; other invalid names are
+		// dropped, as $http_x_forwarded_for shows.
+		get("header_name_space", "/echo/x", "X Forwarded For: 6.6.6.6"),
+		get("header_name_space_host", "/echo/x", "Ho st: x"),
+		get("header_name_tab", "/echo/x", "X\tY: 1"),
+		get("header_name_del", "/echo/x", "X\x7fY: 1"),
+		get("header_folded", "/echo/x", "X-A: a", " b"),
+		get("header_folded_tab", "/echo/x", "X-A: a", "\tb"),
+		get("header_name_dot_dropped", "/xff/x", "X.Forwarded-For: 6.6.6.6"),
+		get("header_name_underscore_dropped", "/xff/x", "X_Forwarded_For: 6.6.6.6"),
+		get("header_name_at", "/echo/x", "X@Y: 1").with(refused400(docNameBytes)),
+		get("header_name_8bit", "/echo/x", "X\x80Y: 1").with(refused400(docNameBytes)),
 		// Host handling
 		raw("http11_no_host", "GET /hello.txt HTTP/1.1\n\n"),
 		raw("http10_no_host", "GET /hello.txt HTTP/1.0\n\n"),

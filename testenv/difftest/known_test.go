@@ -31,6 +31,7 @@ const (
 	docCookieJoined = "Repeated Cookie lines reach PHP joined"
 	docAccelType    = "Pending: X-Accel-Redirect drops the application's Content-Type"
 	docLineLimits   = "A request line longer than all the header buffers gets 400, not 414"
+	docNameBytes    = "Header names with bytes outside the token set are refused"
 )
 
 // builtinPage turns o into one of the built-in pages both servers make
