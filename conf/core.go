@@ -42,6 +42,12 @@ func init() {
 			return
 		}},
 		&spec{name: "large_client_header_buffers", ctx: ctxHS, args: take2, set: setLargeHeaderBuffers},
+		// max_headers is nginx 1.29.8's, also in Debian's 1.22.1 since
+		// 1.22.1-9+deb12u11.
+		&spec{name: "max_headers", ctx: ctxHS, args: take1, set: func(c *compiler, f *frame, d *Directive) (err error) {
+			f.srv.MaxHeaders, err = parseInt(d, d.Args[0])
+			return
+		}},
 		&spec{name: "http2", ctx: ctxHS, args: takeFlag, set: func(c *compiler, f *frame, d *Directive) error { f.srv.HTTP2 = flagOn(d); return nil }},
 
 		// location settings
@@ -342,6 +348,12 @@ func (c *compiler) mergeServer(s *Server) {
 		s.LargeHeaderBuffers, s.LargeHeaderBufferSize = h.LargeHeaderBuffers, h.LargeHeaderBufferSize
 		if !hset("large_client_header_buffers") {
 			s.LargeHeaderBuffers, s.LargeHeaderBufferSize = 4, 8<<10
+		}
+	}
+	if !set("max_headers") {
+		s.MaxHeaders = h.MaxHeaders
+		if !hset("max_headers") {
+			s.MaxHeaders = 1000
 		}
 	}
 	if s.TLS == nil && hasSSL(s) {

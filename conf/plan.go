@@ -117,6 +117,7 @@ type Server struct {
 	ClientHeaderBufferSize int
 	LargeHeaderBuffers     int // number
 	LargeHeaderBufferSize  int // bytes: the longest request line or header line
+	MaxHeaders             int // header lines a request may have, ignored invalid ones aside (default 1000)
 	KeepaliveTimeout       time.Duration
 	KeepaliveHeader        time.Duration // -1: no Keep-Alive header
 	KeepaliveRequests      int

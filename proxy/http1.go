@@ -36,6 +36,9 @@ type fastHeaders struct {
 	// whose name has a byte outside [A-Za-z0-9_-], underscore those whose
 	// name is invalid only by an "_".
 	lines, invalid, underscore int
+	// hostAt is the Host line's place among the lines the default server
+	// keeps, 0 without one (for max_headers).
+	hostAt int
 }
 
 // get needs no filter: the names asked for are valid ones, which an

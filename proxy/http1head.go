@@ -65,8 +65,10 @@ func invalidName(name string, underscores bool) bool {
 //     HTTP_X_FORWARDED_FOR: a client could forge what a proxy in front
 //     set.
 //
-// The pass also counts in f the header lines and those whose name nginx
-// finds invalid, for the header view to drop them. It allocates nothing.
+// The pass also counts in f the header lines, those whose name nginx
+// finds invalid, and the place of the Host line, for the header view to
+// drop invalid names and for max_headers (tooManyHeaders). It allocates
+// nothing.
 func checkRequestHead(r *Request, f *fastHeaders, def *conf.Server) int {
 	for i := 0; i < len(r.Method); i++ {
 		c := r.Method[i]
@@ -106,6 +108,10 @@ func checkRequestHead(r *Request, f *fastHeaders, def *conf.Server) int {
 		if bufSize > 0 && end > bufSize {
 			return 494
 		}
+		if f.hostAt == 0 && i == len("host") && strings.EqualFold(b2s(raw[:i]), "host") {
+			f.lines, f.invalid, f.underscore = lines, invalid, underscore
+			f.hostAt = f.kept(def) + 1
+		}
 		raw = raw[min(end+1, len(raw)):]
 		lines++
 		switch {
@@ -140,4 +146,26 @@ func (f *fastHeaders) dropsInvalid() (drop, underscores bool) {
 	}
 	s := f.r.srv
 	return f.kept(s) < f.lines, s.UnderscoresInHeaders
+}
+
+// tooManyHeaders applies max_headers (nginx 1.29.8, and Debian's 1.22.1
+// since deb12u11: a flood of tiny header lines costs a server far more
+// than their bytes) to an HTTP/1 request once its server r.srv is known.
+// nginx checks each line against the server chosen so far: def, the
+// default one, up to the Host line and the one it names after it, or all
+// along the one an absolute-form request line named. Lines a server
+// drops as invalid do not count.
+func (r *Request) tooManyHeaders(def *conf.Server, absolute bool) bool {
+	if r.Header != headerSource(&r.fh) {
+		return false
+	}
+	f := &r.fh
+	n := f.kept(r.srv)
+	if absolute || f.hostAt == 0 && r.srv == def {
+		return n > r.srv.MaxHeaders
+	}
+	if f.hostAt == 0 {
+		return f.kept(def) > def.MaxHeaders
+	}
+	return f.hostAt > def.MaxHeaders || n > f.hostAt && n > r.srv.MaxHeaders
 }

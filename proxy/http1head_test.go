@@ -15,7 +15,7 @@ import (
 
 // headServer is a default server with nginx's defaults.
 func headServer(ignoreInvalid, underscores bool) *conf.Server {
-	return &conf.Server{LargeHeaderBuffers: 4, LargeHeaderBufferSize: 8 << 10,
+	return &conf.Server{LargeHeaderBuffers: 4, LargeHeaderBufferSize: 8 << 10, MaxHeaders: 1000,
 		IgnoreInvalidHeaders: ignoreInvalid, UnderscoresInHeaders: underscores}
 }
 
@@ -88,6 +88,41 @@ func TestHeaderViewDropsInvalid(t *testing.T) {
 		if got := strings.Join(names, ","); !strings.EqualFold(got, tc.want) {
 			t.Errorf("ignore %v underscores %v: headers %s, want %s", tc.ignore, tc.underscores, got, tc.want)
 		}
+	}
+}
+
+// TestTooManyHeaders pins which server's max_headers applies: the
+// default's up to the Host line, the named server's after it.
+func TestTooManyHeaders(t *testing.T) {
+	def := headServer(true, false)
+	def.MaxHeaders = 3
+	big := headServer(true, false)
+	big.MaxHeaders = 10
+	lines := func(n int) string { return strings.Repeat("X-A: 1\r\n", n) }
+	for _, tc := range []struct {
+		name, head string
+		srv        *conf.Server
+		absolute   bool
+		want       bool
+	}{
+		{"default at limit", "Host: a\r\n" + lines(2), def, false, false},
+		{"default over", "Host: a\r\n" + lines(3), def, false, true},
+		{"host first", "Host: b\r\n" + lines(8), big, false, false},
+		{"host late", lines(3) + "Host: b\r\n", big, false, true},
+		{"host third", lines(2) + "Host: b\r\n" + lines(7), big, false, false},
+		{"invalid not counted", "Host: a\r\n" + lines(2) + "X.A: 1\r\nX_B: 1\r\n", def, false, false},
+		{"absolute form", lines(5) + "Host: a\r\n", big, true, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r, status, _ := parseHead([]byte("GET / HTTP/1.1\r\n"+tc.head+"\r\n"), def)
+			if status != 0 {
+				t.Fatalf("status %d", status)
+			}
+			r.srv = tc.srv
+			if got := r.tooManyHeaders(def, tc.absolute); got != tc.want {
+				t.Errorf("tooManyHeaders %v, want %v", got, tc.want)
+			}
+		})
 	}
 }
 

@@ -80,6 +80,11 @@ func (rt *runtime) serve(r *Request) {
 	}
 	r.srv = srv
 	r.loc = srv.Loc
+	if r.tooManyHeaders(def, t.host != "") {
+		rt.log.infof(r, "client sent too many header lines")
+		rt.badRequest(r, 494)
+		return
+	}
 	// The URI was parsed with the default server's merge_slashes, before
 	// the server was known: nginx does the same.
 	r.uri, r.args, r.exten = t.path, t.args, t.exten

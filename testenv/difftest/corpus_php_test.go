@@ -75,6 +75,7 @@ var _ = addScenario(scenario{
 		get("header_folded", "/info.php", "X-Test: a", " X-Forwarded-For: 6.6.6.6"),
 		req("trace", "TRACE", "/info.php"),
 		raw("absolute_form_userinfo", "GET http://u:p@evil.example/info.php HTTP/1.1\nHost: localhost\n\n"),
+		get("headers_over_max", "/info.php", shortHeaders(1000)...),
 		get("httpoxy", "/info.php", "Proxy: http://evil.test"),
 		get("host_with_port", "/info.php", "Host: localhost:8080"),
 		get10("http10", "/info.php"),

@@ -143,6 +143,8 @@ var _ = addScenario(scenario{
 		get("very_long_uri", "/"+strings.Repeat("a", 40000)).with(veryLongURI),
 		get("very_long_header", "/hello.txt", "X-Long: "+strings.Repeat("b", 40000)),
 		get("many_headers", "/hello.txt", manyHeaders(100)...),
+		get("headers_at_max", "/hello.txt", shortHeaders(999)...),
+		get("headers_over_max", "/hello.txt", shortHeaders(1000)...),
 		// header names (issue 20): a byte <= 0x20 or DEL is a 400, a line
 		// that starts with a space (obs-fold) too; other invalid names are
 		// dropped, as $http_x_forwarded_for shows.
@@ -204,6 +206,47 @@ var _ = addScenario(scenario{
 		get("echo", "/echo//a///b"),
 		get("dotdot_with_double", "/echo//../x"),
 		get("dotdot_climb", "//../secret.txt"),
+	},
+})
+
+// maxHeadersHTTP sets max_headers per server (issue 20): the default
+// server's counts up to the Host line, the named server's after it.
+const maxHeadersHTTP = `
+max_headers 8;
+server {
+    listen {{LISTEN}};
+    server_name localhost;
+    max_headers 5;
+    return 200 "small\n";
+}
+server {
+    listen {{LISTEN}};
+    server_name big.test;
+    return 200 "big\n";
+}
+server {
+    listen {{LISTEN}};
+    server_name under.test;
+    underscores_in_headers on;
+    max_headers 5;
+    return 200 "under\n";
+}
+`
+
+var _ = addScenario(scenario{
+	name: "max_headers",
+	http: maxHeadersHTTP,
+	cases: []reqCase{
+		get("at_limit", "/", shortHeaders(4)...),
+		get("over_limit", "/", shortHeaders(5)...),
+		get("invalid_not_counted", "/", append(shortHeaders(4), "X.A: 1", "X_B: 1", "X.D: 1")...),
+		get("http_level", "/", append([]string{"Host: big.test"}, shortHeaders(7)...)...),
+		get("http_level_over", "/", append([]string{"Host: big.test"}, shortHeaders(8)...)...),
+		get("host_late", "/", append(shortHeaders(6), "Host: big.test")...),
+		get("host_late_at_default_limit", "/", append(shortHeaders(4), "Host: big.test", "X-A: 1", "X-B: 1")...),
+		get("underscores_counted", "/", append([]string{"Host: under.test"}, "X_A: 1", "X_B: 1", "X_C: 1", "X_D: 1", "X_E: 1")...),
+		raw("absolute_form_server", "GET http://big.test/ HTTP/1.1\nHost: localhost\nA: 1\nB: 1\nC: 1\nD: 1\nE: 1\nF: 1\n\n"),
+		raw("no_host_http10", "GET / HTTP/1.0\nA: 1\nB: 1\nC: 1\nD: 1\nE: 1\nF: 1\n\n"),
 	},
 })
 
@@ -290,6 +333,16 @@ var _ = addScenario(scenario{
 		raw("absolute_form_selects", "GET http://a.example.com/ HTTP/1.1\nHost: dflt.test\n\n"),
 	},
 })
+
+// shortHeaders makes n distinct short header lines: enough of them to pass
+// max_headers fit the header buffers.
+func shortHeaders(n int) []string {
+	h := make([]string, n)
+	for i := range h {
+		h[i] = fmt.Sprintf("X-%d: v", i)
+	}
+	return h
+}
 
 // manyHeaders makes n distinct header lines.
 func manyHeaders(n int) []string {
