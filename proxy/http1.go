@@ -116,7 +116,11 @@ func (s *Server) http1Server(g *conf.ListenGroup) *fasthttp.Server {
 		Logger:                        fastLogger{s},
 		ConnState: func(c net.Conn, st fasthttp.ConnState) {
 			if ec, ok := c.(edgeConn); ok {
-				ec.connInfo().idle.Store(st == fasthttp.StateIdle)
+				info := ec.connInfo()
+				info.idle.Store(st == fasthttp.StateIdle)
+				if st == fasthttp.StateIdle {
+					info.head.begin()
+				}
 			}
 		},
 	}
@@ -131,10 +135,11 @@ func (l fastLogger) Printf(format string, args ...any) {
 // serveHTTP1 serves an HTTP/1.x connection to its end.
 func (s *Server) serveHTTP1(c net.Conn) {
 	rt := s.rt.Load()
-	g := c.(edgeConn).connInfo().group
-	fs := rt.http1(s, g)
+	info := c.(edgeConn).connInfo()
+	info.head.begin()
+	fs := rt.http1(s, info.group)
 	if err := fs.ServeConn(c); err != nil {
-		s.connError(c.(edgeConn).connInfo(), err)
+		s.connError(info, err)
 	}
 }
 
@@ -230,6 +235,7 @@ func (s *Server) handleHTTP1(ctx *fasthttp.RequestCtx) {
 		r.loc = r.srv.Loc
 		rt.log.infof(r, "client sent invalid request")
 		rt.badRequest(r, status)
+		info.linger = true
 		rt.writeHTTP1(ctx, r)
 		return
 	}
@@ -367,21 +373,11 @@ func (c *countWriter) Write(p []byte) (int, error) {
 }
 
 // http1Error answers what fasthttp could not parse, in nginx's terms:
-// a too-long request line is 414, too-large headers 494 (sent as 400),
-// anything else 400; the connection is closed.
+// a head that overflows the read buffer is 414 when its request line is
+// longer than one large_client_header_buffers buffer, else 494 (sent as
+// 400); anything else 400. The connection is closed, lingering.
 func (s *Server) http1Error(ctx *fasthttp.RequestCtx, err error) {
 	rt := s.rt.Load()
-	status := 400
-	var sizeErr *fasthttp.ErrSmallBuffer
-	if errors.As(err, &sizeErr) {
-		status = 494
-		if len(ctx.Request.Header.RequestURI()) == 0 {
-			status = 414
-		}
-	}
-	if errors.Is(err, fasthttp.ErrBodyTooLarge) {
-		status = 413
-	}
 	var info *connInfo
 	if ec, ok := ctx.Conn().(edgeConn); ok {
 		info = ec.connInfo()
@@ -391,8 +387,20 @@ func (s *Server) http1Error(ctx *fasthttp.RequestCtx, err error) {
 		ctx.SetConnectionClose()
 		return
 	}
+	status := 400
+	var sizeErr *fasthttp.ErrSmallBuffer
+	if errors.As(err, &sizeErr) {
+		status = 494
+		def := info.group.Default
+		if info.head.lineTooLong(def.LargeHeaderBuffers*def.LargeHeaderBufferSize, def.LargeHeaderBufferSize) {
+			status = 414
+		}
+	}
+	if errors.Is(err, fasthttp.ErrBodyTooLarge) {
+		status = 413
+	}
 	if errors.Is(err, os.ErrDeadlineExceeded) {
-		if !info.sentAny {
+		if info.head.total == 0 {
 			// nginx closes a connection that sends no request within
 			// client_header_timeout, without answering or an access
 			// log line (ngx_http_wait_request_handler).
@@ -406,7 +414,17 @@ func (s *Server) http1Error(ctx *fasthttp.RequestCtx, err error) {
 	r := errorRequest(rt, ctx, info)
 	r.Method = "GET"
 	r.Proto = "HTTP/1.1"
-	rt.log.infof(r, "client sent invalid request (%v)", err)
+	info.linger = true
+	switch {
+	case status == 414:
+		rt.log.infof(r, "client sent too long URI")
+	case status == 494:
+		rt.log.infof(r, "client sent too large request")
+	case errors.Is(err, errBareCR):
+		rt.log.infof(r, "client sent invalid header line")
+	default:
+		rt.log.infof(r, "client sent invalid request (%v)", err)
+	}
 	rt.badRequest(r, status)
 	resp := r.resp
 	ctx.Response.SetStatusCode(resp.Status)

@@ -1,11 +1,18 @@
 // This file holds the rules of nginx's HTTP/1 request parser that fasthttp
 // does not apply (issue 20): checkRequestHead, one pass over a head that
-// fasthttp parsed, and the header names nginx drops.
+// fasthttp parsed; headWatch, which follows a head as it arrives, for the
+// answers nginx gives before a head is complete (414 for a request line
+// longer than fasthttp's whole buffer, 400 for a bare CR that fasthttp
+// would wait behind); and the lingering close that lets such an answer
+// reach a client that is still sending.
 package proxy
 
 import (
 	"bytes"
+	"errors"
+	"net"
 	"strings"
+	"time"
 
 	"edge/conf"
 )
@@ -168,4 +175,171 @@ func (r *Request) tooManyHeaders(def *conf.Server, absolute bool) bool {
 		return f.kept(def) > def.MaxHeaders
 	}
 	return f.hostAt > def.MaxHeaders || n > f.hostAt && n > r.srv.MaxHeaders
+}
+
+// errBareCR fails the read of a head that holds a CR followed by something
+// other than LF, which nginx refuses at once with 400; fasthttp would go
+// on waiting for the line's LF.
+var errBareCR = errors.New("client sent a bare CR in the request head")
+
+// headWatch follows the bytes of a connection as the HTTP/1 engine reads
+// them. From begin (the connection's start, and each wait for a next
+// request) to the end of the head (CRLF CRLF), it notes where the request
+// line ends and refuses a bare CR. The common head arrives in one read
+// that ends with CRLF CRLF, and costs one search for the request line's LF.
+type headWatch struct {
+	total  int64 // bytes the client has sent
+	active bool  // the bytes read now are those of a head
+	start  int64 // total when the watch began
+	// lineStart and lineEnd are where the request line starts (after the
+	// empty lines nginx skips) and where its LF is; -1 until seen.
+	lineStart, lineEnd int64
+	// tail is how many bytes of CRLF CRLF the bytes read so far end with.
+	tail int
+}
+
+// begin starts watching a head from the next byte read.
+func (w *headWatch) begin() {
+	*w = headWatch{total: w.total, active: true, start: w.total, lineStart: -1, lineEnd: -1}
+}
+
+// saw notes p, bytes just read. It returns errBareCR when p leaves the head
+// unfinished with a bare CR in it: the engine is about to wait for more.
+func (w *headWatch) saw(p []byte) error {
+	at := w.total
+	w.total += int64(len(p))
+	if !w.active || len(p) == 0 {
+		return nil
+	}
+	if w.lineEnd < 0 {
+		if w.findRequestLine(p, at); !w.active {
+			return nil
+		}
+	}
+	if bytes.HasSuffix(p, crlfcrlf) || w.ends(p) {
+		w.active = false
+		return nil
+	}
+	// The head goes on past p: a bare CR in it is final.
+	if w.tail&1 == 1 && p[0] != '\n' {
+		return errBareCR
+	}
+	for i := bytes.IndexByte(p, '\r'); i >= 0 && i < len(p)-1; {
+		if p[i+1] != '\n' {
+			return errBareCR
+		}
+		j := bytes.IndexByte(p[i+1:], '\r')
+		if j < 0 {
+			break
+		}
+		i += 1 + j
+	}
+	w.tail = crlfSuffix(p, w.tail)
+	return nil
+}
+
+var crlfcrlf = []byte("\r\n\r\n")
+
+// ends reports whether the head ends in p, CRLF CRLF maybe begun in the
+// bytes before.
+func (w *headWatch) ends(p []byte) bool {
+	if w.tail > 0 && bytes.HasPrefix(p, crlfcrlf[w.tail:]) {
+		return true
+	}
+	return bytes.Index(p, crlfcrlf) >= 0
+}
+
+// crlfSuffix is how many bytes of CRLF CRLF p ends with; prev is the count
+// for the bytes before p, which p may extend.
+func crlfSuffix(p []byte, prev int) int {
+	if prev > 0 && prev+len(p) < len(crlfcrlf) && bytes.Equal(p, crlfcrlf[prev:prev+len(p)]) {
+		return prev + len(p)
+	}
+	for k := min(len(crlfcrlf)-1, len(p)); k > 0; k-- {
+		if bytes.HasSuffix(p, crlfcrlf[:k]) {
+			return k
+		}
+	}
+	return 0
+}
+
+// findRequestLine notes the start and the LF of the request line in p,
+// read at offset at, past the empty lines nginx and fasthttp skip.
+func (w *headWatch) findRequestLine(p []byte, at int64) {
+	i := 0
+	if w.lineStart < 0 {
+		for i < len(p) && (p[i] == '\r' || p[i] == '\n') {
+			i++
+		}
+		if i == len(p) {
+			return
+		}
+		// A method starts with a capital, "_" or "-". Anything else is
+		// not the start of a head (the watch began while a pipelined
+		// request was already buffered, and sees its body): stop, so
+		// that a CR in a body is never taken for a bare one.
+		if c := p[i]; (c < 'A' || c > 'Z') && c != '_' && c != '-' {
+			w.active = false
+			return
+		}
+		w.lineStart = at + int64(i)
+	}
+	if j := bytes.IndexByte(p[i:], '\n'); j >= 0 {
+		w.lineEnd = at + int64(i+j)
+	}
+}
+
+// lineTooLong reports, when the engine's read buffer of bufSize bytes
+// filled up without a whole head, whether the request line is longer
+// than one large_client_header_buffers buffer (lineMax): nginx's 414. The
+// buffer holds the last bufSize bytes read, from the head's start; the
+// answer is only known when the watch began there too (not when a
+// pipelined request was already buffered), and is false otherwise.
+func (w *headWatch) lineTooLong(bufSize, lineMax int) bool {
+	if w.start != w.total-int64(bufSize) || w.lineStart < 0 {
+		return false
+	}
+	end := w.total
+	if w.lineEnd >= 0 {
+		end = w.lineEnd + 1
+	}
+	return end-w.lineStart > int64(lineMax)
+}
+
+// nginx's defaults for lingering_time and lingering_timeout, which edge
+// does not make configurable.
+const (
+	lingeringTime    = 30 * time.Second
+	lingeringTimeout = 5 * time.Second
+)
+
+// lingeringClose closes c after an error response the way nginx does
+// when the client may still be sending (ngx_http_set_lingering_close):
+// it stops writing, then reads and discards what comes until the client
+// closes, no byte comes for lingeringTimeout, or lingeringTime has
+// passed. Closing with unread bytes would make the kernel answer them
+// with a reset, which can destroy the response before the client has
+// read it.
+func lingeringClose(c net.Conn) error {
+	if cw, ok := c.(interface{ CloseWrite() error }); ok {
+		_ = cw.CloseWrite()
+	}
+	var buf [4096]byte
+	deadline := time.Now().Add(lingeringTime)
+	for {
+		t := time.Now().Add(lingeringTimeout)
+		if t.After(deadline) {
+			t = deadline
+		}
+		if c.SetReadDeadline(t) != nil {
+			break
+		}
+		if _, err := c.Read(buf[:]); err != nil {
+			break
+		}
+		if !time.Now().Before(deadline) {
+			break
+		}
+	}
+	return c.Close()
 }

@@ -1,12 +1,18 @@
-// This file tests the HTTP/1 head rules of http1head.go: the table tests
-// pin each rule, and BenchmarkRequestHead their cost per request.
+// This file tests the HTTP/1 head rules of http1head.go: FuzzRequestHead
+// runs arbitrary heads through fasthttp's parser, checkRequestHead, the
+// header view and the head watch; the table tests pin each rule, and
+// BenchmarkRequestHead their cost per request.
 package proxy
 
 import (
 	"bufio"
 	"bytes"
+	"errors"
+	"io"
+	"net"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/valyala/fasthttp"
 
@@ -32,6 +38,90 @@ func parseHead(data []byte, srv *conf.Server) (r *Request, status int, ok bool) 
 	r.Header = &r.fh
 	status = checkRequestHead(r, &r.fh, srv)
 	return r, status, status == 0
+}
+
+// FuzzRequestHead: no head makes fasthttp's parser, checkRequestHead,
+// the header view or the head watch panic; a head that nginx refuses for
+// its names (a byte <= 0x20 or DEL in a name, a folded line) is never
+// accepted; the header view, with ignore_invalid_headers on, never shows
+// a name nginx finds invalid; and the watch reports a bare CR only where
+// a CR is followed by something else than LF.
+func FuzzRequestHead(f *testing.F) {
+	for _, s := range []string{
+		"GET / HTTP/1.1\r\nHost: a\r\n\r\n",
+		"GET /info.php HTTP/1.1\r\nHost: a\r\nX Forwarded For: 6.6.6.6\r\n\r\n",
+		"GET / HTTP/1.1\r\nHo st: x\r\n\r\n",
+		"GET / HTTP/1.1\r\nHost: a\r\nX\x7fY: 1\r\n\r\n",
+		"GET / HTTP/1.1\r\nHost: a\r\nX-A: a\r\n b\r\n\r\n",
+		"GET / HTTP/1.1\r\nHost: a\r\nX.Forwarded-For: 6.6.6.6\r\nX_Under: 1\r\n\r\n",
+		"TRACE / HTTP/1.1\r\nHost: a\r\n\r\n",
+		"GET http://u:p@evil.example/ HTTP/1.1\r\nHost: a\r\n\r\n",
+		"GET /" + strings.Repeat("a", 9000) + " HTTP/1.1\r\nHost: a\r\n\r\n",
+		"GET / HTTP/1.1\r\nHost: a\r\n\r\r",
+		"GET / HTTP/1.1\r\nHost: a\r\nX-A: a\rb\r\n\r\n",
+		"GET / HTTP/1.1\r\nHost: a\r\n" + strings.Repeat("X-A: 1\r\n", 1001) + "\r\n",
+	} {
+		f.Add([]byte(s), uint16(len(s)/2))
+	}
+	on := headServer(true, false)
+	f.Fuzz(func(t *testing.T, data []byte, split uint16) {
+		r, _, ok := parseHead(data, on)
+		if ok {
+			checkAcceptedNames(t, r.fh.h.RawHeaders())
+			for _, h := range r.Header.appendAll(nil) {
+				if invalidName(h.name, false) {
+					t.Fatalf("head %q: the header view shows %q", data, h.name)
+				}
+			}
+			_ = r.tooManyHeaders(on, false)
+		}
+		for _, srv := range []*conf.Server{headServer(false, false), headServer(true, true)} {
+			if r, _, ok := parseHead(data, srv); ok {
+				r.Header.appendAll(nil)
+			}
+		}
+		var w headWatch
+		w.begin()
+		at := min(int(split), len(data))
+		for _, p := range [][]byte{data[:at], data[at:]} {
+			if err := w.saw(p); err != nil {
+				if !errors.Is(err, errBareCR) || !hasBareCR(data) {
+					t.Fatalf("head %q split at %d: %v", data, at, err)
+				}
+				break
+			}
+		}
+		w.lineTooLong(len(data), 8<<10)
+	})
+}
+
+// checkAcceptedNames fails for a head nginx refuses for its names.
+func checkAcceptedNames(t *testing.T, raw []byte) {
+	t.Helper()
+	for _, line := range bytes.Split(raw, []byte("\n")) {
+		line = bytes.TrimSuffix(line, []byte("\r"))
+		if len(line) == 0 {
+			continue
+		}
+		name, _, _ := bytes.Cut(line, []byte(":"))
+		if len(name) == 0 {
+			t.Fatalf("accepted a line without a name: %q", line)
+		}
+		for _, c := range name {
+			if c <= 0x20 || c == 0x7f {
+				t.Fatalf("accepted the header name %q", name)
+			}
+		}
+	}
+}
+
+func hasBareCR(b []byte) bool {
+	for i := 0; i+1 < len(b); i++ {
+		if b[i] == '\r' && b[i+1] != '\n' {
+			return true
+		}
+	}
+	return false
 }
 
 func TestCheckRequestHead(t *testing.T) {
@@ -126,8 +216,108 @@ func TestTooManyHeaders(t *testing.T) {
 	}
 }
 
+// TestHeadWatch feeds heads in pieces, as reads deliver them.
+func TestHeadWatch(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		reads  []string
+		bareCR bool
+		line   int64 // the request line's length with its LF; 0: not seen
+	}{
+		{"one read", []string{"GET / HTTP/1.1\r\nHost: a\r\n\r\n"}, false, 16},
+		{"split CRLF CRLF", []string{"GET / HTTP/1.1\r\nHost: a\r\n\r", "\n"}, false, 16},
+		{"split CRLF", []string{"GET / HTTP/1.1\r", "\nHost: a\r\n\r\n"}, false, 16},
+		{"bare CR, blank line", []string{"GET / HTTP/1.1\r\nHost: a\r\n\r\r"}, true, 16},
+		{"bare CR across reads", []string{"GET / HTTP/1.1\r\nHost: a\r\nX: a\r", "b"}, true, 16},
+		{"bare CR in value", []string{"GET / HTTP/1.1\r\nX: a\rb"}, true, 16},
+		{"bare CR after the head", []string{"POST / HTTP/1.1\r\nHost: a\r\n\r\nab\rcd"}, false, 17},
+		{"leading empty lines", []string{"\r\n\r\nGET / HTTP/1.1\r\n"}, false, 16},
+		{"long line", []string{"GET /" + strings.Repeat("a", 100)}, false, 0},
+		{"not a head", []string{"body\rbytes"}, false, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var w headWatch
+			w.begin()
+			var err error
+			for _, p := range tc.reads {
+				if err = w.saw([]byte(p)); err != nil {
+					break
+				}
+			}
+			if got := err != nil; got != tc.bareCR {
+				t.Errorf("bare CR reported: %v, want %v", got, tc.bareCR)
+			}
+			var line int64
+			if w.lineEnd >= 0 {
+				line = w.lineEnd + 1 - w.lineStart
+			}
+			if line != tc.line {
+				t.Errorf("request line %d bytes, want %d", line, tc.line)
+			}
+		})
+	}
+}
+
+// TestLineTooLong: the 414 decision when the read buffer fills.
+func TestLineTooLong(t *testing.T) {
+	const buf, lineMax = 64, 16
+	var w headWatch
+	w.begin()
+	_ = w.saw([]byte("GET /" + strings.Repeat("a", buf-5)))
+	if !w.lineTooLong(buf, lineMax) {
+		t.Error("a buffer of request line: not too long")
+	}
+	w.begin()
+	_ = w.saw([]byte("GET / HTTP/1.1\r\nX: " + strings.Repeat("b", buf-19)))
+	if w.lineTooLong(buf, lineMax) {
+		t.Error("a short request line and a long header: too long")
+	}
+	// The watch began before bytes already buffered: no answer.
+	w.begin()
+	_ = w.saw([]byte(strings.Repeat("a", buf/2)))
+	w.start -= 10
+	if w.lineTooLong(buf, lineMax) {
+		t.Error("a watch that did not begin at the buffer: too long")
+	}
+}
+
+// TestLingeringClose: a client that goes on sending after the server has
+// answered and closed still reads the whole answer, and no reset.
+func TestLingeringClose(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() {
+		c, err := ln.Accept()
+		if err != nil {
+			return
+		}
+		var buf [16]byte
+		_, _ = io.ReadFull(c, buf[:])
+		_, _ = c.Write([]byte("HTTP/1.1 414 Request-URI Too Large\r\n\r\n"))
+		_ = lingeringClose(c)
+	}()
+	c, err := net.Dial("tcp", ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	_ = c.SetDeadline(time.Now().Add(20 * time.Second))
+	go func() {
+		_, _ = c.Write(bytes.Repeat([]byte("a"), 4<<20))
+		_ = c.(*net.TCPConn).CloseWrite()
+	}()
+	got, err := io.ReadAll(c)
+	if err != nil || !bytes.HasPrefix(got, []byte("HTTP/1.1 414")) {
+		t.Fatalf("read %q, %v; want the 414 and EOF", got, err)
+	}
+}
+
 // BenchmarkRequestHead is the per-request cost of the head rules for a
-// browser's GET: checkRequestHead's pass over the head fasthttp parsed.
+// browser's GET: checkRequestHead's pass over the head fasthttp parsed,
+// and the head watch over the read that brought it.
 func BenchmarkRequestHead(b *testing.B) {
 	head := []byte("GET /1k.txt HTTP/1.1\r\nHost: example.com\r\n" +
 		"User-Agent: Mozilla/5.0 (X11; Linux x86_64; rv:128.0) Gecko/20100101 Firefox/128.0\r\n" +
@@ -144,6 +334,15 @@ func BenchmarkRequestHead(b *testing.B) {
 		for b.Loop() {
 			r.fh = fastHeaders{h: h, r: r}
 			checkRequestHead(r, &r.fh, srv)
+		}
+	})
+	b.Run("watch", func(b *testing.B) {
+		var w headWatch
+		b.SetBytes(int64(len(head)))
+		b.ReportAllocs()
+		for b.Loop() {
+			w.begin()
+			_ = w.saw(head)
 		}
 	})
 }

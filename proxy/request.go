@@ -60,8 +60,12 @@ type connInfo struct {
 	bodyTimeout time.Duration
 	keepalive   time.Duration
 	deadlineSet atomic.Int64
-	// sentAny: the client has sent at least one byte (HTTP/1 wrappers).
-	sentAny bool
+	// head counts the bytes the client sent and watches HTTP/1 request
+	// heads as they arrive (the wrappers' Read).
+	head headWatch
+	// linger makes the HTTP/1 wrappers' Close drain what the client still
+	// sends before closing (after an error response; lingeringClose).
+	linger bool
 	// more says that the next write is the first of a response that more
 	// writes follow: it goes out with MSG_MORE (tcpEdgeConn.Write).
 	more moreWrites

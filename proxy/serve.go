@@ -83,6 +83,7 @@ func (rt *runtime) serve(r *Request) {
 	if r.tooManyHeaders(def, t.host != "") {
 		rt.log.infof(r, "client sent too many header lines")
 		rt.badRequest(r, 494)
+		r.conn.linger = true
 		return
 	}
 	// The URI was parsed with the default server's merge_slashes, before

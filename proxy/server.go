@@ -434,10 +434,7 @@ type (
 
 func (c *peekedConn) Read(p []byte) (int, error) {
 	n, err := c.r.Read(p)
-	if n > 0 {
-		c.info.sentAny = true
-	}
-	return n, err
+	return n, c.info.received(p[:n], err)
 }
 
 func (c *tlsEdgeConn) Handshake() error                     { return c.tc.Handshake() }
@@ -481,13 +478,28 @@ func (r *rawNetConn) init(c net.Conn, network string) {
 func (r *rawNetConn) Read(p []byte) (int, error)  { return r.raw.Read(p) }
 func (r *rawNetConn) Write(p []byte) (int, error) { return r.raw.Write(p) }
 
-// Read notes that the client sent something (connInfo.sentAny).
+// CloseWrite half-closes the connection when it can be (lingeringClose).
+func (r *rawNetConn) CloseWrite() error {
+	if cw, ok := r.Conn.(interface{ CloseWrite() error }); ok {
+		return cw.CloseWrite()
+	}
+	return nil
+}
+
+// Read shows what the client sent to the head watch (connInfo.received).
 func (c *tcpEdgeConn) Read(p []byte) (int, error) {
 	n, err := c.raw.Read(p)
-	if n > 0 {
-		c.info.sentAny = true
+	return n, c.info.received(p[:n], err)
+}
+
+// Close lingers after an error response (connInfo.linger). The response
+// is out, so a graceful stop may close the connection as an idle one.
+func (c *tcpEdgeConn) Close() error {
+	if c.info.linger {
+		c.info.idle.Store(true)
+		return lingeringClose(c.TCPConn)
 	}
-	return n, err
+	return c.TCPConn.Close()
 }
 
 func (c *tcpEdgeConn) ReadFrom(r io.Reader) (int64, error) {
@@ -527,10 +539,26 @@ func (c *otherEdgeConn) Write(p []byte) (int, error) { return c.info.write(c.Con
 
 func (c *otherEdgeConn) Read(p []byte) (int, error) {
 	n, err := c.Conn.Read(p)
-	if n > 0 {
-		c.info.sentAny = true
+	return n, c.info.received(p[:n], err)
+}
+
+// Close lingers after an error response, as tcpEdgeConn's does; a TLS
+// connection sends its close_notify and drains what the client sends.
+func (c *otherEdgeConn) Close() error {
+	if c.info.linger {
+		c.info.idle.Store(true)
+		return lingeringClose(c.Conn)
 	}
-	return n, err
+	return c.Conn.Close()
+}
+
+// received counts p, bytes just read from the client, and shows them to
+// the head watch, whose error (a bare CR) comes with them.
+func (info *connInfo) received(p []byte, err error) error {
+	if werr := info.head.saw(p); werr != nil && err == nil {
+		return werr
+	}
+	return err
 }
 
 // A TLS connection is broken for good by a write that times out, so its

@@ -140,7 +140,11 @@ var _ = addScenario(scenario{
 		get("server_tokens_off_page", "/tokens-off/missing"),
 		get("long_uri", "/"+strings.Repeat("a", 9000)),
 		get("long_header", "/hello.txt", "X-Long: "+strings.Repeat("b", 9000)),
-		get("very_long_uri", "/"+strings.Repeat("a", 40000)).with(veryLongURI),
+		get("very_long_uri", "/"+strings.Repeat("a", 40000)),
+		// nginx answers 414 and drains the rest of the request before it
+		// closes, so no reset destroys the answer (issue 20).
+		get("huge_uri", "/"+strings.Repeat("a", 100<<10)),
+		get("long_uri_long_header", "/"+strings.Repeat("a", 20000), "X-Long: "+strings.Repeat("b", 20000)),
 		get("very_long_header", "/hello.txt", "X-Long: "+strings.Repeat("b", 40000)),
 		get("many_headers", "/hello.txt", manyHeaders(100)...),
 		get("headers_at_max", "/hello.txt", shortHeaders(999)...),
@@ -158,6 +162,14 @@ var _ = addScenario(scenario{
 		get("header_name_underscore_dropped", "/xff/x", "X_Forwarded_For: 6.6.6.6"),
 		get("header_name_at", "/echo/x", "X@Y: 1").with(refused400(docNameBytes)),
 		get("header_name_8bit", "/echo/x", "X\x80Y: 1").with(refused400(docNameBytes)),
+		// a bare CR (issue 20): nginx refuses one at once, where edge's
+		// engine would wait for the line's LF
+		reqCase{name: "bare_cr_blank_line", raw: "GET /hello.txt HTTP/1.1\r\nHost: localhost\r\n\r\r"},
+		reqCase{name: "bare_cr_value", raw: "GET /hello.txt HTTP/1.1\r\nHost: localhost\r\nX-A: a\rb"},
+		reqCase{name: "bare_cr_request_line", raw: "GET /hello.txt HTTP/1.1\rHost: localhost"},
+		reqCase{name: "bare_cr_value_complete", raw: "GET /hello.txt HTTP/1.1\r\nHost: localhost\r\nX-A: a\rb\r\n\r\n"},
+		reqCase{name: "cr_cr_lf", raw: "GET /hello.txt HTTP/1.1\r\nHost: localhost\r\r\n\r\n"}.with(refused400(docHeadControl)),
+		get("header_value_control", "/hello.txt", "X-A: a\x01b").with(refused400(docHeadControl)),
 		// Host handling
 		raw("http11_no_host", "GET /hello.txt HTTP/1.1\n\n"),
 		raw("http10_no_host", "GET /hello.txt HTTP/1.0\n\n"),

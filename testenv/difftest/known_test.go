@@ -30,8 +30,8 @@ const (
 	docHostChars    = "Host values with a backslash or an unclosed bracket are refused"
 	docCookieJoined = "Repeated Cookie lines reach PHP joined"
 	docAccelType    = "Pending: X-Accel-Redirect drops the application's Content-Type"
-	docLineLimits   = "A request line longer than all the header buffers gets 400, not 414"
 	docNameBytes    = "Header names with bytes outside the token set are refused"
+	docHeadControl  = "Control characters in a request head are refused"
 )
 
 // builtinPage turns o into one of the built-in pages both servers make
@@ -105,14 +105,3 @@ func accelType(from, to string) *known {
 		return nil
 	}}
 }
-
-// veryLongURI: a request line longer than all the large buffers (32 KiB)
-// is a 414 in nginx and a 494 (400 "Request Header Or Cookie Too Large")
-// in edge, whose HTTP/1 engine cannot tell which line overflowed.
-var veryLongURI = &known{doc: docLineLimits, expect: func(o *outcome) error {
-	if err := wantStatus(o, 414); err != nil {
-		return err
-	}
-	builtinPage(o, 400, "400 Request Header Or Cookie Too Large")
-	return nil
-}}
