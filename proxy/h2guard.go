@@ -73,6 +73,9 @@ const (
 	// may open before it has seen the GOAWAY: twice the streams it may have
 	// open at once (nginx refuses more than that per read, 1.25.3).
 	h2StreamSlack = 2 * h2MaxConcurrentStreams
+	// windowUpdateBytes is how much DATA sent earns the client one
+	// WINDOW_UPDATE frame past its budget.
+	windowUpdateBytes = 256
 	// h2MaxConcurrentStreams is SETTINGS_MAX_CONCURRENT_STREAMS, nginx's
 	// http2_max_concurrent_streams default.
 	h2MaxConcurrentStreams = 128
@@ -140,7 +143,7 @@ type h2Guard struct {
 	windowCredit int64 // dataSent already turned into WINDOW_UPDATE tokens
 
 	sent     atomic.Int64 // HEADERS and DATA payload written to the client
-	dataSent atomic.Int64 // DATA frames written to the client
+	dataSent atomic.Int64 // DATA payload bytes written to the client
 
 	tripped atomic.Bool
 	reason  string // what tripped it, for the error log
@@ -248,10 +251,12 @@ func (g *h2Guard) frame(typ, flags byte, stream uint32, length int) bool {
 		}
 	case h2FrameWindowUpdate:
 		// A client acknowledges the DATA it reads with WINDOW_UPDATE, on
-		// the stream and on the connection: two per DATA frame sent.
+		// the stream and on the connection, as often as it reads: Go's
+		// client, reading slowly, sent more than one per DATA frame. Each
+		// windowUpdateBytes of DATA sent earns one.
 		if d := g.dataSent.Load(); d > g.windowCredit {
 			b := &g.budgets[budgetWindowUpdate]
-			b.tokens += 2 * float64(d-g.windowCredit)
+			b.tokens += float64(d-g.windowCredit) / windowUpdateBytes
 			g.windowCredit = d
 		}
 		return g.spend(budgetWindowUpdate)
@@ -329,7 +334,7 @@ func (o *outFrames) scan(b []byte, g *h2Guard) {
 		o.remaining = int(o.hdr[0])<<16 | int(o.hdr[1])<<8 | int(o.hdr[2])
 		switch o.hdr[3] {
 		case h2FrameData:
-			data++
+			data += int64(o.remaining)
 			sent += int64(o.remaining)
 		case h2FrameHeaders, h2FrameContinuation:
 			sent += int64(o.remaining)
