@@ -22,8 +22,7 @@ const coalesceLimit = 256 << 10
 // straight to the underlying connection.
 type coalescedConn struct {
 	net.Conn
-	info    *connInfo // send_timeout (writeDeadline)
-	tls     bool      // Conn is a *tls.Conn: writes go a record at a time
+	info    *connInfo
 	mu      sync.Mutex
 	cond    sync.Cond
 	pending []byte // bytes accepted but not yet written
@@ -87,12 +86,7 @@ func (c *coalescedConn) writeLoop() {
 		data := c.pending
 		c.pending = c.spare[:0]
 		c.mu.Unlock()
-		var err error
-		if c.tls {
-			_, err = c.info.writeChunked(c.Conn, data)
-		} else {
-			_, err = c.Conn.Write(data) // the peeked wrapper bounds it
-		}
+		_, err := c.Conn.Write(data) // bounded by send_timeout (connInfo.raw)
 		c.mu.Lock()
 		if cap(data) <= coalesceLimit*2 {
 			c.spare = data[:0]

@@ -19,6 +19,7 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"edge/conf"
+	"edge/internal/rawio"
 )
 
 // b2s views bytes as a string without copying; valid while the bytes are.
@@ -189,6 +190,7 @@ func (rt *runtime) http1(s *Server, g *conf.ListenGroup) *fasthttp.Server {
 func (s *Server) handleHTTP1(ctx *fasthttp.RequestCtx) {
 	rt := s.rt.Load()
 	info := ctx.Conn().(edgeConn).connInfo()
+	info.handlerStarts()
 	r := acquireRequest()
 	r.conn = info
 	r.connRequests = int(ctx.ConnRequestNum())
@@ -220,7 +222,7 @@ func (s *Server) handleHTTP1(ctx *fasthttp.RequestCtx) {
 		} else {
 			// client_body_timeout is between two reads; fasthttp's own read
 			// deadline (set for the headers) would bound the whole upload.
-			r.dr = deadlineReader{r: r.Body, c: info.conn, req: r}
+			r.dr = deadlineReader{r: r.Body, c: info.raw, req: r}
 			r.Body = &r.dr
 		}
 	default:
@@ -477,20 +479,27 @@ func (s *Server) requestTimedOut(ctx *fasthttp.RequestCtx, info *connInfo, err e
 	releaseRequest(r)
 }
 
-// deadlineReader gives each read of a request body client_body_timeout.
+// deadlineReader reads a request body under client_body_timeout: while a
+// Read of the body runs, each read from the connection (under TLS, of its
+// records) waits for data at most that long, as nginx's timer runs
+// between two successive reads. One Read of the body may take many reads
+// of the connection (the engine fills its buffer), so a deadline set per
+// body Read would cut a slow but steady upload.
 type deadlineReader struct {
 	r   io.Reader
-	c   net.Conn
+	c   *rawio.Conn
 	req *Request
 }
 
 func (d *deadlineReader) Read(p []byte) (int, error) {
-	var t time.Time
-	if timeout := d.req.bodyTimeout(); timeout > 0 {
-		t = time.Now().Add(timeout)
+	timeout := d.req.bodyTimeout()
+	if timeout <= 0 || d.c == nil {
+		return d.r.Read(p)
 	}
-	_ = d.c.SetReadDeadline(t)
-	return d.r.Read(p)
+	d.c.SetReadTimeout(timeout)
+	n, err := d.r.Read(p)
+	d.c.SetReadTimeout(0)
+	return n, err
 }
 
 // bodyTimeout is client_body_timeout: that of the location reading the

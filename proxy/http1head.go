@@ -196,6 +196,8 @@ type headWatch struct {
 	lineStart, lineEnd int64
 	// tail is how many bytes of CRLF CRLF the bytes read so far end with.
 	tail int
+	// complete is set when the head's CRLF CRLF arrived.
+	complete bool
 }
 
 // begin starts watching a head from the next byte read.
@@ -217,7 +219,7 @@ func (w *headWatch) saw(p []byte) error {
 		}
 	}
 	if bytes.HasSuffix(p, crlfcrlf) || w.ends(p) {
-		w.active = false
+		w.active, w.complete = false, true
 		return nil
 	}
 	// The head goes on past p: a bare CR in it is final.

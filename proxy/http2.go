@@ -84,7 +84,6 @@ func (s *Server) serveHTTP2(c net.Conn, info *connInfo) {
 	// server's: the connection's streams may belong to other locations).
 	var wc net.Conn = newCoalescedConn(c, info, guard)
 	if info.tls != nil {
-		wc.(*coalescedConn).tls = true
 		wc = tlsCoalescedConn{wc.(*coalescedConn)}
 	}
 	hs.ServeConn(wc, &http2.ServeConnOpts{

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"edge/conf"
+	"edge/internal/rawio"
 )
 
 // headerSource reads request headers from an engine.
@@ -48,9 +49,13 @@ type connInfo struct {
 	// idle is true while the connection waits for its next request, so a
 	// graceful stop may close it.
 	idle atomic.Bool
-	// conn is the accepted connection (deadlines for send_timeout and
-	// client_body_timeout).
+	// conn is the accepted connection.
 	conn net.Conn
+	// raw reads and writes it (under TLS, the records): its write timeout
+	// is send_timeout, and its read timeout client_body_timeout while a
+	// body is read (deadlineReader), each between two successive
+	// operations as nginx's are.
+	raw *rawio.Conn
 	// sendTimeout and bodyTimeout start as the default server's. Over
 	// HTTP/1, useLocation replaces sendTimeout with the answering
 	// location's and sets keepalive, the wait for the next request, to
@@ -59,7 +64,9 @@ type connInfo struct {
 	sendTimeout time.Duration
 	bodyTimeout time.Duration
 	keepalive   time.Duration
-	deadlineSet atomic.Int64
+	// bodyPreRead is set while the engine reads the start of a body
+	// before the handler runs (connInfo.received).
+	bodyPreRead bool
 	// head counts the bytes the client sent and watches HTTP/1 request
 	// heads as they arrive (the wrappers' Read).
 	head headWatch

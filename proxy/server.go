@@ -371,11 +371,13 @@ func (s *Server) serveConn(l *listener, c net.Conn) {
 	if tc, ok := c.(*net.TCPConn); ok && !g.Listen.SSL && !g.Listen.HTTP2 {
 		ec := &tcpEdgeConn{TCPConn: tc, info: info}
 		ec.raw.init(tc, l.network)
+		info.useRaw(&ec.raw.raw)
 		s.serveHTTP1(ec)
 		return
 	}
 	rc := &rawNetConn{}
 	rc.init(c, l.network)
+	info.useRaw(&rc.raw)
 	if g.Listen.SSL {
 		tc, err := rt.tlsHandshake(rc, info)
 		if err != nil {
@@ -440,11 +442,11 @@ func (c *peekedConn) Read(p []byte) (int, error) {
 func (c *tlsEdgeConn) Handshake() error                     { return c.tc.Handshake() }
 func (c *tlsEdgeConn) ConnectionState() tls.ConnectionState { return c.tc.ConnectionState() }
 
-// The wrappers bound writes by send_timeout as nginx does: between two
-// writes that make progress, not for the whole response, so that a large
-// download on a slow link is not cut while it moves (sendWithProgress).
-// ReadFrom keeps sendfile: *net.TCPConn's own ReadFrom runs under the
-// deadline.
+// The wrappers' writes are bounded by send_timeout as nginx's are: the
+// connection's rawio.Conn cuts a write only when send_timeout passes
+// without a byte going out, so a large download on a slow link is not
+// cut while it moves (connInfo.useRaw). ReadFrom sends files with
+// sendfile under the same rule.
 func (c *tcpEdgeConn) Write(p []byte) (int, error) {
 	if more := c.info.more; more != moreNone {
 		c.info.more = moreNone
@@ -452,14 +454,13 @@ func (c *tcpEdgeConn) Write(p []byte) (int, error) {
 			if writeHook != nil {
 				writeHook(c.TCPConn, true)
 			}
-			c.info.writeDeadline(c.TCPConn)
 			return c.raw.raw.WriteMore(p)
 		}
 	}
 	if writeHook != nil {
 		writeHook(c.TCPConn, false)
 	}
-	return c.info.write(&c.raw, p)
+	return c.raw.Write(p)
 }
 
 // rawNetConn is a client's connection read and written with raw system
@@ -506,28 +507,67 @@ func (c *tcpEdgeConn) ReadFrom(r io.Reader) (int64, error) {
 	if writeHook != nil {
 		writeHook(c.TCPConn, false)
 	}
-	if !fileReader(r) {
-		// A write cut short loses what was read from r: no retry.
-		c.info.writeDeadline(c.TCPConn)
-		return c.TCPConn.ReadFrom(r)
+	if f, n, ok := fileToSend(r); ok {
+		if sent, err, done := sendFile(&c.raw.raw, f, n, r); done {
+			return sent, err
+		}
 	}
-	// sendfile moves the file's offset (and a LimitedReader's N) by what
-	// went out, so a timed-out call resumes where it stopped.
-	return c.info.sendWithProgress(c.TCPConn, func() (int64, error) { return c.TCPConn.ReadFrom(r) })
+	// Not a file (or no sendfile): copied through Write, under the same
+	// send_timeout.
+	return io.Copy(writerOnly{c}, r)
+}
+
+// writerOnly hides a writer's ReadFrom, so that io.Copy does not call it
+// back.
+type writerOnly struct{ io.Writer }
+
+// fileToSend returns the file a reader reads (alone or under an
+// io.LimitedReader) and how much of it is to go (-1: to its end).
+func fileToSend(r io.Reader) (*os.File, int64, bool) {
+	n := int64(-1)
+	if lr, ok := r.(*io.LimitedReader); ok {
+		r, n = lr.R, lr.N
+	}
+	f, ok := r.(*os.File)
+	return f, n, ok
+}
+
+// sendFile sends n bytes (-1: the rest) of f from its offset with
+// sendfile(2), under send_timeout between two calls that move data, and
+// moves f's offset (and r's N, when r is an io.LimitedReader) past what
+// went out, as TCPConn.ReadFrom does. done is false when sendfile cannot
+// be used: nothing went, and the caller copies instead.
+func sendFile(raw *rawio.Conn, f *os.File, n int64, r io.Reader) (sent int64, err error, done bool) {
+	off, err := f.Seek(0, io.SeekCurrent)
+	if err != nil {
+		return 0, nil, false
+	}
+	if n < 0 {
+		st, err := f.Stat()
+		if err != nil {
+			return 0, nil, false
+		}
+		n = st.Size() - off
+	}
+	if n <= 0 {
+		return 0, nil, true
+	}
+	sent, err = raw.SendFile(f, off, n)
+	if errors.Is(err, rawio.ErrNoSendFile) {
+		return 0, nil, false
+	}
+	if _, serr := f.Seek(off+sent, io.SeekStart); serr != nil && err == nil {
+		err = serr
+	}
+	if lr, ok := r.(*io.LimitedReader); ok {
+		lr.N -= sent
+	}
+	return sent, err, true
 }
 
 // writeHook, set by tests before a server starts, sees every write of a
 // TCP connection and whether it carries MSG_MORE.
 var writeHook func(c *net.TCPConn, more bool)
-
-// fileReader reports a reader that TCPConn.ReadFrom sends with sendfile.
-func fileReader(r io.Reader) bool {
-	if lr, ok := r.(*io.LimitedReader); ok {
-		r = lr.R
-	}
-	_, ok := r.(*os.File)
-	return ok
-}
 
 // Every wrapper bounds the wait between two requests by the last
 // request's keepalive_timeout (connInfo.readDeadline).
@@ -535,7 +575,9 @@ func (c *tcpEdgeConn) SetReadDeadline(t time.Time) error {
 	return c.TCPConn.SetReadDeadline(c.info.readDeadline(t))
 }
 
-func (c *otherEdgeConn) Write(p []byte) (int, error) { return c.info.write(c.Conn, p) }
+// The connection's rawio.Conn bounds every write by send_timeout
+// (connInfo.raw); over TLS it writes the records.
+func (c *otherEdgeConn) Write(p []byte) (int, error) { return c.Conn.Write(p) }
 
 func (c *otherEdgeConn) Read(p []byte) (int, error) {
 	n, err := c.Conn.Read(p)
@@ -555,15 +597,32 @@ func (c *otherEdgeConn) Close() error {
 // received counts p, bytes just read from the client, and shows them to
 // the head watch, whose error (a bare CR) comes with them.
 func (info *connInfo) received(p []byte, err error) error {
-	if werr := info.head.saw(p); werr != nil && err == nil {
+	complete := info.head.complete
+	werr := info.head.saw(p)
+	if !complete && info.head.complete && info.bodyTimeout > 0 && info.raw != nil {
+		// The head is in. What the engine reads next, before the handler
+		// runs, is the start of the body (fasthttp reads up to 8 KiB of
+		// it first): under client_body_timeout between two reads, as in
+		// nginx, not under the head's client_header_timeout.
+		info.raw.SetReadTimeout(info.bodyTimeout)
+		info.bodyPreRead = true
+	}
+	if werr != nil && err == nil {
 		return werr
 	}
 	return err
 }
 
-// A TLS connection is broken for good by a write that times out, so its
-// writes go in records' worth, each with a full send_timeout.
-func (c *tlsEdgeConn) Write(p []byte) (int, error) { return c.info.writeChunked(c.tc, p) }
+// handlerStarts ends the body's pre-read timeout (received): the handler
+// reads the rest under its location's (deadlineReader).
+func (info *connInfo) handlerStarts() {
+	if info.bodyPreRead {
+		info.bodyPreRead = false
+		info.raw.SetReadTimeout(0)
+	}
+}
+
+func (c *tlsEdgeConn) Write(p []byte) (int, error) { return c.tc.Write(p) }
 
 func (c *otherEdgeConn) SetReadDeadline(t time.Time) error {
 	return c.Conn.SetReadDeadline(c.info.readDeadline(t))
@@ -591,71 +650,16 @@ func (info *connInfo) useLocation(l *conf.Location) {
 		return
 	}
 	info.sendTimeout = l.SendTimeout
-	info.deadlineSet.Store(0)
-	if l.SendTimeout <= 0 && info.conn != nil {
-		_ = info.conn.SetWriteDeadline(time.Time{})
+	if info.raw != nil {
+		info.raw.SetWriteTimeout(l.SendTimeout)
 	}
 }
 
-// write writes p under send_timeout (sendWithProgress).
-func (info *connInfo) write(c net.Conn, p []byte) (int, error) {
-	n, err := info.sendWithProgress(c, func() (int64, error) {
-		n, err := c.Write(p)
-		p = p[n:]
-		return int64(n), err
-	})
-	return int(n), err
-}
-
-// sendWithProgress runs write (which continues where the last call
-// stopped) under send_timeout until it finishes, fails, or a call times
-// out without sending anything: a call that timed out after sending some
-// bytes made progress, and the next one gets a fresh send_timeout.
-func (info *connInfo) sendWithProgress(c net.Conn, write func() (int64, error)) (int64, error) {
-	var total int64
-	for {
-		info.writeDeadline(c)
-		n, err := write()
-		total += n
-		if err == nil || n == 0 || !errors.Is(err, os.ErrDeadlineExceeded) {
-			return total, err
-		}
-		info.deadlineSet.Store(0)
-	}
-}
-
-// tlsRecord is the most plaintext a TLS record carries.
-const tlsRecord = 16 << 10
-
-// writeChunked writes p a TLS record at a time, moving the write deadline
-// before each: a client that keeps reading is never cut, one that stops
-// for send_timeout is (for TLS, where a timed-out write cannot resume).
-// crypto/tls writes each record with its own system call anyway.
-func (info *connInfo) writeChunked(c net.Conn, p []byte) (int, error) {
-	n := 0
-	for n < len(p) {
-		info.writeDeadline(c)
-		m, err := c.Write(p[n:min(len(p), n+tlsRecord)])
-		n += m
-		if err != nil {
-			return n, err
-		}
-	}
-	return n, nil
-}
-
-// writeDeadline moves the connection's write deadline send_timeout ahead,
-// at most once a second (a deadline change is cheap, but not free).
-func (info *connInfo) writeDeadline(c net.Conn) {
-	if info.sendTimeout <= 0 {
-		return
-	}
-	now := time.Now()
-	if now.UnixNano()-info.deadlineSet.Load() < int64(time.Second) {
-		return
-	}
-	info.deadlineSet.Store(now.UnixNano())
-	_ = c.SetWriteDeadline(now.Add(info.sendTimeout + time.Second))
+// useRaw makes raw the connection's reader and writer, which bounds its
+// writes by send_timeout.
+func (info *connInfo) useRaw(raw *rawio.Conn) {
+	info.raw = raw
+	raw.SetWriteTimeout(info.sendTimeout)
 }
 
 type edgeConn interface{ connInfo() *connInfo }

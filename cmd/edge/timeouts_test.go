@@ -311,12 +311,14 @@ func TestH2CPriorKnowledge(t *testing.T) {
 }
 
 // TestClientHeaderTimeout: a client that sends nothing, or stops in the
-// middle of its headers or of the first bytes of its body (which the
-// HTTP/1 engine reads with the headers), is cut off after
-// client_header_timeout with no answer, as nginx does; the last two are
-// logged with 408 (a connection without a request is not).
+// middle of its headers or of the first bytes of its body, is cut off
+// with no answer after client_header_timeout (client_body_timeout for the
+// body, which the HTTP/1 engine starts reading before the handler runs),
+// as nginx does; the last two are logged with 408 (a connection without a
+// request is not).
 func TestClientHeaderTimeout(t *testing.T) {
-	s := newSite(t, siteConf("client_header_timeout 1s;"))
+	// The body's start is read under client_body_timeout, as in nginx.
+	s := newSite(t, siteConf("client_header_timeout 1s; client_body_timeout 1s;"))
 	s.start()
 	for _, tc := range []struct{ name, sent, logged string }{
 		{"nothing", "", "while waiting for request"},
