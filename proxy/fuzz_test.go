@@ -62,7 +62,7 @@ func testRuntime(tb testing.TB, plan *conf.Plan) *runtime {
 	tb.Helper()
 	sh := &shared{
 		files:    newFileCache(time.Second, time.Now),
-		logFiles: newLogFiles(),
+		logFiles: newLogFiles(time.Now),
 		errLog:   &ErrorLog{now: time.Now},
 		now:      time.Now,
 		stats:    &Stats{},

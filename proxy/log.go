@@ -9,11 +9,14 @@
 package proxy
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"go.uber.org/zap/buffer"
@@ -175,9 +178,20 @@ func (rl requestLog) infof(r *Request, format string, args ...any) {
 type logFiles struct {
 	mu    sync.Mutex
 	files map[string]*logFile
+	// alert reports a log file that cannot be written (the error log's
+	// [alert]); nil drops the report.
+	alert func(msg string)
+	now   func() time.Time
 }
 
-func newLogFiles() *logFiles { return &logFiles{files: map[string]*logFile{}} }
+func newLogFiles(now func() time.Time) *logFiles {
+	return &logFiles{files: map[string]*logFile{}, now: now}
+}
+
+// logFailureEvery is how often a log file that keeps failing is reported:
+// nginx reports a full disk once a minute (ngx_http_log_write's
+// disk_full_time), so that a full disk does not also flood the error log.
+const logFailureEvery = time.Minute
 
 // logFile is a reopenable file behind a WriteSyncer; buffered files are
 // wrapped in a zapcore.BufferedWriteSyncer.
@@ -187,12 +201,47 @@ type logFile struct {
 	f        *os.File
 	buffered *zapcore.BufferedWriteSyncer
 	out      zapcore.WriteSyncer
+	fs       *logFiles
+	reported time.Time // when a failed write was last reported
 }
 
+// Write writes log lines. A failed write (a full disk) loses them, as in
+// nginx, and is reported at most once per logFailureEvery; the request
+// that logged is served all the same.
 func (lf *logFile) Write(p []byte) (int, error) {
 	lf.mu.Lock()
-	defer lf.mu.Unlock()
-	return lf.f.Write(p)
+	_, err := lf.f.Write(p)
+	report := err != nil && lf.reportNow()
+	lf.mu.Unlock()
+	// Outside the lock: the report may go to this very file (an error log
+	// on the full disk), whose failure is then within the minute.
+	if report && lf.fs.alert != nil {
+		lf.fs.alert(fmt.Sprintf("write() to \"%s\" failed (%s) while logging request", lf.path, errnoText(err)))
+	}
+	return len(p), nil
+}
+
+// reportNow says whether a failure now is to be reported; lf.mu is held.
+func (lf *logFile) reportNow() bool {
+	now := lf.fs.now()
+	if !lf.reported.IsZero() && now.Sub(lf.reported) < logFailureEvery {
+		return false
+	}
+	lf.reported = now
+	return true
+}
+
+// errnoText words an error as nginx does, "28: No space left on device".
+func errnoText(err error) string {
+	var errno syscall.Errno
+	if !errors.As(err, &errno) {
+		return err.Error()
+	}
+	text := errno.Error()
+	if text != "" {
+		text = strings.ToUpper(text[:1]) + text[1:]
+	}
+	return strconv.Itoa(int(errno)) + ": " + text
 }
 
 func (lf *logFile) Sync() error {
@@ -222,7 +271,7 @@ func (fs *logFiles) open(path string, buffered bool) (zapcore.WriteSyncer, error
 	if err != nil {
 		return nil, fmt.Errorf("open() \"%s\" failed (%v)", path, unwrapPathErr(err))
 	}
-	lf := &logFile{path: path, f: f}
+	lf := &logFile{path: path, f: f, fs: fs}
 	lf.out = lf
 	if buffered {
 		lf.buffered = &zapcore.BufferedWriteSyncer{WS: lf, Size: 64 << 10, FlushInterval: time.Second}

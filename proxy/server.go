@@ -65,11 +65,12 @@ func NewServer(o Options) *Server {
 	s := &Server{opts: o, listeners: map[string]*listener{}}
 	s.shared = &shared{
 		files:    newFileCache(time.Second, o.Now),
-		logFiles: newLogFiles(),
+		logFiles: newLogFiles(o.Now),
 		errLog:   o.ErrorLog,
 		now:      o.Now,
 		stats:    &Stats{},
 	}
+	s.shared.logFiles.alert = func(msg string) { s.shared.errLog.Logf(conf.LevelAlert, "%s", msg) }
 	s.shared.fpm = newFPMManager(s.shared, s.rt.Load)
 	s.http2Log = log.New(infoWriter{s.shared.errLog}, "", 0)
 	return s
@@ -256,7 +257,8 @@ func (s *Server) accept(l *listener) {
 			} else if delay *= 2; delay > time.Second {
 				delay = time.Second
 			}
-			s.shared.errLog.Logf(conf.LevelCrit, "accept() failed (%v)", err)
+			// nginx's words: "accept4() failed (24: Too many open files)".
+			s.shared.errLog.Logf(conf.LevelCrit, "accept4() failed (%s)", errnoText(err))
 			time.Sleep(delay)
 			continue
 		}
