@@ -26,6 +26,7 @@ type connKey struct{}
 type h2Headers struct {
 	h    http.Header
 	host string
+	r    *Request // for its server's ignore_invalid_headers
 }
 
 func (f *h2Headers) get(name string) string {
@@ -39,7 +40,14 @@ func (f *h2Headers) appendAll(dst []headerKV) []headerKV {
 	if f.host != "" {
 		dst = append(dst, headerKV{"Host", f.host})
 	}
+	// nginx's HTTP/2 module drops the names HTTP/1 drops
+	// (ngx_http_v2_validate_header): "x.forwarded-for" must not become
+	// HTTP_X_FORWARDED_FOR.
+	drop := f.r != nil && f.r.srv != nil && f.r.srv.IgnoreInvalidHeaders
 	for k, vs := range f.h {
+		if drop && invalidName(k, f.r.srv.UnderscoresInHeaders) {
+			continue
+		}
 		for _, v := range vs {
 			dst = append(dst, headerKV{k, v})
 		}
@@ -136,6 +144,7 @@ func (s *Server) handleHTTP2(w http.ResponseWriter, req *http.Request) {
 	r.HostHeader = req.Host
 	r.hh.h = req.Header
 	r.hh.host = req.Host
+	r.hh.r = r
 	r.Header = &r.hh
 	r.ContentLength = req.ContentLength
 	if req.Body != nil && req.Body != http.NoBody && req.ContentLength != 0 {

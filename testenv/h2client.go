@@ -41,7 +41,9 @@ type H2Client struct {
 	readErr   error
 	statuses  map[uint32]int // :status of each stream's response
 	resets    map[uint32]http2.ErrCode
-	Frames    atomic.Int64 // frames read from the server
+	bodies    map[uint32][]byte // DATA received on each stream
+	ended     map[uint32]bool   // streams whose response ended
+	Frames    atomic.Int64      // frames read from the server
 }
 
 // DialH2 opens an HTTP/2 connection to addr over TLS (any certificate)
@@ -63,7 +65,8 @@ func DialH2(addr string) (*H2Client, error) {
 		return nil, fmt.Errorf("testenv: h2: ALPN chose %q", p)
 	}
 	c := &H2Client{conn: tc, bw: bufio.NewWriterSize(tc, 64<<10), done: make(chan struct{}),
-		statuses: map[uint32]int{}, resets: map[uint32]http2.ErrCode{}}
+		statuses: map[uint32]int{}, resets: map[uint32]http2.ErrCode{},
+		bodies: map[uint32][]byte{}, ended: map[uint32]bool{}}
 	c.fr = http2.NewFramer(c.bw, tc)
 	c.fr.ReadMetaHeaders = hpack.NewDecoder(4096, nil)
 	c.fr.MaxHeaderListSize = 1 << 20
@@ -106,6 +109,17 @@ func (c *H2Client) readLoop() {
 		case *http2.MetaHeadersFrame:
 			if s, err := strconv.Atoi(f.PseudoValue("status")); err == nil {
 				c.statuses[f.StreamID] = s
+			}
+			if f.StreamEnded() {
+				c.ended[f.StreamID] = true
+			}
+		case *http2.DataFrame:
+			// Far below any window: nothing needs a WINDOW_UPDATE here.
+			if len(c.bodies[f.StreamID]) < 1<<16 {
+				c.bodies[f.StreamID] = append(c.bodies[f.StreamID], f.Data()...)
+			}
+			if f.StreamEnded() {
+				c.ended[f.StreamID] = true
 			}
 		}
 		c.mu.Unlock()
@@ -188,6 +202,22 @@ func (c *H2Client) WaitStatus(id uint32, d time.Duration) (status int, reset boo
 		c.mu.Unlock()
 		if status != 0 || reset || c.Closed() || time.Now().After(deadline) {
 			return status, reset
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// Response waits up to d for stream id's whole response and returns its
+// status and (up to 64 KiB of) body.
+func (c *H2Client) Response(id uint32, d time.Duration) (int, string) {
+	deadline := time.Now().Add(d)
+	for {
+		c.mu.Lock()
+		st, body, done := c.statuses[id], string(c.bodies[id]), c.ended[id]
+		_, reset := c.resets[id]
+		c.mu.Unlock()
+		if done || reset || c.Closed() || time.Now().After(deadline) {
+			return st, body
 		}
 		time.Sleep(5 * time.Millisecond)
 	}

@@ -39,6 +39,7 @@ const h2AbuseHTTP = `
             fastcgi_pass {{FPM}};
             fastcgi_param SCRIPT_FILENAME $document_root$fastcgi_script_name;
             fastcgi_param HTTP_X_BIG $http_x_big;
+            include {{FASTCGI_PARAMS}};
         }
     }
 `
@@ -74,13 +75,15 @@ func newH2Env(t *testing.T) *h2Env {
 	writeFile(t, filepath.Join(e.root, "hello.txt"), "hello\n")
 	writeFile(t, filepath.Join(e.root, "hello.php"), "<?php echo 'hello from php', \"\\n\";")
 	writeFile(t, filepath.Join(e.root, "big.php"), "<?php echo strlen($_SERVER['HTTP_X_BIG'] ?? ''), \"\\n\";")
+	writeFile(t, filepath.Join(e.root, "xff.php"), "<?php echo 'xff=', $_SERVER['HTTP_X_FORWARDED_FOR'] ?? 'none', \"\\n\";")
 	e.fpm = testenv.StartFPM(t, testenv.FPMOptions{Listen: "127.0.0.1:0"})
 	return e
 }
 
 func (e *h2Env) body(port int) string {
 	return strings.NewReplacer("{{PORT}}", strconv.Itoa(port), "{{CERT}}", e.cert, "{{KEY}}", e.key,
-		"{{ROOT}}", e.root, "{{FPM}}", e.fpm.Address, "{{EXTRA}}", e.extra).Replace(h2AbuseHTTP)
+		"{{ROOT}}", e.root, "{{FPM}}", e.fpm.Address, "{{EXTRA}}", e.extra,
+		"{{FASTCGI_PARAMS}}", filepath.Join(testenv.RepoRoot(e.t), "conf", "fastcgi_params")).Replace(h2AbuseHTTP)
 }
 
 // edge starts edge on the site.
@@ -397,5 +400,29 @@ func TestH2KeepaliveRequests(t *testing.T) {
 			t.Errorf("%s kept the connection open after %d more streams", s.name, n)
 		}
 		t.Logf("%s closed after %d streams past the GOAWAY", s.name, n)
+	}
+}
+
+// TestH2InvalidHeaderNames: over HTTP/2 too, a header name nginx finds
+// invalid (with "." or "_") is dropped by default, so that it cannot pass
+// for X-Forwarded-For; the real one reaches PHP.
+func TestH2InvalidHeaderNames(t *testing.T) {
+	e := newH2Env(t)
+	for _, s := range []*h2Server{e.nginx(), e.edge()} {
+		for i, tc := range []struct {
+			extra []string
+			want  string
+		}{
+			{[]string{"x.forwarded-for", "6.6.6.6"}, "xff=none"},
+			{[]string{"x_forwarded_for", "6.6.6.6"}, "xff=none"},
+			{[]string{"x.forwarded-for", "6.6.6.6", "x-forwarded-for", "1.2.3.4"}, "xff=1.2.3.4"},
+		} {
+			c := dialH2(t, s)
+			c.Request(1, "GET", "/xff.php", tc.extra...)
+			c.Flush()
+			if st, body := c.Response(1, waitTimeout); st != 200 || strings.TrimSpace(body) != tc.want {
+				t.Errorf("%s: case %d %q: %d %q, want 200 %q", s.name, i, tc.extra, st, body, tc.want)
+			}
+		}
 	}
 }
