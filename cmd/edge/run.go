@@ -283,7 +283,10 @@ func serve(o *options, plan *conf.Plan) int {
 		log.Logf(conf.LevelNotice, "signal %d (%s) received", int(s), signalName(s))
 		switch s {
 		case syscall.SIGHUP:
-			reload(o, srv)
+			if next := reload(o, srv); next != nil {
+				// QUIT's worker_shutdown_timeout is the running plan's.
+				plan = next
+			}
 		case syscall.SIGUSR1:
 			if err := srv.ReopenLogs(); err != nil {
 				log.Logf(conf.LevelAlert, "reopening logs failed: %v", err)
@@ -314,18 +317,19 @@ func serve(o *options, plan *conf.Plan) int {
 	return 0
 }
 
-// reload loads the configuration again; on any error the running one
-// stays, as with nginx.
-func reload(o *options, srv *proxy.Server) {
+// reload loads the configuration again and returns the plan now
+// serving; on any error the running one stays, as with nginx, and reload
+// returns nil.
+func reload(o *options, srv *proxy.Server) *conf.Plan {
 	log := srv.ErrorLog()
 	plan, err := load(o)
 	if err != nil {
 		log.Logf(conf.LevelEmerg, "%s", err)
-		return
+		return nil
 	}
 	if err := srv.Apply(plan); err != nil {
 		log.Logf(conf.LevelEmerg, "%s", err)
-		return
+		return nil
 	}
 	goruntime.GOMAXPROCS(workerCount(plan))
 	log = srv.ErrorLog()
@@ -333,6 +337,7 @@ func reload(o *options, srv *proxy.Server) {
 		log.Logf(w.Level, "%s", w)
 	}
 	log.Logf(conf.LevelNotice, "reconfiguring done")
+	return plan
 }
 
 func workerCount(p *conf.Plan) int {

@@ -224,6 +224,29 @@ func TestQuitDrains(t *testing.T) {
 	waitLog(t, s.errorLog(), "gracefully shutting down")
 }
 
+// TestQuitAfterReloadTimeout: QUIT waits for responses in flight at most
+// the worker_shutdown_timeout of the configuration serving when it comes,
+// one that a reload brought in (issue 13: it was the first one's).
+func TestQuitAfterReloadTimeout(t *testing.T) {
+	s := newSite(t, versionConf("v1"))
+	writeBigFile(t, s.path("html/big.bin"), bigFileSize)
+	p := s.start()
+	s.writeConf("worker_shutdown_timeout 1s;\n" + versionConf("v2"))
+	if res := s.edge("-s", "reload"); res.code != 0 {
+		t.Fatalf("edge -s reload: exit %d, stderr:\n%s", res.code, res.stderr)
+	}
+	s.waitBody("/version", "v2")
+	startSlowDownload(t, s.addr, "/big.bin") // and never read on
+	if res := s.edge("-s", "quit"); res.code != 0 {
+		t.Fatalf("edge -s quit: exit %d, stderr:\n%s", res.code, res.stderr)
+	}
+	// send_timeout (60 s) would hold the download far longer than the
+	// wait below; the shutdown timeout (1 s) ends it.
+	if code := waitExit(t, p); code != 0 {
+		t.Errorf("edge exited %d after QUIT, want 0", code)
+	}
+}
+
 // TestStopIsFast: TERM (-s stop) exits without waiting for a response in
 // flight, exits 0 and removes the pid file.
 func TestStopIsFast(t *testing.T) {
