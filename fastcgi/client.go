@@ -43,11 +43,11 @@ var (
 	// before END_REQUEST. 502, like nginx's "upstream prematurely closed".
 	ErrProtocol = errors.New("fastcgi: protocol error")
 	// ErrQueueFull: MaxConns requests are in flight and QueueLimit wait
-	// already. 503: the backend is healthy but saturated, and a client or
-	// load balancer may retry elsewhere.
+	// already. 502, as nginx answers when every server is at max_conns
+	// ("no live upstreams") and as its upstream queue answers when full.
 	ErrQueueFull = errors.New("fastcgi: queue full")
-	// ErrQueueTimeout: the request waited QueueTimeout for a slot. 503,
-	// for the same reason as ErrQueueFull.
+	// ErrQueueTimeout: the request waited QueueTimeout for a slot. 502,
+	// as nginx's upstream queue answers when its timeout passes.
 	ErrQueueTimeout = errors.New("fastcgi: queue timeout")
 )
 
