@@ -97,9 +97,9 @@ func (s *Server) serveHTTP2(c net.Conn, info *connInfo) {
 	hs.ServeConn(wc, &http2.ServeConnOpts{
 		Context: ctx,
 		Handler: http.HandlerFunc(s.handleHTTP2),
-		// MaxHeaderBytes is the decoded header list's budget (x/net adds
-		// its per-field overhead); the guard bounds the encoded block.
-		BaseConfig: &http.Server{ReadHeaderTimeout: def.ClientHeaderTimeout, MaxHeaderBytes: headerLimit, ErrorLog: s.http2Log},
+		// MaxHeaderBytes is the decoded header list's budget; the guard
+		// bounds the encoded block.
+		BaseConfig: &http.Server{ReadHeaderTimeout: def.ClientHeaderTimeout, MaxHeaderBytes: h2HeaderBudget(def), ErrorLog: s.http2Log},
 	})
 	if guard.tripped.Load() {
 		// nginx logs its flood and limit closes at info.
@@ -110,6 +110,15 @@ func (s *Server) serveHTTP2(c net.Conn, info *connInfo) {
 		s.shared.errLog.write(conf.LevelInfo, info.id, guard.reason+" while processing HTTP/2 connection, client: "+
 			info.remoteText+", server: "+server)
 	}
+}
+
+// h2HeaderBudget is the decoded header list x/net/http2 accepts: nginx's
+// header_limit (large_client_header_buffers) counts names and values
+// only, x/net adds 32 bytes a field (RFC 7541 4.1), so the budget has
+// room for max_headers fields' overhead; max_headers itself is applied
+// with the server's (Request.tooManyHeaders).
+func h2HeaderBudget(def *conf.Server) int {
+	return def.LargeHeaderBuffers*def.LargeHeaderBufferSize + 32*def.MaxHeaders
 }
 
 // validH2Path reports whether a :path has no byte that nginx's URI parser

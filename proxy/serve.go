@@ -83,7 +83,9 @@ func (rt *runtime) serve(r *Request) {
 	if r.tooManyHeaders(def, t.host != "") {
 		rt.log.infof(r, "client sent too many header lines")
 		rt.badRequest(r, 494)
-		r.conn.linger = true
+		if r.Proto != "HTTP/2.0" {
+			r.conn.linger = true
+		}
 		return
 	}
 	// The URI was parsed with the default server's merge_slashes, before

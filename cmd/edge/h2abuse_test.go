@@ -426,3 +426,23 @@ func TestH2InvalidHeaderNames(t *testing.T) {
 		}
 	}
 }
+
+// TestH2MaxHeaders: max_headers (1000 by default) holds over HTTP/2 as
+// nginx applies it: 999 fields are served, 1001 get 400.
+func TestH2MaxHeaders(t *testing.T) {
+	e := newH2Env(t)
+	for _, s := range []*h2Server{e.nginx(), e.edge()} {
+		for _, tc := range []struct{ n, want int }{{999, 200}, {1001, 400}} {
+			c := dialH2(t, s)
+			var extra []string
+			for i := 0; i < tc.n; i++ {
+				extra = append(extra, fmt.Sprintf("x-h%d", i), "v")
+			}
+			c.Request(1, "GET", "/hello.txt", extra...)
+			c.Flush()
+			if st, _ := c.WaitStatus(1, waitTimeout); st != tc.want {
+				t.Errorf("%s: %d header fields: status %d, want %d", s.name, tc.n, st, tc.want)
+			}
+		}
+	}
+}
