@@ -125,7 +125,7 @@ func (s *Server) http1Server(g *conf.ListenGroup) *fasthttp.Server {
 				info := ec.connInfo()
 				info.idle.Store(st == fasthttp.StateIdle)
 				if st == fasthttp.StateIdle {
-					info.head.begin()
+					info.head.next(info.reqEnd)
 				}
 			}
 		},
@@ -146,6 +146,12 @@ func (s *Server) serveHTTP1(c net.Conn) {
 	fs := rt.http1(s, info.group)
 	if err := fs.ServeConn(c); err != nil {
 		s.connError(info, err)
+	}
+	if info.waitTimedOut && info.head.total == 0 {
+		// nginx closes a connection that sends no request within
+		// client_header_timeout, without answering or an access log line
+		// (ngx_http_wait_request_handler), and logs it at info.
+		s.connTimedOut(info, "waiting for request", nil)
 	}
 }
 
@@ -236,6 +242,7 @@ func (s *Server) handleHTTP1(ctx *fasthttp.RequestCtx) {
 	if r.ContentLength == -2 {
 		r.ContentLength = 0
 	}
+	info.reqEnd = info.head.requestEnd(r.ContentLength)
 	if status := checkRequestHead(r, &r.fh, info.group.Default); status != 0 {
 		r.rt = rt
 		r.srv = info.group.Default
@@ -394,6 +401,9 @@ func (s *Server) http1Error(ctx *fasthttp.RequestCtx, err error) {
 		ctx.SetConnectionClose()
 		return
 	}
+	// The body's pre-read timeout ends here too, so that it does not
+	// stretch the lingering close's reads.
+	info.handlerStarts()
 	status := 400
 	var sizeErr *fasthttp.ErrSmallBuffer
 	if errors.As(err, &sizeErr) {
@@ -408,10 +418,8 @@ func (s *Server) http1Error(ctx *fasthttp.RequestCtx, err error) {
 	}
 	if errors.Is(err, os.ErrDeadlineExceeded) {
 		if info.head.total == 0 {
-			// nginx closes a connection that sends no request within
-			// client_header_timeout, without answering or an access
-			// log line (ngx_http_wait_request_handler).
-			s.connTimedOut(info, "waiting for request", nil)
+			// Logged by serveHTTP1 (waitTimedOut).
+			info.waitTimedOut = true
 			_ = ctx.Conn().Close()
 			return
 		}

@@ -207,13 +207,26 @@ type headWatch struct {
 	lineStart, lineEnd int64
 	// tail is how many bytes of CRLF CRLF the bytes read so far end with.
 	tail int
-	// complete is set when the head's CRLF CRLF arrived.
+	// complete is set when the head's CRLF CRLF arrived, end is then the
+	// offset just past it.
 	complete bool
+	end      int64
+	// off stops the watch for the rest of the connection (next).
+	off bool
 }
 
 // begin starts watching a head from the next byte read.
 func (w *headWatch) begin() {
 	*w = headWatch{total: w.total, active: true, start: w.total, lineStart: -1, lineEnd: -1}
+}
+
+// requestEnd is where the request whose head the watch saw ends, given
+// its body's length (-1 when unknown: chunked); -1 when it cannot be told.
+func (w *headWatch) requestEnd(bodyLength int64) int64 {
+	if !w.complete || w.off || bodyLength < 0 {
+		return -1
+	}
+	return w.end + bodyLength
 }
 
 // saw notes p, bytes just read. It returns errBareCR when p leaves the head
@@ -229,8 +242,8 @@ func (w *headWatch) saw(p []byte) error {
 			return nil
 		}
 	}
-	if bytes.HasSuffix(p, crlfcrlf) || w.ends(p) {
-		w.active, w.complete = false, true
+	if e := w.headEnd(p); e >= 0 {
+		w.active, w.complete, w.end = false, true, at+int64(e)
 		return nil
 	}
 	// The head goes on past p: a bare CR in it is final.
@@ -253,13 +266,30 @@ func (w *headWatch) saw(p []byte) error {
 
 var crlfcrlf = []byte("\r\n\r\n")
 
-// ends reports whether the head ends in p, CRLF CRLF maybe begun in the
-// bytes before.
-func (w *headWatch) ends(p []byte) bool {
+// headEnd returns where in p the head ends (just past CRLF CRLF, which
+// may have begun in the bytes before), or -1.
+func (w *headWatch) headEnd(p []byte) int {
 	if w.tail > 0 && bytes.HasPrefix(p, crlfcrlf[w.tail:]) {
-		return true
+		return len(crlfcrlf) - w.tail
 	}
-	return bytes.Index(p, crlfcrlf) >= 0
+	if i := bytes.Index(p, crlfcrlf); i >= 0 {
+		return i + len(crlfcrlf)
+	}
+	return -1
+}
+
+// next is called when the engine waits for the next request on a kept
+// connection. The watch follows the next head only when the bytes read so
+// far end exactly where the last request did (reqEnd: its head's end plus
+// its Content-Length); otherwise the engine already holds bytes of a
+// pipelined request, which the watch would take for a head's start, and
+// it stops for the rest of the connection.
+func (w *headWatch) next(reqEnd int64) {
+	if w.off || reqEnd < 0 || w.total != reqEnd {
+		w.off, w.active = true, false
+		return
+	}
+	w.begin()
 }
 
 // crlfSuffix is how many bytes of CRLF CRLF p ends with; prev is the count

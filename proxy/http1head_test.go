@@ -10,6 +10,7 @@ import (
 	"errors"
 	"io"
 	"net"
+	"net/http"
 	"strings"
 	"testing"
 	"time"
@@ -345,4 +346,69 @@ func BenchmarkRequestHead(b *testing.B) {
 			_ = w.saw(head)
 		}
 	})
+}
+
+// TestHeadWatchPipelined: the head watch follows a kept connection's next
+// head only where the last request ended; a pipelined request already in
+// the engine's buffer must not have its body taken for a head (a ZIP
+// upload starts "PK" and holds bare CRs), while on an ordinary kept
+// connection a bare CR in the next head still gets its 400 at once.
+func TestHeadWatchPipelined(t *testing.T) {
+	plan := loadTestPlan(t, t.TempDir(), `error_log stderr emerg;
+events {}
+http {
+    access_log off;
+    server {
+        listen 127.0.0.1:8080;
+        location / { return 200 "ok\n"; }
+    }
+}
+`)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := NewServer(Options{ErrorLog: &ErrorLog{now: time.Now}, Listeners: map[string]net.Listener{"tcp 127.0.0.1:8080": ln}})
+	if err := s.Apply(plan); err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	dial := func() (net.Conn, *bufio.Reader) {
+		c, err := net.Dial("tcp", ln.Addr().String())
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { c.Close() })
+		c.SetDeadline(time.Now().Add(10 * time.Second))
+		return c, bufio.NewReader(c)
+	}
+	status := func(br *bufio.Reader, method string) int {
+		resp, err := http.ReadResponse(br, &http.Request{Method: method})
+		if err != nil {
+			t.Fatalf("reading a response: %v", err)
+		}
+		io.Copy(io.Discard, resp.Body)
+		return resp.StatusCode
+	}
+
+	c, br := dial()
+	io.WriteString(c, "GET / HTTP/1.1\r\nHost: x\r\n\r\nPUT /up HTTP/1.1\r\nHost: x\r\nContent-Length: 10\r\n\r\n")
+	time.Sleep(50 * time.Millisecond) // the engine has both heads before the body comes
+	io.WriteString(c, "PK\x03\x04\r\x00abcd")
+	io.WriteString(c, "GET / HTTP/1.1\r\nHost: x\r\n\r\n")
+	for i, m := range []string{"GET", "PUT", "GET"} {
+		if st := status(br, m); st != 200 {
+			t.Errorf("pipelined request %d: status %d, want 200", i, st)
+		}
+	}
+
+	c, br = dial()
+	io.WriteString(c, "GET / HTTP/1.1\r\nHost: x\r\n\r\n")
+	if st := status(br, "GET"); st != 200 {
+		t.Fatalf("first request: %d", st)
+	}
+	io.WriteString(c, "GET / HTTP/1.1\r\nX: a\rb")
+	if st := status(br, "GET"); st != 400 {
+		t.Errorf("a bare CR in a kept connection's next head: status %d, want 400", st)
+	}
 }

@@ -67,6 +67,11 @@ type connInfo struct {
 	// bodyPreRead is set while the engine reads the start of a body
 	// before the handler runs (connInfo.received).
 	bodyPreRead bool
+	// waitTimedOut: the connection sent nothing before client_header_timeout.
+	waitTimedOut bool
+	// reqEnd is where the request being served ends in the bytes read
+	// (headWatch.requestEnd), -1 when unknown.
+	reqEnd int64
 	// head counts the bytes the client sent and watches HTTP/1 request
 	// heads as they arrive (the wrappers' Read).
 	head headWatch

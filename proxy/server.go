@@ -599,6 +599,12 @@ func (c *otherEdgeConn) Close() error {
 // received counts p, bytes just read from the client, and shows them to
 // the head watch, whose error (a bare CR) comes with them.
 func (info *connInfo) received(p []byte, err error) error {
+	if err != nil && info.head.total == 0 && errors.Is(err, os.ErrDeadlineExceeded) {
+		// The engine reads a connection's first byte with
+		// ReduceMemoryUsage's one-byte read and takes any error for EOF:
+		// note the timeout for serveHTTP1's log line.
+		info.waitTimedOut = true
+	}
 	complete := info.head.complete
 	werr := info.head.saw(p)
 	if !complete && info.head.complete && info.bodyTimeout > 0 && info.raw != nil {

@@ -104,13 +104,10 @@ func noop(uintptr) {}
 
 // SetReadTimeout bounds each Read's wait for data by d, from the start of
 // that Read (nginx's client_body_timeout: between two successive reads);
-// 0 ends the bound and clears the read deadline. Without it a Read waits
-// until the connection's own read deadline.
-func (c *Conn) SetReadTimeout(d time.Duration) {
-	if c.rdTimeout.Swap(int64(d)) > 0 && d <= 0 {
-		_ = c.nc.SetReadDeadline(time.Time{})
-	}
-}
+// 0 ends the bound. The read deadline the last Read set stays until the
+// connection's owner sets another, so what the owner reads next (an
+// engine discarding an unread body) is still bounded.
+func (c *Conn) SetReadTimeout(d time.Duration) { c.rdTimeout.Store(int64(d)) }
 
 // SetWriteTimeout bounds how long a Write, WriteMore or SendFile may wait
 // without a byte going out (nginx's send_timeout, which runs between two
@@ -118,8 +115,9 @@ func (c *Conn) SetReadTimeout(d time.Duration) {
 // deadline is set when the socket first fills and moved after every call
 // that sent something, and cleared when the operation ends. The fast
 // path, a write the socket takes at once, touches no deadline. 0 means no
-// bound. The connection's write deadline belongs to these operations
-// while it is set.
+// bound. While it is set, these operations own the connection's write
+// deadline: one set by another caller (crypto/tls's close_notify) gives
+// way to send_timeout when the socket fills, and is cleared at the end.
 func (c *Conn) SetWriteTimeout(d time.Duration) { c.wrTimeout.Store(int64(d)) }
 
 // arm moves the write deadline a write timeout ahead when the operation

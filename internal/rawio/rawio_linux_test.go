@@ -357,6 +357,12 @@ func TestReadTimeout(t *testing.T) {
 		t.Fatalf("read after the peer stopped: %v, want a timeout", err)
 	}
 	c.SetReadTimeout(0)
+	// The last Read's deadline stays (it has passed) until the owner
+	// sets another.
+	if _, err := c.Read(buf); !errors.As(err, &ne) || !ne.Timeout() {
+		t.Fatalf("read with the last deadline passed: %v, want a timeout", err)
+	}
+	c.nc.SetReadDeadline(time.Time{})
 	peer.Write([]byte("y"))
 	if n, err := c.Read(buf); n != 1 || err != nil {
 		t.Errorf("read with the timeout cleared: %d %v", n, err)

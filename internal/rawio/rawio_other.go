@@ -6,6 +6,7 @@ import (
 	"errors"
 	"net"
 	"os"
+	"sync/atomic"
 	"syscall"
 	"time"
 )
@@ -14,31 +15,25 @@ import (
 // written; its timeouts are a deadline set before each operation.
 type Conn struct {
 	nc                   net.Conn
-	rdTimeout, wrTimeout time.Duration
+	rdTimeout, wrTimeout atomic.Int64
 }
 
 func (c *Conn) Init(nc net.Conn, network string) { c.nc = nc }
 func (c *Conn) RawConn() syscall.RawConn         { return nil }
 
-func (c *Conn) SetReadTimeout(d time.Duration) {
-	if c.rdTimeout > 0 && d <= 0 {
-		_ = c.nc.SetReadDeadline(time.Time{})
-	}
-	c.rdTimeout = d
-}
-
-func (c *Conn) SetWriteTimeout(d time.Duration) { c.wrTimeout = d }
+func (c *Conn) SetReadTimeout(d time.Duration)  { c.rdTimeout.Store(int64(d)) }
+func (c *Conn) SetWriteTimeout(d time.Duration) { c.wrTimeout.Store(int64(d)) }
 
 func (c *Conn) Read(p []byte) (int, error) {
-	if c.rdTimeout > 0 {
-		_ = c.nc.SetReadDeadline(time.Now().Add(c.rdTimeout))
+	if t := c.rdTimeout.Load(); t > 0 {
+		_ = c.nc.SetReadDeadline(time.Now().Add(time.Duration(t)))
 	}
 	return c.nc.Read(p)
 }
 
 func (c *Conn) Write(p []byte) (int, error) {
-	if c.wrTimeout > 0 {
-		_ = c.nc.SetWriteDeadline(time.Now().Add(c.wrTimeout))
+	if t := c.wrTimeout.Load(); t > 0 {
+		_ = c.nc.SetWriteDeadline(time.Now().Add(time.Duration(t)))
 	}
 	return c.nc.Write(p)
 }
