@@ -66,8 +66,9 @@ const (
 	// h2FloodSlack is the traffic nginx forgives before it compares: a
 	// connection is a flood once total/8 > payload + h2FloodSlack.
 	h2FloodSlack = 1 << 20
-	// maxContinuations bounds the CONTINUATION frames of one header block:
-	// a block that fits the header buffers needs a few at most.
+	// maxContinuations bounds the CONTINUATION frames of one header block
+	// beyond those its size needs (one per 16 KiB of the header buffers):
+	// a block that fits the buffers needs a few at most.
 	maxContinuations = 32
 	// h2StreamSlack is how many streams past keepalive_requests a client
 	// may open before it has seen the GOAWAY: twice the streams it may have
@@ -116,7 +117,13 @@ var budgetLimits = [numBudgets]struct {
 	budgetPriority:     {1000, 100, "PRIORITY"},
 	budgetWindowUpdate: {1000, 100, "WINDOW_UPDATE"},
 	budgetEmptyData:    {100, 10, "empty DATA"},
-	budgetReset:        {127, 100, "RST_STREAM"},
+	// At most MaxConcurrentStreams at once, so a client may cancel every
+	// stream it has open, and no more: a reset frees its stream's slot
+	// while the handler still runs, and past that many running handlers
+	// x/net/http2 queues the next ones, which (measured, issue 20) kept
+	// dead connections reachable: four clients resetting 1,000 streams a
+	// connection grew RSS linearly at a burst of 256, and not at 127.
+	budgetReset: {h2MaxConcurrentStreams, 100, "RST_STREAM"},
 }
 
 // h2Guard watches one HTTP/2 connection. Its read side runs on x/net's
@@ -134,11 +141,15 @@ type h2Guard struct {
 	total     int64 // bytes read
 	payload   int64 // payload read (DATA, header blocks)
 
-	inBlock      bool // a header block is open (HEADERS without END_HEADERS)
-	blockBytes   int
-	blockFrames  int
-	streams      atomic.Int64  // streams the client opened
-	lastStream   atomic.Uint32 // the highest stream ID the client opened
+	inBlock     bool // a header block is open (HEADERS without END_HEADERS)
+	blockBytes  int
+	blockFrames int
+	streams     atomic.Int64 // streams the client opened
+	// lastStream is the highest stream ID the client opened in the bytes
+	// handed to x/net/http2 (seen: in those scanned so far), for the
+	// GOAWAY: it must not name a stream the server never read.
+	lastStream   atomic.Uint32
+	seen         uint32
 	budgets      [numBudgets]frameBudget
 	windowCredit int64 // dataSent already turned into WINDOW_UPDATE tokens
 
@@ -203,6 +214,7 @@ func (g *h2Guard) scan(b []byte) bool {
 	if g.total/8 > g.payload+g.sent.Load()+h2FloodSlack {
 		return g.trip("http2 flood detected")
 	}
+	g.lastStream.Store(g.seen)
 	return true
 }
 
@@ -219,8 +231,8 @@ func (g *h2Guard) frame(typ, flags byte, stream uint32, length int) bool {
 			return g.spend(budgetEmptyData)
 		}
 	case h2FrameHeaders:
-		if stream > g.lastStream.Load() {
-			g.lastStream.Store(stream)
+		if stream > g.seen {
+			g.seen = stream
 			if n := g.streams.Add(1); g.maxStreams > 0 && n > int64(g.maxStreams+h2StreamSlack) {
 				return g.trip("client sent too many streams")
 			}
@@ -269,7 +281,7 @@ func (g *h2Guard) checkBlock() bool {
 	if g.headerLimit > 0 && g.blockBytes > g.headerLimit {
 		return g.trip("client exceeded http2_max_header_size limit")
 	}
-	if g.blockFrames > maxContinuations+1 {
+	if g.blockFrames > g.headerLimit/(16<<10)+maxContinuations+1 {
 		return g.trip("client sent too many CONTINUATION frames")
 	}
 	return true
@@ -311,6 +323,7 @@ type outFrames struct {
 	hdr       [h2FrameHeaderLen]byte
 	hdrN      int
 	remaining int
+	goAway    bool // x/net/http2 has sent a GOAWAY (keepalive_requests)
 }
 
 // scan walks the frame headers in b, crediting g with the HEADERS and
@@ -333,6 +346,8 @@ func (o *outFrames) scan(b []byte, g *h2Guard) {
 		o.hdrN = 0
 		o.remaining = int(o.hdr[0])<<16 | int(o.hdr[1])<<8 | int(o.hdr[2])
 		switch o.hdr[3] {
+		case h2FrameGoAway:
+			o.goAway = true
 		case h2FrameData:
 			data += int64(o.remaining)
 			sent += int64(o.remaining)

@@ -101,6 +101,14 @@ func TestH2Guard(t *testing.T) {
 				fr.WriteData(1, false, nil)
 			}
 		}},
+		{name: "cancel_every_open_stream", write: func(fr *http2.Framer) {
+			for id := uint32(1); id < 2*h2MaxConcurrentStreams; id += 2 {
+				fr.WriteHeaders(http2.HeadersFrameParam{StreamID: id, BlockFragment: block, EndStream: true, EndHeaders: true})
+			}
+			for id := uint32(1); id < 2*h2MaxConcurrentStreams; id += 2 {
+				fr.WriteRSTStream(id, http2.ErrCodeCancel)
+			}
+		}},
 		{name: "rapid_reset", want: "RST_STREAM", write: func(fr *http2.Framer) {
 			for id := uint32(1); id < 400; id += 2 {
 				fr.WriteHeaders(http2.HeadersFrameParam{StreamID: id, BlockFragment: block, EndStream: true, EndHeaders: true})
@@ -190,5 +198,29 @@ func TestOutFramesAligned(t *testing.T) {
 	}
 	if g.sent.Load() != 110 || g.dataSent.Load() != 100 {
 		t.Errorf("credited %d bytes, %d of them DATA, want 110 and 100", g.sent.Load(), g.dataSent.Load())
+	}
+}
+
+// TestH2GuardLastStream: the GOAWAY names only streams whose bytes went
+// to x/net/http2, not one in the read that crossed a limit.
+func TestH2GuardLastStream(t *testing.T) {
+	g := newH2Guard(32<<10, 1000, time.Now)
+	block := []byte{0x82, 0x87, 0x84}
+	if !g.scan(guardFrames(func(fr *http2.Framer) {
+		fr.WriteHeaders(http2.HeadersFrameParam{StreamID: 5, BlockFragment: block, EndStream: true, EndHeaders: true})
+	})) {
+		t.Fatalf("tripped: %s", g.reason)
+	}
+	var b bytes.Buffer
+	fr := http2.NewFramer(&b, nil)
+	fr.WriteHeaders(http2.HeadersFrameParam{StreamID: 7, BlockFragment: block, EndStream: true, EndHeaders: true})
+	for i := 0; i < 200; i++ {
+		fr.WriteSettings()
+	}
+	if g.scan(b.Bytes()) {
+		t.Fatal("a SETTINGS flood was not cut")
+	}
+	if got := g.lastStream.Load(); got != 5 {
+		t.Errorf("GOAWAY's last stream %d, want 5 (7 came in the withheld read)", got)
 	}
 }

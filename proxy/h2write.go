@@ -12,6 +12,7 @@ import (
 	"crypto/tls"
 	"net"
 	"sync"
+	"time"
 )
 
 // coalesceLimit bounds the bytes a connection may have waiting; a writer
@@ -103,11 +104,20 @@ func (c *coalescedConn) writeLoop() {
 // was written ends on a frame boundary.
 func (c *coalescedConn) Close() error {
 	c.mu.Lock()
-	if c.guard.tripped.Load() && c.err == nil && c.out.aligned() {
-		c.pending = append(c.pending, goAwayFrame(c.guard.lastStream.Load())...)
-		if !c.writing {
-			c.writing = true
-			go c.writeLoop()
+	if c.guard.tripped.Load() {
+		// nginx closes a flooding connection at once: what is left goes
+		// out within a second or not at all.
+		if c.info.raw != nil {
+			c.info.raw.SetWriteTimeout(time.Second)
+		}
+		// A GOAWAY already sent (keepalive_requests) named the last
+		// stream; a second one must not name a later one (RFC 9113 6.8).
+		if c.err == nil && c.out.aligned() && !c.out.goAway {
+			c.pending = append(c.pending, goAwayFrame(c.guard.lastStream.Load())...)
+			if !c.writing {
+				c.writing = true
+				go c.writeLoop()
+			}
 		}
 	}
 	c.closing = true
