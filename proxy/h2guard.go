@@ -134,12 +134,10 @@ type h2Guard struct {
 	maxStreams  int // keepalive_requests; 0: no limit
 	now         func() time.Time
 
-	preface   int // client preface bytes still to skip
-	hdr       [h2FrameHeaderLen]byte
-	hdrN      int   // bytes of hdr filled
-	remaining int   // payload bytes of the current frame still to skip
-	total     int64 // bytes read
-	payload   int64 // payload read (DATA, header blocks)
+	preface int // client preface bytes still to skip
+	in      frameCursor
+	total   int64 // bytes read
+	payload int64 // payload read (DATA, header blocks)
 
 	inBlock     bool // a header block is open (HEADERS without END_HEADERS)
 	blockBytes  int
@@ -191,23 +189,13 @@ func (g *h2Guard) scan(b []byte) bool {
 		g.preface -= k
 		b = b[k:]
 	}
-	for len(b) > 0 {
-		if g.remaining > 0 {
-			k := min(g.remaining, len(b))
-			g.remaining -= k
-			b = b[k:]
-			continue
-		}
-		k := copy(g.hdr[g.hdrN:], b)
-		g.hdrN += k
-		b = b[k:]
-		if g.hdrN < h2FrameHeaderLen {
+	for {
+		var ok bool
+		if b, ok = g.in.next(b); !ok {
 			break
 		}
-		g.hdrN = 0
-		length := int(g.hdr[0])<<16 | int(g.hdr[1])<<8 | int(g.hdr[2])
-		g.remaining = length
-		if !g.frame(g.hdr[3], g.hdr[4], binary.BigEndian.Uint32(g.hdr[5:])&0x7fffffff, length) {
+		h := &g.in.hdr
+		if !g.frame(h[3], h[4], binary.BigEndian.Uint32(h[5:])&0x7fffffff, g.in.remaining) {
 			return false
 		}
 	}
@@ -320,31 +308,19 @@ func (g *h2Guard) lastRequest() bool {
 // outFrames follows the frames edge writes, so that the guard can credit
 // their payload and a GOAWAY can be put on a frame boundary.
 type outFrames struct {
-	hdr       [h2FrameHeaderLen]byte
-	hdrN      int
-	remaining int
-	goAway    bool // x/net/http2 has sent a GOAWAY (keepalive_requests)
+	frameCursor
+	goAway bool // x/net/http2 has sent a GOAWAY (keepalive_requests)
 }
 
 // scan walks the frame headers in b, crediting g with the HEADERS and
 // DATA payload sent.
 func (o *outFrames) scan(b []byte, g *h2Guard) {
 	var sent, data int64
-	for len(b) > 0 {
-		if o.remaining > 0 {
-			k := min(o.remaining, len(b))
-			o.remaining -= k
-			b = b[k:]
-			continue
-		}
-		k := copy(o.hdr[o.hdrN:], b)
-		o.hdrN += k
-		b = b[k:]
-		if o.hdrN < h2FrameHeaderLen {
+	for {
+		var ok bool
+		if b, ok = o.next(b); !ok {
 			break
 		}
-		o.hdrN = 0
-		o.remaining = int(o.hdr[0])<<16 | int(o.hdr[1])<<8 | int(o.hdr[2])
 		switch o.hdr[3] {
 		case h2FrameGoAway:
 			o.goAway = true
@@ -363,9 +339,40 @@ func (o *outFrames) scan(b []byte, g *h2Guard) {
 	}
 }
 
-// aligned reports whether the bytes scanned so far end on a frame
+// frameCursor follows frame boundaries in a byte stream that comes in
+// pieces: a frame's 9-byte header may span two of them, its payload many.
+type frameCursor struct {
+	hdr       [h2FrameHeaderLen]byte
+	hdrN      int // bytes of hdr filled
+	remaining int // payload bytes of the current frame still to skip
+}
+
+// next skips payload in b up to the next frame header; when b holds the
+// rest of one, hdr is that header, remaining its payload's length, and
+// rest what follows it in b. ok is false when b ends first.
+func (f *frameCursor) next(b []byte) (rest []byte, ok bool) {
+	for len(b) > 0 {
+		if f.remaining > 0 {
+			k := min(f.remaining, len(b))
+			f.remaining -= k
+			b = b[k:]
+			continue
+		}
+		k := copy(f.hdr[f.hdrN:], b)
+		f.hdrN += k
+		if f.hdrN < h2FrameHeaderLen {
+			return nil, false
+		}
+		f.hdrN = 0
+		f.remaining = int(f.hdr[0])<<16 | int(f.hdr[1])<<8 | int(f.hdr[2])
+		return b[k:], true
+	}
+	return nil, false
+}
+
+// aligned reports whether the bytes followed so far end on a frame
 // boundary.
-func (o *outFrames) aligned() bool { return o.hdrN == 0 && o.remaining == 0 }
+func (f *frameCursor) aligned() bool { return f.hdrN == 0 && f.remaining == 0 }
 
 // goAwayFrame is a GOAWAY with ENHANCE_YOUR_CALM naming lastStream.
 func goAwayFrame(lastStream uint32) []byte {
