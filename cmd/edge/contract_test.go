@@ -307,3 +307,28 @@ func TestBadFlags(t *testing.T) {
 		})
 	}
 }
+
+// TestConfRelativeToPrefix: "-p DIR -c conf/site.conf" reads
+// DIR/conf/site.conf whatever the working directory, as nginx does (its
+// test suite starts every server so; issue 14); without -p a relative -c
+// is the working directory's.
+func TestConfRelativeToPrefix(t *testing.T) {
+	s := newSite(t, goodConf)
+	writeFile(t, s.path("conf/site.conf"), s.expand(goodConf))
+	elsewhere := t.TempDir()
+	res := runEdge(t, elsewhere, "-p", s.dir+"/", "-c", "conf/site.conf", "-t")
+	want := "edge: the configuration file " + s.path("conf/site.conf") + " syntax is ok\n"
+	if res.code != 0 || !strings.Contains(res.stderr, want) {
+		t.Errorf("edge -p DIR -c conf/site.conf -t from elsewhere: exit %d, stderr:\n%s\nwant %q", res.code, res.stderr, want)
+	}
+	ng := runCommand(t, elsewhere, testenv.NginxBinary(t), "-p", s.dir+"/", "-c", "conf/site.conf", "-t")
+	// (nginx then misses the mime.types edge has built in: only the file
+	// it read matters here.)
+	if !strings.Contains(ng.stderr, "configuration file "+s.path("conf/site.conf")) {
+		t.Errorf("nginx read another file:\n%s", ng.stderr)
+	}
+	res = runEdge(t, s.dir, "-c", "conf/site.conf", "-t")
+	if res.code != 0 || !strings.Contains(res.stderr, want) {
+		t.Errorf("edge -c conf/site.conf -t in DIR: exit %d, stderr:\n%s", res.code, res.stderr)
+	}
+}

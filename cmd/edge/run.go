@@ -63,7 +63,20 @@ func configPath(o *options) string {
 	if o.conf == "" {
 		return "<built-in site>"
 	}
-	p, _ := filepath.Abs(o.conf)
+	return confFile(o)
+}
+
+// confFile is -c's file as nginx finds it: a relative name is under the
+// -p prefix when one is given ("nginx -p /srv/site/ -c conf/nginx.conf"
+// reads /srv/site/conf/nginx.conf, as nginx's test suite starts every
+// server), else under the working directory (nginx would use its
+// compiled-in prefix, which edge does not have).
+func confFile(o *options) string {
+	p := o.conf
+	if o.prefix != "" && !filepath.IsAbs(p) {
+		p = filepath.Join(o.prefix, p)
+	}
+	p, _ = filepath.Abs(p)
 	return p
 }
 
@@ -82,7 +95,7 @@ func load(o *options) (*conf.Plan, error) {
 	if o.conf == "" {
 		plan, err = loadDefault(o)
 	} else {
-		path, _ := filepath.Abs(o.conf)
+		path := confFile(o)
 		prefix := o.prefix
 		if prefix == "" {
 			prefix = filepath.Dir(path)
