@@ -56,7 +56,9 @@ func init() {
 		&spec{name: "index", ctx: ctxHSL, args: take1More, multi: true, set: setIndex},
 		&spec{name: "try_files", ctx: ctxSL, args: take2More, set: setTryFiles},
 		&spec{name: "internal", ctx: ctxLocation, args: take0, set: func(c *compiler, f *frame, d *Directive) error { f.loc.Internal = true; return nil }},
-		&spec{name: "types", ctx: ctxHSL, args: take0 | isBlock, set: setTypes},
+		// Several types blocks at one level add to one map, as in nginx
+		// (Nextcloud's config follows "include mime.types" with its own).
+		&spec{name: "types", ctx: ctxHSL, args: take0 | isBlock, multi: true, set: setTypes},
 		&spec{name: "default_type", ctx: ctxHSLif, args: take1, set: func(c *compiler, f *frame, d *Directive) error { f.loc.DefaultType = d.Args[0]; return nil }},
 		&spec{name: "error_page", ctx: ctxHSLif, args: take2More, multi: true, set: setErrorPage},
 		&spec{name: "recursive_error_pages", ctx: ctxHSL, args: takeFlag, set: func(c *compiler, f *frame, d *Directive) error { f.loc.RecursiveErrorPages = flagOn(d); return nil }},
