@@ -10,14 +10,12 @@ import (
 	"bufio"
 	"bytes"
 	"crypto/tls"
-	"errors"
 	"fmt"
 	"net"
 	"os"
 	"strconv"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"golang.org/x/net/http2"
@@ -38,12 +36,10 @@ type H2Client struct {
 	mu        sync.Mutex
 	goAway    http2.ErrCode // the GOAWAY's code, once one came
 	sawGoAway bool
-	readErr   error
 	statuses  map[uint32]int // :status of each stream's response
 	resets    map[uint32]http2.ErrCode
 	bodies    map[uint32][]byte // DATA received on each stream
 	ended     map[uint32]bool   // streams whose response ended
-	Frames    atomic.Int64      // frames read from the server
 }
 
 // DialH2 opens an HTTP/2 connection to addr over TLS (any certificate)
@@ -94,12 +90,8 @@ func (c *H2Client) readLoop() {
 	for {
 		f, err := c.fr.ReadFrame()
 		if err != nil {
-			c.mu.Lock()
-			c.readErr = err
-			c.mu.Unlock()
 			return
 		}
-		c.Frames.Add(1)
 		c.mu.Lock()
 		switch f := f.(type) {
 		case *http2.GoAwayFrame:
@@ -185,39 +177,31 @@ func (c *H2Client) GoAway() (http2.ErrCode, bool) {
 	return c.goAway, c.sawGoAway
 }
 
-// Status returns the :status of stream id's response, or 0.
-func (c *H2Client) Status(id uint32) int {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.statuses[id]
-}
-
 // WaitStatus waits up to d for stream id's response status or reset.
 func (c *H2Client) WaitStatus(id uint32, d time.Duration) (status int, reset bool) {
-	deadline := time.Now().Add(d)
-	for {
-		c.mu.Lock()
-		status = c.statuses[id]
-		_, reset = c.resets[id]
-		c.mu.Unlock()
-		if status != 0 || reset || c.Closed() || time.Now().After(deadline) {
-			return status, reset
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	status, _, reset = c.wait(id, d, false)
+	return status, reset
 }
 
 // Response waits up to d for stream id's whole response and returns its
 // status and (up to 64 KiB of) body.
 func (c *H2Client) Response(id uint32, d time.Duration) (int, string) {
+	status, body, _ := c.wait(id, d, true)
+	return status, body
+}
+
+// wait polls stream id until it has a status (whole: its end), it was
+// reset, the connection ended or d passed.
+func (c *H2Client) wait(id uint32, d time.Duration, whole bool) (status int, body string, reset bool) {
 	deadline := time.Now().Add(d)
 	for {
 		c.mu.Lock()
-		st, body, done := c.statuses[id], string(c.bodies[id]), c.ended[id]
-		_, reset := c.resets[id]
+		var ended bool
+		status, body, ended = c.statuses[id], string(c.bodies[id]), c.ended[id]
+		_, reset = c.resets[id]
 		c.mu.Unlock()
-		if done || reset || c.Closed() || time.Now().After(deadline) {
-			return st, body
+		if (whole && ended || !whole && status != 0) || reset || c.Closed() || time.Now().After(deadline) {
+			return status, body, reset
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
@@ -247,13 +231,6 @@ func (c *H2Client) Flood(limit int, d time.Duration, next func(fr *http2.Framer)
 	}
 	c.Flush()
 	return n
-}
-
-// IsConnEnd reports whether err is how a connection that the server
-// closed looks to a writer or reader.
-func IsConnEnd(err error) bool {
-	return err != nil && (errors.Is(err, net.ErrClosed) || strings.Contains(err.Error(), "reset") ||
-		strings.Contains(err.Error(), "broken pipe") || strings.Contains(err.Error(), "EOF"))
 }
 
 // RSS returns a process's resident set size in bytes, from
