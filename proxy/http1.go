@@ -418,8 +418,8 @@ func (s *Server) http1Error(ctx *fasthttp.RequestCtx, err error) {
 	}
 	if errors.Is(err, os.ErrDeadlineExceeded) {
 		if info.head.total == 0 {
-			// Logged by serveHTTP1 (waitTimedOut).
-			info.waitTimedOut = true
+			// The read that timed out noted it (connInfo.received), and
+			// serveHTTP1 logs it: no answer, as in nginx.
 			_ = ctx.Conn().Close()
 			return
 		}
