@@ -221,11 +221,163 @@ type headWatch struct {
 	end      int64
 	// off stops the watch for the rest of the connection (next).
 	off bool
+	// What crlf knows of the raw bytes of the head read so far: a byte
+	// other than CR and LF came (text: the request line began), they end
+	// with a CR (cr), and where they stand in their last line (eol).
+	text, cr bool
+	eol      lineEnd
+	// pend is a byte crlf had no room for in the read that produced it;
+	// the next read returns it (pended is then set).
+	pend   byte
+	pended bool
 }
+
+// lineEnd is where the raw bytes of a head stand in their last line.
+type lineEnd uint8
+
+const (
+	eolText  lineEnd = iota // inside a line that has text
+	eolStart                // at the start of a line
+	eolCR                   // at the start of a line, after a CR
+)
 
 // begin starts watching a head from the next byte read.
 func (w *headWatch) begin() {
-	*w = headWatch{total: w.total, active: true, start: w.total, lineStart: -1, lineEnd: -1}
+	*w = headWatch{total: w.total, active: true, start: w.total, lineStart: -1, lineEnd: -1,
+		pend: w.pend, pended: w.pended}
+}
+
+// readSpace is the part of p, the engine's buffer, that the next read of
+// the socket may fill: while a head is coming, half of it, so that crlf
+// has room to make each byte two. The common head comes in one read far
+// smaller than either half.
+func (w *headWatch) readSpace(p []byte) []byte {
+	if w.active && len(p) > 1 {
+		return p[:len(p)/2]
+	}
+	return p
+}
+
+// pending moves into p the byte crlf had no room for, and returns 1, or
+// returns 0 when there is none.
+func (w *headWatch) pending(p []byte) int {
+	if !w.pended || len(p) == 0 {
+		return 0
+	}
+	p[0], w.pended = w.pend, false
+	return 1
+}
+
+// crlf rewrites in place each bare LF of the head in p[:n], bytes just
+// read into the engine's buffer p, as CRLF, and returns their new length.
+// nginx ends a head's lines at an LF with or without a CR before it
+// (RFC 9112 section 2.2 lets a recipient do so; nginx's own test suite
+// and many shell health checks send bare LFs), while fasthttp takes a
+// head to end only at CRLF CRLF and would wait for one until the client
+// gives up (issue 14). The rewrite stops at the head's end, the first
+// empty line after the request line: a body goes on as it was sent. Empty
+// lines before the request line, which both skip, are left alone.
+//
+// p holds room for the CRs when the read filled no more than readSpace;
+// a byte that does not fit waits in w.pend.
+func (w *headWatch) crlf(p []byte, n int) int {
+	if !w.active || n == 0 {
+		return n
+	}
+	from := 0
+	if !w.text {
+		for from < n && (p[from] == '\r' || p[from] == '\n') {
+			from++
+		}
+		if from == n || !methodStart(p[from]) {
+			return n // saw stops the watch at what is not a head
+		}
+		w.text, w.eol, w.cr = true, eolText, false
+	}
+	prevCR := w.cr
+	head, bare, found := n, 0, false
+	ls, eol := -1, w.eol // where the last line starts in p; the state before it
+	for at := from; ; {
+		j := bytes.IndexByte(p[at:n], '\n')
+		if j < 0 {
+			break
+		}
+		i := at + j
+		if i > 0 && p[i-1] != '\r' || i == 0 && !prevCR {
+			bare++
+		}
+		if emptyLine(p, ls, i, eol) {
+			head, found = i+1, true
+			break
+		}
+		ls, eol, at = i+1, eolStart, i+1
+	}
+	if !found {
+		w.cr = p[n-1] == '\r'
+		w.eol = lastLineEnd(p[:n], ls, eol)
+	}
+	if bare == 0 {
+		return n
+	}
+	return w.insertCRs(p, from, n, head, bare, prevCR)
+}
+
+// emptyLine reports whether the LF at p[i] ends an empty line, or one
+// holding just a CR. The line starts at p[ls], or, when ls is -1, in an
+// earlier read, whose bytes left it at eol.
+func emptyLine(p []byte, ls, i int, eol lineEnd) bool {
+	if ls < 0 {
+		ls = 0
+		if eol == eolText {
+			return false
+		}
+		if eol == eolCR {
+			return i == 0
+		}
+	}
+	return i == ls || i == ls+1 && p[ls] == '\r'
+}
+
+// lastLineEnd is where p leaves its last line, which starts at p[ls] (or,
+// when ls is -1, in an earlier read that left it at eol).
+func lastLineEnd(p []byte, ls int, eol lineEnd) lineEnd {
+	rest := p
+	if ls >= 0 {
+		rest, eol = p[ls:], eolStart
+	}
+	switch {
+	case len(rest) == 0:
+		return eol
+	case len(rest) == 1 && rest[0] == '\r' && eol == eolStart:
+		return eolCR
+	}
+	return eolText
+}
+
+// insertCRs puts a CR before each of the bare bare LFs in p[from:head],
+// moving what follows them along; it returns the new length. prevCR says
+// that the byte before p[0] was a CR. A last byte past len(p) waits in
+// w.pend.
+func (w *headWatch) insertCRs(p []byte, from, n, head, bare int, prevCR bool) int {
+	total := n + bare
+	if total > len(p) {
+		// Only a one-byte read can come to this (readSpace): its byte is
+		// a bare LF, which becomes the CR here and the LF next read.
+		w.pend, w.pended = p[n-1], true
+		p[n-1] = '\r'
+		return n
+	}
+	copy(p[head+bare:], p[head:n])
+	j := head + bare
+	for i := head - 1; i >= from; i-- {
+		j--
+		p[j] = p[i]
+		if p[i] == '\n' && (i > 0 && p[i-1] != '\r' || i == 0 && !prevCR) {
+			j--
+			p[j] = '\r'
+		}
+	}
+	return total
 }
 
 // requestEnd is where the request whose head the watch saw ends, given
@@ -246,12 +398,17 @@ func (w *headWatch) saw(p []byte) error {
 		return nil
 	}
 	if w.lineEnd < 0 {
-		if w.findRequestLine(p, at); !w.active {
+		if w.findRequestLine(p, at); !w.active || w.lineStart < 0 {
+			// Not a head, or only the empty lines before one so far,
+			// which nginx skips whatever they hold.
 			return nil
 		}
 	}
-	if e := w.headEnd(p); e >= 0 {
-		w.active, w.complete, w.end = false, true, at+int64(e)
+	// The head's end is after its request line's start: a CRLF CRLF among
+	// the empty lines before it ends nothing.
+	from := int(max(0, w.lineStart-at))
+	if e := w.headEnd(p[from:]); e >= 0 {
+		w.active, w.complete, w.end = false, true, at+int64(from+e)
 		return nil
 	}
 	// The head goes on past p: a bare CR in it is final.
@@ -329,7 +486,7 @@ func (w *headWatch) findRequestLine(p []byte, at int64) {
 		// not the start of a head (the watch began while a pipelined
 		// request was already buffered, and sees its body): stop, so
 		// that a CR in a body is never taken for a bare one.
-		if c := p[i]; (c < 'A' || c > 'Z') && c != '_' && c != '-' {
+		if !methodStart(p[i]) {
 			w.active = false
 			return
 		}
@@ -339,6 +496,9 @@ func (w *headWatch) findRequestLine(p []byte, at int64) {
 		w.lineEnd = at + int64(i+j)
 	}
 }
+
+// methodStart reports whether c can start a method: a capital, "_" or "-".
+func methodStart(c byte) bool { return c >= 'A' && c <= 'Z' || c == '_' || c == '-' }
 
 // lineTooLong reports, when the engine's read buffer of bufSize bytes
 // filled up without a whole head, whether the request line is longer

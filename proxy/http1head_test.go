@@ -343,7 +343,7 @@ func BenchmarkRequestHead(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
 			w.begin()
-			_ = w.saw(head)
+			_ = w.saw(head[:w.crlf(head, len(head))])
 		}
 	})
 }
@@ -411,4 +411,130 @@ http {
 	if st := status(br, "GET"); st != 400 {
 		t.Errorf("a bare CR in a kept connection's next head: status %d, want 400", st)
 	}
+}
+
+// crlfHead is what headWatch.crlf should make of a stream that starts
+// with a head (its first byte after empty lines can start a method): each bare LF from the request line to the first empty line
+// after it becomes CRLF; the empty lines before the request line and
+// everything after the head stay as they are.
+func crlfHead(data []byte) []byte {
+	i := 0
+	for i < len(data) && (data[i] == '\r' || data[i] == '\n') {
+		i++
+	}
+	if i < len(data) && !methodStart(data[i]) {
+		return data // not a head: the watch stops (findRequestLine)
+	}
+	out := append([]byte(nil), data[:i]...)
+	lineStart := -1 // where the current line started in out; -1: the request line
+	for ; i < len(data); i++ {
+		c := data[i]
+		if c != '\n' {
+			out = append(out, c)
+			continue
+		}
+		if len(out) == 0 || out[len(out)-1] != '\r' {
+			out = append(out, '\r')
+		}
+		out = append(out, '\n')
+		if lineStart >= 0 && len(out)-lineStart == 2 {
+			return append(out, data[i+1:]...)
+		}
+		lineStart = len(out)
+	}
+	return out
+}
+
+// feedHead passes data to a head watch the way the wrappers' Read does
+// (connInfo.read): the engine's buffer holds bufSize bytes, and the client
+// sends chunk bytes at a time. It returns what the engine reads, up to
+// the watch's error (a bare CR), which ends the connection.
+func feedHead(w *headWatch, data []byte, bufSize, chunk int) ([]byte, error) {
+	var got []byte
+	buf := make([]byte, bufSize)
+	for len(data) > 0 || w.pended {
+		n := w.pending(buf)
+		if n == 0 {
+			n = copy(w.readSpace(buf), data[:min(chunk, len(data))])
+			data = data[n:]
+			n = w.crlf(buf, n)
+		}
+		got = append(got, buf[:n]...)
+		if err := w.saw(buf[:n]); err != nil {
+			return got, err
+		}
+	}
+	return got, nil
+}
+
+// TestHeadCRLF: a head whose lines end in bare LFs reaches the engine with
+// CRLFs, whatever the reads it comes in, and its end is where nginx finds
+// it; the body after it is not touched.
+func TestHeadCRLF(t *testing.T) {
+	for _, tc := range []struct{ name, in, want string }{
+		{"CRLF", "GET / HTTP/1.1\r\nHost: a\r\n\r\n", "GET / HTTP/1.1\r\nHost: a\r\n\r\n"},
+		{"bare LF", "GET / HTTP/1.0\nHost: a\n\n", "GET / HTTP/1.0\r\nHost: a\r\n\r\n"},
+		{"no headers", "GET / HTTP/1.0\n\n", "GET / HTTP/1.0\r\n\r\n"},
+		{"mixed", "GET / HTTP/1.1\r\nHost: a\nX: b\r\n\n", "GET / HTTP/1.1\r\nHost: a\r\nX: b\r\n\r\n"},
+		{"LF then CRLF", "GET / HTTP/1.1\nHost: a\n\r\n", "GET / HTTP/1.1\r\nHost: a\r\n\r\n"},
+		{"empty lines first", "\n\r\n\nGET / HTTP/1.0\n\n", "\n\r\n\nGET / HTTP/1.0\r\n\r\n"},
+		{"body kept", "POST / HTTP/1.0\nContent-Length: 5\n\na\nb\n\n", "POST / HTTP/1.0\r\nContent-Length: 5\r\n\r\na\nb\n\n"},
+		{"bare CR kept", "GET / HTTP/1.1\nX: a\rb\n\n", "GET / HTTP/1.1\r\nX: a\rb\r\n\r\n"},
+	} {
+		if got := string(crlfHead([]byte(tc.in))); got != tc.want {
+			t.Fatalf("%s: the reference gives %q, want %q", tc.name, got, tc.want)
+		}
+		for _, bufSize := range []int{1, 2, 3, 5, 64, 32 << 10} {
+			for _, chunk := range []int{1, 2, 3, 7, 1 << 20} {
+				var w headWatch
+				w.begin()
+				got, err := feedHead(&w, []byte(tc.in), bufSize, chunk)
+				if err != nil {
+					if !errors.Is(err, errBareCR) || !hasBareCR([]byte(tc.in)) || !strings.HasPrefix(tc.want, string(got)) {
+						t.Errorf("%s, buffer %d, reads of %d: %v after %q", tc.name, bufSize, chunk, err, got)
+					}
+					continue
+				}
+				if string(got) != tc.want {
+					t.Errorf("%s, buffer %d, reads of %d: the engine reads %q, want %q", tc.name, bufSize, chunk, got, tc.want)
+				}
+				if !w.complete {
+					t.Errorf("%s, buffer %d, reads of %d: the watch did not see the head end", tc.name, bufSize, chunk)
+				}
+			}
+		}
+	}
+}
+
+// FuzzHeadCRLF: for any bytes, buffer size and read size, the engine
+// reads what crlfHead makes of them, and the watch's end of the head is
+// where the rewritten bytes hold their first CRLF CRLF after the request
+// line.
+func FuzzHeadCRLF(f *testing.F) {
+	f.Add([]byte("GET / HTTP/1.0\nHost: a\n\nbody\n\n"), uint16(32<<10), uint16(3))
+	f.Add([]byte("\r\n\nGET / HTTP/1.1\r\nHost: a\n\r\n"), uint16(1), uint16(1))
+	f.Add([]byte("GET / HTTP/1.1\r\nX: a\r\r\n\n"), uint16(5), uint16(2))
+	f.Fuzz(func(t *testing.T, data []byte, bufSize, chunk uint16) {
+		if bufSize == 0 || chunk == 0 {
+			return
+		}
+		var w headWatch
+		w.begin()
+		got, err := feedHead(&w, data, int(bufSize), int(chunk))
+		want := crlfHead(data)
+		if err != nil {
+			if !errors.Is(err, errBareCR) || !hasBareCR(data) || !bytes.HasPrefix(want, got) {
+				t.Fatalf("%q (buffer %d, reads of %d): %v after %q", data, bufSize, chunk, err, got)
+			}
+			return
+		}
+		if !bytes.Equal(got, want) {
+			t.Fatalf("%q (buffer %d, reads of %d): the engine reads %q, want %q", data, bufSize, chunk, got, want)
+		}
+		if w.complete {
+			if w.end < 4 || !bytes.Equal(got[w.end-4:w.end], crlfcrlf) {
+				t.Fatalf("%q: the head ends at %d in %q", data, w.end, got)
+			}
+		}
+	})
 }

@@ -489,11 +489,8 @@ func (r *rawNetConn) CloseWrite() error {
 	return nil
 }
 
-// Read shows what the client sent to the head watch (connInfo.received).
-func (c *tcpEdgeConn) Read(p []byte) (int, error) {
-	n, err := c.raw.Read(p)
-	return n, c.info.received(p[:n], err)
-}
+// Read shows what the client sent to the head watch (connInfo.read).
+func (c *tcpEdgeConn) Read(p []byte) (int, error) { return c.info.read(&c.raw, p) }
 
 // Close lingers after an error response (connInfo.linger). The response
 // is out, so a graceful stop may close the connection as an idle one.
@@ -581,9 +578,18 @@ func (c *tcpEdgeConn) SetReadDeadline(t time.Time) error {
 // (connInfo.raw); over TLS it writes the records.
 func (c *otherEdgeConn) Write(p []byte) (int, error) { return c.Conn.Write(p) }
 
-func (c *otherEdgeConn) Read(p []byte) (int, error) {
-	n, err := c.Conn.Read(p)
-	return n, c.info.received(p[:n], err)
+func (c *otherEdgeConn) Read(p []byte) (int, error) { return c.info.read(c.Conn, p) }
+
+// read reads from the client into the engine's buffer p, with a head's
+// bare LFs made CRLF (headWatch.crlf), and shows the bytes to the head
+// watch (received).
+func (info *connInfo) read(r io.Reader, p []byte) (int, error) {
+	if n := info.head.pending(p); n > 0 {
+		return n, info.received(p[:n], nil)
+	}
+	n, err := r.Read(info.head.readSpace(p))
+	n = info.head.crlf(p, n)
+	return n, info.received(p[:n], err)
 }
 
 // Close lingers after an error response, as tcpEdgeConn's does; a TLS

@@ -170,6 +170,19 @@ var _ = addScenario(scenario{
 		reqCase{name: "bare_cr_value_complete", raw: "GET /hello.txt HTTP/1.1\r\nHost: localhost\r\nX-A: a\rb\r\n\r\n"},
 		reqCase{name: "cr_cr_lf", raw: "GET /hello.txt HTTP/1.1\r\nHost: localhost\r\r\n\r\n"}.with(refused400(docHeadControl)),
 		get("header_value_control", "/hello.txt", "X-A: a\x01b").with(refused400(docHeadControl)),
+		// bare LF line ends (RFC 9112 section 2.2; issue 14): nginx takes
+		// them, in any mix with CRLF; a body keeps its bytes as sent
+		lf("lf_http10", "GET /hello.txt HTTP/1.0\n\n"),
+		lf("lf_http11", "GET /echo/x HTTP/1.1\nHost: localhost\nConnection: close\n\n"),
+		lf("lf_mixed", "GET /echo/x HTTP/1.1\r\nHost: localhost\nX-A: 1\r\nConnection: close\n\r\n"),
+		lf("lf_crlf_blank", "GET /echo/x HTTP/1.1\nHost: localhost\nConnection: close\r\n\n"),
+		lf("lf_empty_lines_first", "\n\r\n\nGET /hello.txt HTTP/1.0\n\n"),
+		lf("lf_post_body", "POST /echo/x HTTP/1.1\nHost: localhost\nContent-Length: 5\nConnection: close\n\na\nb\n\n"),
+		lf("lf_chunked", "POST /echo/x HTTP/1.1\nHost: localhost\nTransfer-Encoding: chunked\nConnection: close\n\n3\r\nabc\r\n0\r\n\r\n"),
+		lf("lf_header_value", "GET /xff/x HTTP/1.1\nHost: localhost\nX-Forwarded-For: 1.2.3.4\nConnection: close\n\n"),
+		lf("lf_folded", "GET /echo/x HTTP/1.1\nHost: localhost\nX-A: a\n b\n\n"),
+		lf("lf_bare_cr", "GET /echo/x HTTP/1.1\nHost: localhost\nX-A: a\rb\n\n"),
+		lf("lf_keepalive_two", "GET /hello.txt HTTP/1.1\nHost: localhost\n\nGET /echo/x HTTP/1.1\nHost: localhost\nConnection: close\n\n"),
 		// Host handling
 		raw("http11_no_host", "GET /hello.txt HTTP/1.1\n\n"),
 		raw("http10_no_host", "GET /hello.txt HTTP/1.0\n\n"),

@@ -35,6 +35,10 @@ func raw(name, text string) reqCase {
 	return reqCase{name: name, raw: strings.ReplaceAll(text, "\n", "\r\n")}
 }
 
+// lf sends text as written: its lines end in bare LFs, as nginx's own
+// test suite and shell health checks send them (issue 14).
+func lf(name, text string) reqCase { return reqCase{name: name, raw: text} }
+
 func requestText(method, target, proto, body string, hdrs []string) string {
 	var b strings.Builder
 	b.WriteString(method + " " + target + " " + proto + "\r\n")
