@@ -182,7 +182,6 @@ var _ = addScenario(scenario{
 		lf("lf_header_value", "GET /xff/x HTTP/1.1\nHost: localhost\nX-Forwarded-For: 1.2.3.4\nConnection: close\n\n"),
 		lf("lf_folded", "GET /echo/x HTTP/1.1\nHost: localhost\nX-A: a\n b\n\n"),
 		lf("lf_bare_cr", "GET /echo/x HTTP/1.1\nHost: localhost\nX-A: a\rb\n\n"),
-		lf("lf_keepalive_two", "GET /hello.txt HTTP/1.1\nHost: localhost\n\nGET /echo/x HTTP/1.1\nHost: localhost\nConnection: close\n\n"),
 		// Host handling
 		raw("http11_no_host", "GET /hello.txt HTTP/1.1\n\n"),
 		raw("http10_no_host", "GET /hello.txt HTTP/1.0\n\n"),
