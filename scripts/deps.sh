@@ -30,7 +30,13 @@ DEPS_GO_MIN_MINOR=26 # Go 1.26 or newer
 deps_pkgs_run=(php8.2-fpm php8.2-cli openssl ca-certificates)
 deps_pkgs_test=("${deps_pkgs_run[@]}" nginx php8.2-mysql php8.2-curl php8.2-gd
 	php8.2-xml php8.2-mbstring wrk nghttp2-client apache2-utils curl
-	mariadb-server wordpress wordpress-theme-twentytwentythree testssl.sh chromium)
+	mariadb-server wordpress wordpress-theme-twentytwentythree testssl.sh chromium
+	# nginx's own test suite (testenv/nginxtests): its Perl modules, and the
+	# dynamic modules Debian's nginx is built with, which the suite loads
+	perl libfcgi-perl libio-socket-ssl-perl libnet-ssleay-perl
+	libnginx-mod-http-geoip libnginx-mod-http-image-filter libnginx-mod-http-perl
+	libnginx-mod-http-xslt-filter libnginx-mod-mail libnginx-mod-stream
+	libnginx-mod-stream-geoip)
 deps_pkgs_bench=("${deps_pkgs_test[@]}")
 
 # Commands each set must provide once its packages are in; checked after
