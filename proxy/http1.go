@@ -272,6 +272,10 @@ func (rt *runtime) writeHTTP1(ctx *fasthttp.RequestCtx, r *Request) {
 	out := &ctx.Response
 	out.SetStatusCode(resp.Status)
 	oh := &out.Header
+	// Names go out as the config, the application or edge spelled them
+	// ("X-URI", "ETag"), as nginx sends them; fasthttp would make them
+	// "X-Uri" and "Etag".
+	oh.DisableNormalizing()
 	for _, f := range resp.Header.list {
 		switch {
 		case strings.EqualFold(f.name, "Content-Type"):
@@ -443,6 +447,7 @@ func (s *Server) http1Error(ctx *fasthttp.RequestCtx, err error) {
 	rt.badRequest(r, status)
 	resp := r.resp
 	ctx.Response.SetStatusCode(resp.Status)
+	ctx.Response.Header.DisableNormalizing()
 	for _, f := range resp.Header.list {
 		if strings.EqualFold(f.name, "Content-Type") {
 			ctx.Response.Header.SetContentType(f.value)

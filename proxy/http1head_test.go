@@ -11,6 +11,8 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -354,27 +356,9 @@ func BenchmarkRequestHead(b *testing.B) {
 // upload starts "PK" and holds bare CRs), while on an ordinary kept
 // connection a bare CR in the next head still gets its 400 at once.
 func TestHeadWatchPipelined(t *testing.T) {
-	plan := loadTestPlan(t, t.TempDir(), `error_log stderr emerg;
-events {}
-http {
-    access_log off;
-    server {
-        listen 127.0.0.1:8080;
-        location / { return 200 "ok\n"; }
-    }
-}
-`)
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := NewServer(Options{ErrorLog: &ErrorLog{now: time.Now}, Listeners: map[string]net.Listener{"tcp 127.0.0.1:8080": ln}})
-	if err := s.Apply(plan); err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	addr := serveTestConfig(t, `location / { return 200 "ok\n"; }`)
 	dial := func() (net.Conn, *bufio.Reader) {
-		c, err := net.Dial("tcp", ln.Addr().String())
+		c, err := net.Dial("tcp", addr)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -537,4 +521,61 @@ func FuzzHeadCRLF(f *testing.F) {
 			}
 		}
 	})
+}
+
+// serveTestConfig serves a server{} block with locations, listening on
+// 127.0.0.1:8080 in its config, on a free port, and returns its address.
+func serveTestConfig(t *testing.T, locations string) string {
+	t.Helper()
+	plan := loadTestPlan(t, t.TempDir(), `error_log stderr emerg;
+events {}
+http {
+    access_log off;
+    server {
+        listen 127.0.0.1:8080;
+        `+locations+`
+    }
+}
+`)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := NewServer(Options{ErrorLog: &ErrorLog{now: time.Now}, Listeners: map[string]net.Listener{"tcp 127.0.0.1:8080": ln}})
+	if err := s.Apply(plan); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return ln.Addr().String()
+}
+
+// TestResponseHeaderNamesAsSpelled: a response header goes out named as
+// the config or edge spelled it, as nginx sends it (nginx-tests index.t
+// looks for "X-URI"); the HTTP/1 engine would send "X-Uri" and "Etag".
+func TestResponseHeaderNamesAsSpelled(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "a.txt"), []byte("a"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	addr := serveTestConfig(t, `location / { root `+dir+`; add_header X-URI $uri always; add_header x-lower 1 always; }`)
+	for _, target := range []string{"/a.txt", "/missing"} {
+		c, err := net.Dial("tcp", addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.SetDeadline(time.Now().Add(10 * time.Second))
+		io.WriteString(c, "GET "+target+" HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+		resp, _ := io.ReadAll(c)
+		c.Close()
+		head, _, _ := strings.Cut(string(resp), "\r\n\r\n")
+		want := []string{"\r\nX-URI: " + target + "\r\n", "\r\nx-lower: 1\r\n"}
+		if target == "/a.txt" {
+			want = append(want, "\r\nETag: ", "\r\nLast-Modified: ")
+		}
+		for _, w := range want {
+			if !strings.Contains(head+"\r\n", w) {
+				t.Errorf("GET %s: no %q in\n%s", target, strings.TrimSpace(w), head)
+			}
+		}
+	}
 }
