@@ -147,7 +147,10 @@ func setServerName(c *compiler, f *frame, d *Directive) error {
 		sn := ServerName{Name: strings.ToLower(a)}
 		switch {
 		case strings.HasPrefix(a, "~"):
-			re, err := c.compileRegex(d, a[1:], false)
+			// nginx makes a server name regexp caseless when it holds a
+			// capital (ngx_http_core_server_name): the host it is
+			// matched against is lowercased.
+			re, err := c.compileRegex(d, a[1:], strings.ContainsFunc(a, func(r rune) bool { return r >= 'A' && r <= 'Z' }))
 			if err != nil {
 				return err
 			}

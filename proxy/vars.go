@@ -447,11 +447,13 @@ func (rt *runtime) serverName(r *Request) string {
 	if len(r.srv.Names) == 0 {
 		return ""
 	}
+	// nginx's $server_name is the first name, a regexp with its "~", and
+	// ".example.com" without its dot (ngx_http_core_merge_srv_conf).
 	n := r.srv.Names[0]
 	if n.Kind == conf.NameRegex {
 		return n.Name
 	}
-	return n.Name
+	return strings.TrimPrefix(n.Name, ".")
 }
 
 // documentRoot is $document_root: root or alias, variables evaluated.
