@@ -205,7 +205,11 @@ func dumpLoc(b *strings.Builder, l *Location, depth int) {
 		fmt.Fprintf(b, "%sgzip on level=%d min_length=%d\n", ind, l.Gzip.CompLevel, l.Gzip.MinLength)
 	}
 	if l.Content.Kind == ContentFastCGI {
-		fmt.Fprintf(b, "%sfastcgi_pass %s params=%d\n", ind, l.Content.FastCGI.Raw, len(l.FastCGI.Params))
+		vars := ""
+		if l.Content.FastCGI.Script != nil {
+			vars = " per-request"
+		}
+		fmt.Fprintf(b, "%sfastcgi_pass %s%s params=%d\n", ind, l.Content.FastCGI.Raw, vars, len(l.FastCGI.Params))
 	}
 	dumpOps(b, l.Rewrite, depth+1)
 	for _, c := range l.Prefixes {

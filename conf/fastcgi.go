@@ -6,6 +6,7 @@
 package conf
 
 import (
+	"fmt"
 	"net"
 	"strconv"
 	"strings"
@@ -56,8 +57,31 @@ type FastCGIPass struct {
 	Address  string
 	Upstream *Upstream // when the name is an upstream{}
 	Pool     *FPMPool  // when the name is an fpm_pool{}
-	File     string
-	Line     int
+	// Script, when set, is a fastcgi_pass with variables: each request
+	// evaluates it to an address, a "unix:" path or the name of an
+	// upstream{} or fpm_pool{}, as nginx does (ngx_http_fastcgi_eval);
+	// Network, Address, Upstream and Pool are then unset.
+	Script *Script
+	File   string
+	Line   int
+}
+
+// ParseFastCGITarget reads the address of a fastcgi_pass: "unix:PATH"
+// or "HOST:PORT" give their network and address; anything else is a
+// name (network ""), which names an upstream{} or fpm_pool{}. A bad port
+// is an error worded as nginx's.
+func ParseFastCGITarget(a string) (network, address string, err error) {
+	if path, ok := strings.CutPrefix(a, "unix:"); ok {
+		return "unix", path, nil
+	}
+	h, port, serr := net.SplitHostPort(a)
+	if serr != nil {
+		return "", a, nil
+	}
+	if n, err := strconv.Atoi(port); err != nil || n < 1 || n > 65535 {
+		return "", "", fmt.Errorf("invalid port in upstream \"%s\"", a)
+	}
+	return "tcp", net.JoinHostPort(h, port), nil
 }
 
 // Upstream is an upstream{} block.
@@ -166,23 +190,25 @@ var upstreamTable = map[string]*spec{
 
 func setFastCGIPass(c *compiler, f *frame, d *Directive) error {
 	a := d.Args[0]
-	if strings.Contains(a, "$") {
-		return emergf(d, "variables in \"fastcgi_pass\" are not supported by edge")
-	}
 	p := &FastCGIPass{Raw: a, File: d.File, Line: d.Line}
-	switch {
-	case strings.HasPrefix(a, "unix:"):
-		p.Network, p.Address = "unix", a[5:]
-	default:
-		if h, port, err := net.SplitHostPort(a); err == nil {
-			if n, err := strconv.Atoi(port); err != nil || n < 1 || n > 65535 {
-				return emergf(d, "invalid port in upstream \"%s\"", a)
-			}
-			p.Network, p.Address = "tcp", net.JoinHostPort(h, port)
-		}
-		// Otherwise a name: resolved in resolveFastCGIPasses.
-	}
 	f.loc.Content = Content{Kind: ContentFastCGI, FastCGI: p}
+	if strings.Contains(a, "$") {
+		sc, err := c.compileScript(d, a)
+		if err != nil {
+			return err
+		}
+		if !sc.Static {
+			p.Script = sc
+			return nil
+		}
+	}
+	network, address, err := ParseFastCGITarget(a)
+	if err != nil {
+		return emergf(d, "%s", err)
+	}
+	// A name is resolved in resolveFastCGIPasses, once every upstream{}
+	// and fpm_pool{} is known.
+	p.Network, p.Address = network, address
 	c.fastcgiPasses = append(c.fastcgiPasses, p)
 	return nil
 }

@@ -14,7 +14,9 @@ package proxy
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
+	"net"
 	"os"
 	"slices"
 	"strconv"
@@ -72,6 +74,84 @@ func (u *upstreamState) finish(now time.Time, bytes int64) {
 // backends holds the FastCGI targets of one runtime.
 type backends struct {
 	byPass map[*conf.FastCGIPass]*backend
+	plan   *conf.Plan
+	sh     *shared
+	// byTarget holds the backends by target and fastcgi_keep_conn
+	// ("php|true"): those of every fastcgi_pass without variables, and
+	// those that a fastcgi_pass with variables named, made on first use
+	// (forTarget); dynamic counts the latter.
+	mu       sync.Mutex
+	byTarget map[string]*backend
+	dynamic  int
+}
+
+// maxDynamicTargets bounds the backends fastcgi_pass with variables make
+// (forTarget): each keeps clients and counters for the runtime's life,
+// and a variable may come from the request.
+const maxDynamicTargets = 256
+
+// targetError is why a fastcgi_pass with variables has no backend: the
+// status to answer and the error log line, as nginx words them.
+type targetError struct {
+	status int
+	msg    string
+}
+
+// forTarget returns the backend for target, what a fastcgi_pass with
+// variables evaluated to, as nginx resolves it (ngx_http_fastcgi_eval,
+// ngx_http_upstream_init_request): "unix:PATH" or an IP address with its
+// port is used as it is; a name is an upstream{} (or an fpm_pool{}),
+// and without one an error; a host name with a port would need a
+// resolver, which edge does not have.
+func (bs *backends) forTarget(target string, f *conf.FastCGI) (*backend, *targetError) {
+	key := target + "|" + strconv.FormatBool(f.KeepConn)
+	bs.mu.Lock()
+	defer bs.mu.Unlock()
+	if b := bs.byTarget[key]; b != nil {
+		return b, nil
+	}
+	if target == "" {
+		return nil, &targetError{500, "no host in upstream \"\""}
+	}
+	network, address, err := conf.ParseFastCGITarget(target)
+	if err != nil {
+		return nil, &targetError{500, err.Error()}
+	}
+	p := &conf.FastCGIPass{Raw: target, Network: network, Address: address}
+	host := target
+	if network == "tcp" {
+		host, _, _ = net.SplitHostPort(address)
+	}
+	if network == "" || network == "tcp" && net.ParseIP(host) == nil {
+		p.Network, p.Address = "", ""
+		if p.Upstream = bs.plan.HTTP.Upstreams[host]; p.Upstream == nil {
+			p.Pool = findPool(bs.plan.HTTP.Pools, host)
+		}
+		switch {
+		case p.Upstream != nil || p.Pool != nil:
+		case network == "":
+			return nil, &targetError{500, "no port in upstream \"" + target + "\""}
+		default:
+			return nil, &targetError{502, "no resolver defined to resolve " + host}
+		}
+	}
+	if bs.dynamic >= maxDynamicTargets {
+		return nil, &targetError{502, fmt.Sprintf("fastcgi_pass with variables named more than %d targets; \"%s\" is not used", maxDynamicTargets, target)}
+	}
+	b := makeBackend(p, f, bs.sh, idleBudgets{})
+	bs.byTarget[key] = b
+	bs.dynamic++
+	return b, nil
+}
+
+// findPool returns the fpm_pool named name, or nil.
+func findPool(pools []*conf.FPMPool, name string) *conf.FPMPool {
+	for _, p := range pools {
+		if p.Name == name {
+			return p
+		}
+	}
+	return nil
 }
 
 // backend is the target of one fastcgi_pass: one or more servers.
@@ -110,7 +190,7 @@ const defaultQueueLimit = 4096
 // the clients (and their kept connections) of the previous plan when the
 // address and limits are the same.
 func newBackends(plan *conf.Plan, sh *shared) (*backends, error) {
-	b := &backends{byPass: map[*conf.FastCGIPass]*backend{}}
+	b := &backends{byPass: map[*conf.FastCGIPass]*backend{}, plan: plan, sh: sh, byTarget: map[string]*backend{}}
 	if plan.HTTP == nil {
 		return b, nil
 	}
@@ -119,10 +199,10 @@ func newBackends(plan *conf.Plan, sh *shared) (*backends, error) {
 	// nginx's locations share an upstream's round robin and failure
 	// counts, unless fastcgi_keep_conn differs (the timeouts travel with
 	// each request).
-	same := map[string]*backend{}
+	same := b.byTarget
 	var walk func(l *conf.Location)
 	walk = func(l *conf.Location) {
-		if p := l.Content.FastCGI; p != nil && b.byPass[p] == nil {
+		if p := l.Content.FastCGI; p != nil && p.Script == nil && b.byPass[p] == nil {
 			f := &l.FastCGI
 			key := p.Raw + "|" + strconv.FormatBool(f.KeepConn)
 			if same[key] == nil {
@@ -373,6 +453,13 @@ func (c *fcgiCall) stderr(msg []byte) {
 func (rt *runtime) fastcgi(r *Request) (step, int) {
 	l := r.loc
 	b := rt.backends.byPass[l.Content.FastCGI]
+	if p := l.Content.FastCGI; p.Script != nil {
+		var terr *targetError
+		if b, terr = rt.backends.forTarget(rt.eval(r, p.Script), &l.FastCGI); terr != nil {
+			rt.log.errorf(r, "%s", terr.msg)
+			return stepDone, terr.status
+		}
+	}
 	if b == nil {
 		rt.log.errorf(r, "no FastCGI backend for \"%s\"", l.Content.FastCGI.Raw)
 		return stepDone, 500
@@ -1071,7 +1158,9 @@ func (rt *runtime) fastcgiStats() map[string]BackendStats {
 		client *fastcgi.Client
 	}
 	seenBackend, seenClient := map[*backend]bool{}, map[named]bool{}
-	for _, b := range rt.backends.byPass {
+	rt.backends.mu.Lock()
+	defer rt.backends.mu.Unlock()
+	for _, b := range rt.backends.byTarget {
 		if seenBackend[b] {
 			continue
 		}

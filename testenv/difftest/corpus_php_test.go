@@ -11,11 +11,29 @@ gzip on;
 gzip_types text/plain;
 gzip_min_length 100;
 
+# fastcgi_pass with variables (issue 14): an address, an upstream's name,
+# or what nginx cannot resolve
+upstream php_up { server {{FPM}}; }
+map $arg_to $php_target {
+    default {{FPM}};
+    up      php_up;
+    nohost  nosuch.test;
+    named   nosuch.test:9000;
+    badport 127.0.0.1:0;
+    empty   "";
+}
+
 server {
     listen {{LISTEN}};
     server_name localhost;
     root {{ROOT}};
     index index.php index.html;
+
+    location /varpass/ {
+        fastcgi_pass $php_target;
+        fastcgi_param SCRIPT_FILENAME $document_root/info.php;
+        include {{FASTCGI_PARAMS}};
+    }
 
     location ~ ^/intercept/.+\.php$ {
         fastcgi_intercept_errors on;
@@ -58,6 +76,12 @@ var _ = addScenario(scenario{
 		get("info_encoded_path", "/inf%6F.php"),
 		get("path_info", "/info.php/extra/path?x=1"),
 		get("index", "/"),
+		get("varpass_address", "/varpass/x"),
+		get("varpass_upstream", "/varpass/x?to=up"),
+		get("varpass_no_resolver", "/varpass/x?to=nohost"),
+		get("varpass_no_resolver_port", "/varpass/x?to=named"),
+		get("varpass_bad_port", "/varpass/x?to=badport"),
+		get("varpass_empty", "/varpass/x?to=empty"),
 		get("dir_index", "/blog/"),
 		head("head", "/info.php"),
 		post("post_form", "POST", "/info.php", "a=1&b=2", "Content-Type: application/x-www-form-urlencoded"),
