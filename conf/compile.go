@@ -69,8 +69,10 @@ type compiler struct {
 	defaults *Location // nginx's defaults, the root of inheritance
 
 	fastcgiPasses []*FastCGIPass
-	fpmPools      []*FPMPool
-	acmeIssuers   map[string]*ACMEIssuer // acme_issuer blocks by name (ssl.go)
+	// sslAddrs are the TLS addresses ("tcp 127.0.0.1:443"; markSSLAddrs).
+	sslAddrs    map[string]bool
+	fpmPools    []*FPMPool
+	acmeIssuers map[string]*ACMEIssuer // acme_issuer blocks by name (ssl.go)
 }
 
 // frame is the context a directive is read in.
@@ -296,6 +298,7 @@ func (c *compiler) finish() error {
 		return err
 	}
 	c.mergeLoc(c.httpLoc, c.defaults)
+	c.markSSLAddrs()
 	for _, srv := range h.Servers {
 		c.mergeServer(srv)
 		c.mergeTree(srv.Loc, c.httpLoc)

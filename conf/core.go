@@ -358,7 +358,7 @@ func (c *compiler) mergeServer(s *Server) {
 			s.MaxHeaders = 1000
 		}
 	}
-	if s.TLS == nil && hasSSL(s) {
+	if s.TLS == nil && c.onSSL(s) {
 		s.TLS = &ServerTLS{}
 	}
 	if s.TLS != nil {

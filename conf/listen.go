@@ -286,6 +286,31 @@ func (g *ListenGroup) Lookup(host string) (srv *Server, re *Regex) {
 	return g.Default, nil
 }
 
+// markSSLAddrs notes the addresses some listen marks ssl: nginx makes
+// the socket TLS, and with it every server on the address, whether or not
+// its own listen says ssl (ngx_http_add_addresses merges the flag).
+func (c *compiler) markSSLAddrs() {
+	c.sslAddrs = map[string]bool{}
+	for _, srv := range c.plan.HTTP.Servers {
+		for _, l := range srv.Listens {
+			if l.SSL {
+				c.sslAddrs[l.Network+" "+l.Addr] = true
+			}
+		}
+	}
+}
+
+// onSSL reports whether one of s's addresses is TLS (markSSLAddrs).
+func (c *compiler) onSSL(s *Server) bool {
+	for _, l := range s.Listens {
+		if c.sslAddrs[l.Network+" "+l.Addr] {
+			return true
+		}
+	}
+	return false
+}
+
+// hasSSL reports whether one of s's own listen directives says ssl.
 func hasSSL(s *Server) bool {
 	for _, l := range s.Listens {
 		if l.SSL {

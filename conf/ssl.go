@@ -648,9 +648,11 @@ func pickDuration(p *ServerTLS, get func(*ServerTLS) time.Duration, def time.Dur
 // checkTLS finishes a server's TLS settings once everything is merged:
 // it pairs certificates with keys, reads and checks them (nginx's load
 // time errors), resolves acme_certificate, and falls back to the local
-// CA for localhost servers without a certificate. Servers without a
-// "listen ... ssl" lose their TLS settings after the checks (nginx also
-// loads the files of such servers).
+// CA for localhost servers without a certificate. Servers on no TLS
+// address lose their TLS settings after the checks (nginx also loads the
+// files of such servers); a server whose address another server's
+// "listen ... ssl" made TLS keeps them, and without a certificate it
+// loses them: a handshake that picks it fails, as in nginx.
 func (c *compiler) checkTLS(s *Server) error {
 	t := s.TLS
 	if t == nil {
@@ -662,13 +664,17 @@ func (c *compiler) checkTLS(s *Server) error {
 	if err := c.resolveACME(s); err != nil {
 		return err
 	}
-	if !hasSSL(s) {
+	if !c.onSSL(s) {
 		s.TLS = nil
 		return nil
 	}
 	if len(t.Certificates) == 0 && !t.RejectHandshake {
 		if names := localNames(s); len(names) > 0 {
 			t.LocalCA, t.LocalNames = true, names
+			return nil
+		}
+		if !hasSSL(s) {
+			s.TLS = nil
 			return nil
 		}
 		l := firstSSLListen(s)

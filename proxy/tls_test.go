@@ -49,6 +49,7 @@ func newTLSSite(t *testing.T) *tlsSite {
 	s.pki.Leaf(t, "ec", false, "example.com", "www.example.com")
 	s.pki.Leaf(t, "rsa", true, "example.com", "www.example.com")
 	s.pki.Leaf(t, "other", false, "other.test")
+	s.pki.Leaf(t, "plain", false, "plain.test")
 	testenv.WriteFile(t, filepath.Join(dir, "html", "index.html"), []byte("hello\n"), 0o600)
 	return s
 }
@@ -114,6 +115,13 @@ server {
     server_name ~^rejected\.;
     ssl_reject_handshake on;
 }
+# no "ssl" of its own: the other servers make the address TLS, as in nginx
+server {
+    listen 127.0.0.1:{{PORT}};
+    server_name plain.test;
+    ssl_certificate plain.crt; ssl_certificate_key plain.key;
+    root html;
+}
 `
 
 func TestTLSServerBySNI(t *testing.T) {
@@ -125,6 +133,7 @@ func TestTLSServerBySNI(t *testing.T) {
 		{"other.test", "other.test", "other.test"},
 		{"example.com", "example.com", "example.com"},
 		{"WWW.Example.COM.", "www.example.com", "example.com"},
+		{"plain.test", "plain.test", "plain.test"},
 		// No SNI (an IP address): the default server.
 		{"", "example.com", "example.com"},
 		// An unknown name: the default server too, as in nginx.
