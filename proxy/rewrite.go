@@ -95,7 +95,7 @@ func (rt *runtime) doRewrite(r *Request, op *conf.Op) (rwResult, int) {
 	repl, argsAt := rt.evalRewrite(r, op.Replace, r.quotedURI(), op.Redirect)
 	addArgs := !op.DropArgs
 	if op.Redirect {
-		loc := repl
+		loc := unescapeRedirect(repl)
 		if addArgs && r.args != "" {
 			if argsAt >= 0 {
 				loc += "&" + r.args
@@ -197,6 +197,57 @@ func redirectEscape(c byte) bool {
 		return true
 	}
 	return c <= ' ' || c >= 0x7f
+}
+
+// unescapeRedirect is what nginx does to a redirecting rewrite's
+// Location before it appends the request's arguments (ngx_unescape_uri
+// with NGX_UNESCAPE_REDIRECT in ngx_http_script_regex_end_code): it
+// decodes each %XX that gives a byte above '%' and below DEL, keeps the
+// others (%20, %0D, %25, %80) as written, drops an invalid or cut-off
+// escape's '%' (and its first digit), and stops at the first '?',
+// written or decoded, copying the rest as it is. So
+// "rewrite ^ $arg_r? redirect" with r=http%3A%2F%2Fexample.com%2F%3Ffrom
+// redirects to http://example.com/?from (nginx-tests
+// rewrite_unescape.t), and "%0D%0A" stays escaped.
+func unescapeRedirect(s string) string {
+	i := strings.IndexByte(s, '%')
+	if i < 0 {
+		return s
+	}
+	if q := strings.IndexByte(s[:i], '?'); q >= 0 {
+		return s
+	}
+	b := make([]byte, 0, len(s))
+	b = append(b, s[:i]...)
+	for ; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c == '?':
+			return string(append(b, s[i:]...))
+		case c != '%':
+			b = append(b, c)
+		case i+1 < len(s) && !isHex(s[i+1]):
+			i++
+			b = append(b, s[i])
+		case i+2 < len(s) && !isHex(s[i+2]):
+			i += 2
+			b = append(b, s[i])
+		case i+2 < len(s):
+			ch := unhex(s[i+1])<<4 | unhex(s[i+2])
+			switch {
+			case ch == '?':
+				return string(append(append(b, '?'), s[i+3:]...))
+			case ch > '%' && ch < 0x7f:
+				b = append(b, ch)
+			default:
+				b = append(b, s[i:i+3]...)
+			}
+			i += 2
+		default:
+			return string(b) // an escape cut off at the end
+		}
+	}
+	return string(b)
 }
 
 // escapeWith percent-encodes the bytes marked by escape.
