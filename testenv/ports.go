@@ -104,3 +104,17 @@ func waitListeningFor(t testing.TB, p *Proc, network, addr string, timeout time.
 		time.Sleep(pollInterval)
 	}
 }
+
+// Eventually polls cond, with a pause growing from 1ms to 50ms, until it
+// holds, and fails the test naming what it waited for after 20s (a
+// failure deadline, not a measurement).
+func Eventually(t testing.TB, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for delay := time.Millisecond; !cond(); delay = min(2*delay, 50*time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(delay)
+	}
+}

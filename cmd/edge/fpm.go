@@ -24,7 +24,7 @@ import (
 	"time"
 
 	"edge/conf"
-	"edge/fastcgi"
+	"edge/fastcgi/fpm"
 	"edge/proxy"
 )
 
@@ -157,7 +157,7 @@ func controlClient(plan *conf.Plan) *http.Client {
 }
 
 // edgeReports asks the running edge for its pool reports.
-func edgeReports(plan *conf.Plan, pool string) ([]*fastcgi.Report, error) {
+func edgeReports(plan *conf.Plan, pool string) ([]*fpm.Report, error) {
 	resp, err := controlClient(plan).Get("http://edge/fpm?pool=" + pool)
 	if err != nil {
 		return nil, fmt.Errorf("edge is not running with this configuration (control socket %s: %v)", proxy.ControlSocketPath(plan), unwrapNet(err))
@@ -172,7 +172,7 @@ func edgeReports(plan *conf.Plan, pool string) ([]*fastcgi.Report, error) {
 		_ = json.Unmarshal(body, &e)
 		return nil, errors.New(e.Error)
 	}
-	var reports []*fastcgi.Report
+	var reports []*fpm.Report
 	if err := json.Unmarshal(body, &reports); err != nil {
 		return nil, fmt.Errorf("control socket: %w", err)
 	}
@@ -208,7 +208,7 @@ func selectPools(plan *conf.Plan, name string) ([]*conf.FPMPool, error) {
 
 // collectReports gets reports from the running edge, or directly from
 // php-fpm when edge does not run (noting why).
-func collectReports(plan *conf.Plan, name string) ([]*fastcgi.Report, string, error) {
+func collectReports(plan *conf.Plan, name string) ([]*fpm.Report, string, error) {
 	pools, err := selectPools(plan, name)
 	if err != nil {
 		return nil, "", err
@@ -221,7 +221,7 @@ func collectReports(plan *conf.Plan, name string) ([]*fastcgi.Report, string, er
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
 	defer cancel()
 	for _, p := range pools {
-		reports = append(reports, fastcgi.Collect(ctx, fastcgi.ReportInput{Pool: p}))
+		reports = append(reports, fpm.Collect(ctx, fpm.ReportInput{Pool: p}))
 	}
 	return reports, note, nil
 }
@@ -242,14 +242,14 @@ func fpmStatus(plan *conf.Plan, a *fpmArgs) int {
 		_ = enc.Encode(reports)
 		return 0
 	}
-	fastcgi.WriteText(os.Stdout, reports)
+	fpm.WriteText(os.Stdout, reports)
 	return 0
 }
 
 // tuneInput turns a report (and a second look after the window) into
 // the tuner's input.
-func tuneInput(r *fastcgi.Report, mem fastcgi.Memory, reserve uint64) fastcgi.TuneInput {
-	in := fastcgi.TuneInput{Pool: r.Name, Current: r.Settings, CPUs: goruntime.NumCPU(), Memory: mem, Reserve: reserve,
+func tuneInput(r *fpm.Report, mem fpm.Memory, reserve uint64) fpm.TuneInput {
+	in := fpm.TuneInput{Pool: r.Name, Current: r.Settings, CPUs: goruntime.NumCPU(), Memory: mem, Reserve: reserve,
 		PoolPSS: r.PSSTotal, WorkerPSS: r.History.WorkerPSS, PeakActive: r.History.PeakActive, PeakWaiting: r.History.PeakWaiting,
 		GrowthPerRequest: r.History.GrowthPerRequest, GrowthSamples: r.History.GrowthSamples}
 	if st := r.FPM; st != nil {
@@ -278,8 +278,8 @@ func tuneInput(r *fastcgi.Report, mem fastcgi.Memory, reserve uint64) fastcgi.Tu
 // measure returns the pool's report; when no growth per request is known
 // yet it looks again after the window, so workers that served requests
 // meanwhile show how they grow.
-func measure(plan *conf.Plan, p *conf.FPMPool, window time.Duration) (*fastcgi.Report, string) {
-	look := func(mon *fastcgi.Monitor) (*fastcgi.Report, string) {
+func measure(plan *conf.Plan, p *conf.FPMPool, window time.Duration) (*fpm.Report, string) {
+	look := func(mon *fpm.Monitor) (*fpm.Report, string) {
 		if rs, err := edgeReports(plan, p.Name); err == nil && len(rs) == 1 {
 			if mon != nil && rs[0].FPM != nil {
 				mon.Observe(rs[0].FPM, nil, time.Now())
@@ -288,11 +288,11 @@ func measure(plan *conf.Plan, p *conf.FPMPool, window time.Duration) (*fastcgi.R
 		} else if err != nil {
 			ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
 			defer cancel()
-			return fastcgi.Collect(ctx, fastcgi.ReportInput{Pool: p, Monitor: mon}), err.Error()
+			return fpm.Collect(ctx, fpm.ReportInput{Pool: p, Monitor: mon}), err.Error()
 		}
 		return nil, "control socket: unexpected answer"
 	}
-	var mon fastcgi.Monitor
+	var mon fpm.Monitor
 	r, note := look(&mon)
 	if r == nil || r.History.GrowthSamples > 0 || window <= 0 {
 		return r, note
@@ -333,12 +333,12 @@ func fpmTune(plan *conf.Plan, a *fpmArgs) int {
 		fmt.Fprintf(os.Stderr, "edge: cannot tune fpm_pool \"%s\": %s\n", p.Name, msg)
 		return 1
 	}
-	mem, err := fastcgi.ReadMemory(r.MasterPID)
+	mem, err := fpm.ReadMemory(r.MasterPID)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "edge: %v\n", err)
 		return 1
 	}
-	res := fastcgi.Tune(tuneInput(r, mem, a.reserve))
+	res := fpm.Tune(tuneInput(r, mem, a.reserve))
 	if a.json {
 		enc := json.NewEncoder(os.Stdout)
 		enc.SetIndent("", "  ")
@@ -374,7 +374,7 @@ func fpmTune(plan *conf.Plan, a *fpmArgs) int {
 	return 0
 }
 
-func settingsText(s fastcgi.Settings) string {
+func settingsText(s fpm.Settings) string {
 	t := fmt.Sprintf("pm %s, max_children %d", s.PM, s.MaxChildren)
 	switch s.PM {
 	case "dynamic":
@@ -388,7 +388,7 @@ func settingsText(s fastcgi.Settings) string {
 // applyOwned writes the tuning state file, checks that the configuration
 // still loads, and has the running edge reload; it waits until the pool
 // runs with the new settings, and puts the old state back if it does not.
-func applyOwned(a *fpmArgs, plan *conf.Plan, p *conf.FPMPool, res fastcgi.TuneResult) error {
+func applyOwned(a *fpmArgs, plan *conf.Plan, p *conf.FPMPool, res fpm.TuneResult) error {
 	old, oldErr := os.ReadFile(p.StateFile)
 	restore := func() {
 		if oldErr == nil {
@@ -447,7 +447,7 @@ func writeFileAtomic(path string, data []byte, mode os.FileMode) error {
 // backup), checks php-fpm's whole configuration with -t, and reloads the
 // master with SIGUSR2; it waits for the status page to show the new
 // master.
-func applyExternal(plan *conf.Plan, p *conf.FPMPool, r *fastcgi.Report, s fastcgi.Settings, force bool) error {
+func applyExternal(plan *conf.Plan, p *conf.FPMPool, r *fpm.Report, s fpm.Settings, force bool) error {
 	if p.PoolFile == "" || p.PidFile == "" {
 		return fmt.Errorf("fpm_pool \"%s\" is external: name its pool_file and pid_file to apply", p.Name)
 	}
@@ -493,7 +493,7 @@ func applyExternal(plan *conf.Plan, p *conf.FPMPool, r *fastcgi.Report, s fastcg
 	deadline := time.Now().Add(90 * time.Second)
 	for time.Now().Before(deadline) {
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-		st, err := fastcgi.ReadStatus(ctx, p.StatusNetwork, p.StatusAddress, p.StatusPath)
+		st, err := fpm.ReadStatus(ctx, p.StatusNetwork, p.StatusAddress, p.StatusPath)
 		cancel()
 		if err == nil && st.StartTime != before {
 			fmt.Printf("applied: %s rewritten (backup %s), php-fpm %d reloaded\n", p.PoolFile, backup, pid)
@@ -562,7 +562,7 @@ func processControlTimeout(path string) time.Duration {
 // rewritePoolINI sets the pm.* keys of the first pool section of a
 // php-fpm ini file, keeping every other line (comments included) as it
 // was; keys the section lacks are added at its end.
-func rewritePoolINI(text string, s fastcgi.Settings) string {
+func rewritePoolINI(text string, s fpm.Settings) string {
 	want := [][2]string{{"pm", s.PM}, {"pm.max_children", strconv.Itoa(s.MaxChildren)}, {"pm.max_requests", strconv.Itoa(s.MaxRequests)}}
 	switch s.PM {
 	case "dynamic":

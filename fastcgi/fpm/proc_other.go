@@ -1,6 +1,6 @@
 //go:build !linux
 
-package fastcgi
+package fpm
 
 import "syscall"
 

@@ -1,4 +1,4 @@
-package fastcgi
+package fpm
 
 import "syscall"
 

@@ -1,11 +1,11 @@
-// pool.go holds the Supervisor: it turns an fpm_pool{} into php-fpm's own
+// supervisor.go holds the Supervisor: it turns an fpm_pool{} into php-fpm's own
 // configuration, checks it with `php-fpm -t`, runs the master in the
 // foreground as edge's child (-F -O -y CONF, and -R as root), passes its
 // output to edge's error log line by line, restarts it with backoff when
 // it dies, reloads it in place with SIGUSR2 (only after -t passed: a
 // broken config given to a live master kills the pool) and stops it
 // gracefully. It also finds the php-fpm binary.
-package fastcgi
+package fpm
 
 import (
 	"bufio"
@@ -13,7 +13,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -706,13 +705,4 @@ func (s *Supervisor) terminate(m *master, graceful bool) {
 // kill ends m's whole process group at once.
 func (s *Supervisor) kill(m *master) {
 	_ = syscall.Kill(-m.cmd.Process.Pid, syscall.SIGKILL)
-}
-
-// Dial checks that the pool's socket accepts a connection.
-func Dial(network, address string, timeout time.Duration) error {
-	c, err := net.DialTimeout(network, address, timeout)
-	if err != nil {
-		return err
-	}
-	return c.Close()
 }

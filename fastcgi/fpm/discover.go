@@ -6,7 +6,7 @@
 // and pm.max_children. Knowing that number lets edge keep connections to
 // every worker and queue the excess itself, instead of dialing a fresh
 // connection per request that waits in php-fpm's listen queue.
-package fastcgi
+package fpm
 
 import (
 	"bufio"
