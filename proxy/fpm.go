@@ -6,24 +6,18 @@
 // (Prometheus text, built with client_golang), and the control socket
 // that "edge fpm status|tune" reads.
 //
-// The control socket is PREFIX/edge-control.sock (mode 0600; a hashed
-// name under the temp directory when that path is too long for a unix
-// socket). It serves HTTP: GET /fpm returns every pool's report as JSON,
-// GET /fpm?pool=NAME one pool's, and POST /fpm/close-idle?pool=NAME
-// closes edge's kept connections to a pool (before a reload of it).
+// The control socket's protocol, both sides, is fastcgi/fpm's control.go;
+// this file serves it for the running edge.
 package proxy
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"html"
 	"net"
 	"net/http"
 	"os"
-	"path/filepath"
 	"sort"
 	"strings"
 	"sync"
@@ -199,7 +193,7 @@ func (m *fpmManager) commit(plan *conf.Plan) {
 		go s.Stop(true)
 	}
 	if needCtl {
-		m.startControl(ControlSocketPath(plan))
+		m.startControl(fpm.ControlSocketPath(plan.Prefix))
 	}
 }
 
@@ -234,18 +228,6 @@ func (m *fpmManager) shutdown(graceful bool) {
 	wg.Wait()
 }
 
-// ControlSocketPath is where a running edge serves its control socket for
-// a plan: PREFIX/edge-control.sock, or a name under the temp directory
-// derived from the prefix when that path is too long for a unix socket.
-func ControlSocketPath(plan *conf.Plan) string {
-	p := filepath.Join(plan.Prefix, "edge-control.sock")
-	if len(p) <= 100 {
-		return p
-	}
-	sum := sha256.Sum256([]byte(plan.Prefix))
-	return filepath.Join(os.TempDir(), "edge-control-"+hex.EncodeToString(sum[:8])+".sock")
-}
-
 // startControl serves the control socket and starts the sampler.
 func (m *fpmManager) startControl(path string) {
 	_ = os.Remove(path)
@@ -254,10 +236,7 @@ func (m *fpmManager) startControl(path string) {
 		m.sh.errLog.Logf(conf.LevelWarn, "control socket \"%s\" not available (%v): \"edge fpm status\" will show php-fpm's figures only", path, err)
 	} else {
 		_ = os.Chmod(path, 0o600)
-		mux := http.NewServeMux()
-		mux.HandleFunc("GET /fpm", m.serveControlReports)
-		mux.HandleFunc("POST /fpm/close-idle", m.serveCloseIdle)
-		srv := &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
+		srv := &http.Server{Handler: fpm.ControlHandler(controlServer{m}), ReadHeaderTimeout: 5 * time.Second}
 		go srv.Serve(ln)
 		m.mu.Lock()
 		m.ctl, m.ctlPath = srv, path
@@ -270,30 +249,25 @@ func (m *fpmManager) startControl(path string) {
 	go m.sample(stop)
 }
 
-func (m *fpmManager) serveControlReports(w http.ResponseWriter, r *http.Request) {
-	reports, err := m.reports(r.Context(), r.URL.Query().Get("pool"))
-	w.Header().Set("Content-Type", "application/json")
-	if err != nil {
-		w.WriteHeader(http.StatusNotFound)
-		json.NewEncoder(w).Encode(map[string]string{"error": err.Error()})
-		return
-	}
-	json.NewEncoder(w).Encode(reports)
+// controlServer answers the control socket (fpm.ControlServer).
+type controlServer struct{ m *fpmManager }
+
+func (c controlServer) Reports(ctx context.Context, pool string) ([]*fpm.Report, error) {
+	return c.m.reports(ctx, pool)
 }
 
-// serveCloseIdle closes edge's kept connections to a pool; "edge fpm
-// tune --apply" asks for it before it reloads an external pool, whose
-// workers would otherwise wait on them until process_control_timeout.
-func (m *fpmManager) serveCloseIdle(w http.ResponseWriter, r *http.Request) {
-	m.mu.Lock()
-	p := m.pools[r.URL.Query().Get("pool")]
-	m.mu.Unlock()
+// CloseIdle closes edge's kept connections to a pool; "edge fpm tune
+// --apply" asks for it before it reloads an external pool, whose workers
+// would otherwise wait on them until process_control_timeout.
+func (c controlServer) CloseIdle(pool string) bool {
+	c.m.mu.Lock()
+	p := c.m.pools[pool]
+	c.m.mu.Unlock()
 	if p == nil {
-		http.Error(w, "no such pool", http.StatusNotFound)
-		return
+		return false
 	}
-	m.closeIdle(p.Network, p.Address)
-	w.WriteHeader(http.StatusNoContent)
+	c.m.closeIdle(p.Network, p.Address)
+	return true
 }
 
 // sample feeds the monitors: edge's queue often, php-fpm's status less
