@@ -1,5 +1,5 @@
 // This file is "edge ab": the A/B comparison of edge with nginx on the
-// user's configuration (or the built-in site), run by testenv/ab. It only
+// user's configuration (or the built-in site), run by package ab. It only
 // reads flags, prints progress and the table, and sets the exit status.
 package main
 
@@ -13,7 +13,7 @@ import (
 	"syscall"
 	"time"
 
-	"edge/testenv/ab"
+	"edge/ab"
 )
 
 // abQuick are the --quick settings: one short round, a short ramp, no
