@@ -15,6 +15,7 @@ package ab
 
 import (
 	"context"
+	"edge/internal/childproc"
 	"fmt"
 	"io"
 	"os"
@@ -212,7 +213,7 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	finder := toolFinder{look: lookPath, install: aptInstall(o.Log), allowInstall: !o.NoInstall, log: o.Log}
+	finder := toolFinder{look: childproc.LookPath, install: aptInstall(o.Log), allowInstall: !o.NoInstall, log: o.Log}
 	tools, err := finder.find(toolsFor(scenarios))
 	if err != nil {
 		return nil, err

@@ -7,12 +7,10 @@
 package ab
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"slices"
 	"strings"
 )
@@ -32,31 +30,9 @@ var (
 	toolTaskset = outsideTool{[]string{"taskset"}, "util-linux"}
 )
 
-// errMissing marks a binary that is not installed.
-var errMissing = errors.New("not installed")
-
-// sbinDirs are searched after PATH: Debian puts nginx and php-fpm there,
-// and a non-root PATH often lacks them.
-var sbinDirs = []string{"/usr/sbin", "/usr/local/sbin", "/sbin"}
-
-// lookPath finds the first of names in PATH or the sbin directories.
-func lookPath(names ...string) (string, error) {
-	for _, name := range names {
-		if p, err := exec.LookPath(name); err == nil {
-			return p, nil
-		}
-		for _, dir := range sbinDirs {
-			p := filepath.Join(dir, name)
-			if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() && st.Mode()&0o111 != 0 {
-				return p, nil
-			}
-		}
-	}
-	return "", fmt.Errorf("%s: %w", strings.Join(names, " or "), errMissing)
-}
-
 // toolFinder finds tools and installs the missing ones. Its function
-// fields are what tests replace.
+// fields are what tests replace; look is childproc.LookPath in the
+// harness.
 type toolFinder struct {
 	look    func(names ...string) (string, error)
 	install func(pkgs []string) error

@@ -3,6 +3,7 @@
 package testenv
 
 import (
+	"edge/internal/childproc"
 	"net"
 	"sync"
 	"testing"
@@ -14,7 +15,7 @@ import (
 // connect succeeds.
 const readyTimeout = 10 * time.Second
 
-// pollInterval is the pause between connect attempts while waiting.
+// pollInterval is the pause between attempts while waiting.
 const pollInterval = 10 * time.Millisecond
 
 // handedOut remembers every port FreePort returned in this process: the
@@ -87,21 +88,12 @@ func orReadyTimeout(timeout time.Duration) time.Duration {
 // readyTimeout).
 func waitListeningFor(t testing.TB, p *Proc, network, addr string, timeout time.Duration) {
 	t.Helper()
-	timeout = orReadyTimeout(timeout)
-	deadline := time.Now().Add(timeout)
-	for {
-		c, err := net.DialTimeout(network, addr, time.Second)
-		if err == nil {
-			c.Close()
-			return
-		}
-		if p != nil && p.Exited() {
-			t.Fatalf("testenv: %s exited before listening on %s: %v", p.Name, addr, p.waitErr)
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("testenv: nothing listens on %s %s after %v: %v", network, addr, timeout, err)
-		}
-		time.Sleep(pollInterval)
+	var proc *childproc.Process
+	if p != nil {
+		proc = p.proc
+	}
+	if err := childproc.WaitListening(proc, network, addr, orReadyTimeout(timeout)); err != nil {
+		t.Fatalf("testenv: %v", err)
 	}
 }
 

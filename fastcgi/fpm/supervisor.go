@@ -25,15 +25,13 @@ import (
 	"time"
 
 	"edge/conf"
+	"edge/internal/childproc"
 )
 
-// sbinDirs are searched after PATH: Debian installs php-fpm in /usr/sbin,
-// which a non-root PATH often lacks.
-var sbinDirs = []string{"/usr/sbin", "/usr/local/sbin", "/sbin"}
-
 // FindBinary returns the php-fpm binary to run: explicit when it is set
-// (it must exist), else "php-fpm" in PATH or the sbin directories, else
-// the highest "php-fpmX.Y" found there.
+// (it must exist), else "php-fpm" in PATH or the sbin directories
+// (childproc.SbinDirs: Debian installs php-fpm in /usr/sbin, which a
+// non-root PATH often lacks), else the highest "php-fpmX.Y" found there.
 func FindBinary(explicit string) (string, error) {
 	if explicit != "" {
 		if st, err := os.Stat(explicit); err != nil || st.IsDir() || st.Mode()&0o111 == 0 {
@@ -41,9 +39,9 @@ func FindBinary(explicit string) (string, error) {
 		}
 		return explicit, nil
 	}
-	dirs := append(filepath.SplitList(os.Getenv("PATH")), sbinDirs...)
+	dirs := append(filepath.SplitList(os.Getenv("PATH")), childproc.SbinDirs...)
 	for _, d := range dirs {
-		if p := filepath.Join(d, "php-fpm"); isExecutable(p) {
+		if p := filepath.Join(d, "php-fpm"); childproc.IsExecutable(p) {
 			return p, nil
 		}
 	}
@@ -51,7 +49,7 @@ func FindBinary(explicit string) (string, error) {
 	for _, d := range dirs {
 		matches, _ := filepath.Glob(filepath.Join(d, "php-fpm[0-9]*"))
 		for _, m := range matches {
-			if isExecutable(m) {
+			if childproc.IsExecutable(m) {
 				versioned = append(versioned, m)
 			}
 		}
@@ -77,11 +75,6 @@ func versionLess(a, b string) bool {
 		}
 	}
 	return len(pa) < len(pb)
-}
-
-func isExecutable(p string) bool {
-	st, err := os.Stat(p)
-	return err == nil && st.Mode().IsRegular() && st.Mode()&0o111 != 0
 }
 
 // RenderConfig writes php-fpm's configuration for an owned pool: a
@@ -414,7 +407,7 @@ func (s *Supervisor) spawn() (*master, error) {
 	cmd := exec.Command(bin, args...)
 	cmd.Stdout, cmd.Stderr = pw, pw
 	cmd.Dir = filepath.Dir(s.opts.ConfPath)
-	cmd.SysProcAttr = masterProcAttr()
+	cmd.SysProcAttr = childproc.Attr()
 	err = cmd.Start()
 	pw.Close()
 	if err != nil {
