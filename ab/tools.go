@@ -1,6 +1,7 @@
 // This file finds the outside programs the harness runs (nginx, php-fpm,
-// wrk, h2load, ab, taskset) and, when some are missing, installs their
-// Debian packages with apt-get after saying so, the way scripts/deps.sh
+// wrk, h2load, ab, taskset). When some are missing it names the Debian
+// packages that provide them and stops; only when asked (edge ab
+// --install) does it install them with apt-get, the way scripts/deps.sh
 // does: services the packages would start (nginx on port 80, php-fpm) are
 // kept from starting by a temporary policy-rc.d.
 
@@ -30,14 +31,14 @@ var (
 	toolTaskset = outsideTool{[]string{"taskset"}, "util-linux"}
 )
 
-// toolFinder finds tools and installs the missing ones. Its function
-// fields are what tests replace; look is childproc.LookPath in the
-// harness.
+// toolFinder finds tools and, when allowed, installs the missing ones.
+// Its function fields are what tests replace; look is childproc.LookPath
+// in the harness.
 type toolFinder struct {
 	look    func(names ...string) (string, error)
 	install func(pkgs []string) error
-	// allowInstall false turns a missing tool into an error naming the
-	// package to install.
+	// allowInstall false (the default of edge ab) turns a missing tool
+	// into an error naming the packages to install.
 	allowInstall bool
 	log          io.Writer
 }
@@ -64,7 +65,7 @@ func (f toolFinder) find(tools []outsideTool) (map[string]string, error) {
 		}
 	}
 	if !f.allowInstall {
-		return nil, fmt.Errorf("ab: %s not installed: install the Debian package(s) %s (apt-get install %s)",
+		return nil, fmt.Errorf("ab: %s not installed: install the Debian package(s) %s (apt-get install %s), or run edge ab --install to have it do that",
 			strings.Join(names, ", "), strings.Join(pkgs, " "), strings.Join(pkgs, " "))
 	}
 	fmt.Fprintf(f.log, "edge ab: %s not installed; installing the Debian package(s) %s with apt-get\n",

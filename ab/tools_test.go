@@ -27,7 +27,7 @@ func TestToolFinder(t *testing.T) {
 		{name: "missing, installed", installed: []string{"nginx"}, allowInstall: true,
 			wantLog: "wrk not installed; installing the Debian package(s) wrk with apt-get", wantPkgs: []string{"wrk"}},
 		{name: "missing, no install", installed: []string{"nginx"},
-			wantErr: "wrk not installed: install the Debian package(s) wrk"},
+			wantErr: "wrk not installed: install the Debian package(s) wrk (apt-get install wrk), or run edge ab --install"},
 		{name: "install fails", installed: []string{"nginx"}, allowInstall: true, installErr: errors.New("no network"),
 			wantErr: "installing wrk: no network", wantPkgs: []string{"wrk"}},
 	}
