@@ -26,6 +26,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"edge/testenv"
 )
 
 // testBackend is a responder that serves the scripts in phpScripts (or Go
@@ -1197,7 +1199,7 @@ func queueBehindOneSlot(t *testing.T, c *Client, ctx context.Context, method str
 		}
 		done <- err
 	}()
-	eventually(t, "the request to queue", func() bool { return c.Stats().Waiting == 1 })
+	testenv.Eventually(t, "the request to queue", func() bool { return c.Stats().Waiting == 1 })
 	return done
 }
 

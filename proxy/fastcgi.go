@@ -27,6 +27,7 @@ import (
 
 	"edge/conf"
 	"edge/fastcgi"
+	"edge/fastcgi/fpm"
 )
 
 // upstreamState is what a request learned from its backends, for the
@@ -273,7 +274,7 @@ func (sh *shared) idleConns(addr string) *fastcgi.IdleConns {
 // every worker of a pool it runs (one fewer for a pool it only attached
 // to) and queues requests beyond max_children; for an upstream, "keepalive N" sets the idle connections;
 // for a bare address edge looks for the php-fpm master serving it
-// (fastcgi.DiscoverPool) and treats it like a pool of that size; when
+// (fpm.DiscoverPool) and treats it like a pool of that size; when
 // there is none to read, it keeps up to bareAddressIdle, safe because the
 // client never keeps a connection while a new one waits for a worker (a
 // kept connection pins its php-fpm worker). fastcgi_keep_conn off keeps
@@ -313,7 +314,7 @@ func makeBackend(p *conf.FastCGIPass, f *conf.FastCGI, sh *shared, idle idleBudg
 				// pm.max_children wait in edge, counted, instead of in
 				// the kernel's listen queue, and a finished connection
 				// goes straight to the next of them.
-				if pool, ok := fastcgi.DiscoverPool(s.Network, s.Address); ok {
+				if pool, ok := fpm.DiscoverPool(s.Network, s.Address); ok {
 					maxConns = pool.MaxChildren
 					sh.errLog.Logf(conf.LevelInfo, "upstream %s server %s: php-fpm pool \"%s\" (%s) has pm.max_children %d", u.Name, s.Address, pool.Name, pool.ConfigFile, maxConns)
 				}
@@ -325,7 +326,7 @@ func makeBackend(p *conf.FastCGIPass, f *conf.FastCGI, sh *shared, idle idleBudg
 		// closes a finished kept connection instead of keeping it while a
 		// new connection to the address waits for a worker, so kept ones
 		// never starve the pool (fastcgi.IdleConns).
-		if pool, ok := fastcgi.DiscoverPool(p.Network, p.Address); ok {
+		if pool, ok := fpm.DiscoverPool(p.Network, p.Address); ok {
 			// A php-fpm master on this machine says how many workers the
 			// pool has: use them all but one (the pool may serve other
 			// clients too) and queue the excess in edge.

@@ -1,29 +1,23 @@
 // This file holds edge's side of the FPM pools: the manager that starts,
 // reloads and stops the php-fpm masters of a plan's fpm_pool blocks
-// (fastcgi.Supervisor) around Server.Apply, samples every pool for the
+// (fpm.Supervisor) around Server.Apply, samples every pool for the
 // peaks a single look misses, and reports on them three ways: the
 // fpm_status handler (HTML, or JSON with ?json), the edge_metrics handler
 // (Prometheus text, built with client_golang), and the control socket
 // that "edge fpm status|tune" reads.
 //
-// The control socket is PREFIX/edge-control.sock (mode 0600; a hashed
-// name under the temp directory when that path is too long for a unix
-// socket). It serves HTTP: GET /fpm returns every pool's report as JSON,
-// GET /fpm?pool=NAME one pool's, and POST /fpm/close-idle?pool=NAME
-// closes edge's kept connections to a pool (before a reload of it).
+// The control socket's protocol, both sides, is fastcgi/fpm's control.go;
+// this file serves it for the running edge.
 package proxy
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"html"
 	"net"
 	"net/http"
 	"os"
-	"path/filepath"
 	"sort"
 	"strings"
 	"sync"
@@ -35,6 +29,7 @@ import (
 
 	"edge/conf"
 	"edge/fastcgi"
+	"edge/fastcgi/fpm"
 )
 
 // Sampling intervals: edge's own queue is cheap to read and changes fast;
@@ -53,8 +48,8 @@ type fpmManager struct {
 
 	mu    sync.Mutex
 	pools map[string]*conf.FPMPool // the current plan's pools, by name
-	sups  map[string]*fastcgi.Supervisor
-	mons  map[string]*fastcgi.Monitor
+	sups  map[string]*fpm.Supervisor
+	mons  map[string]*fpm.Monitor
 
 	ctlPath string
 	ctl     *http.Server
@@ -64,7 +59,7 @@ type fpmManager struct {
 
 func newFPMManager(sh *shared, current func() *runtime) *fpmManager {
 	m := &fpmManager{sh: sh, current: current, pools: map[string]*conf.FPMPool{},
-		sups: map[string]*fastcgi.Supervisor{}, mons: map[string]*fastcgi.Monitor{}}
+		sups: map[string]*fpm.Supervisor{}, mons: map[string]*fpm.Monitor{}}
 	m.metrics = prometheus.NewRegistry()
 	m.metrics.MustRegister(&edgeCollector{m: m}, collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
@@ -81,9 +76,9 @@ func planPools(plan *conf.Plan) []*conf.FPMPool {
 
 // supervisorOptions connect a Supervisor to the error log and to the
 // FastCGI clients of its pool.
-func (m *fpmManager) supervisorOptions(p *conf.FPMPool) fastcgi.SupervisorOptions {
+func (m *fpmManager) supervisorOptions(p *conf.FPMPool) fpm.SupervisorOptions {
 	network, address := p.Network, p.Address
-	return fastcgi.SupervisorOptions{
+	return fpm.SupervisorOptions{
 		Log: func(level conf.Level, msg string) { m.sh.errLog.Logf(level, "%s", msg) },
 		// A worker waiting on a kept connection would hold the reload
 		// until process_control_timeout.
@@ -112,7 +107,7 @@ func (m *fpmManager) closeIdle(network, address string) {
 func (m *fpmManager) apply(plan *conf.Plan) (undo func(), err error) {
 	type change struct {
 		pool  *conf.FPMPool
-		sup   *fastcgi.Supervisor
+		sup   *fpm.Supervisor
 		fresh bool
 	}
 	var changes []change
@@ -125,18 +120,18 @@ func (m *fpmManager) apply(plan *conf.Plan) (undo func(), err error) {
 			changes = append(changes, change{p, sup, false})
 			continue
 		}
-		changes = append(changes, change{p, fastcgi.NewSupervisor(p, m.supervisorOptions(p)), true})
+		changes = append(changes, change{p, fpm.NewSupervisor(p, m.supervisorOptions(p)), true})
 	}
 	m.mu.Unlock()
 	for _, c := range changes {
-		if !c.fresh && fastcgi.RenderConfig(c.pool) == fastcgi.RenderConfig(c.sup.Pool()) && c.pool.Binary == c.sup.Pool().Binary {
+		if !c.fresh && fpm.RenderConfig(c.pool) == fpm.RenderConfig(c.sup.Pool()) && c.pool.Binary == c.sup.Pool().Binary {
 			continue
 		}
 		if err := c.sup.Check(c.pool); err != nil {
 			return nil, err
 		}
 	}
-	var started []*fastcgi.Supervisor
+	var started []*fpm.Supervisor
 	undo = func() {
 		for _, s := range started {
 			s.Stop(false)
@@ -176,10 +171,10 @@ func (m *fpmManager) commit(plan *conf.Plan) {
 	for _, p := range pools {
 		want[p.Name] = p
 		if m.mons[p.Name] == nil {
-			m.mons[p.Name] = &fastcgi.Monitor{}
+			m.mons[p.Name] = &fpm.Monitor{}
 		}
 	}
-	var gone []*fastcgi.Supervisor
+	var gone []*fpm.Supervisor
 	for name, s := range m.sups {
 		if p := want[name]; p == nil || p.External {
 			gone = append(gone, s)
@@ -198,7 +193,7 @@ func (m *fpmManager) commit(plan *conf.Plan) {
 		go s.Stop(true)
 	}
 	if needCtl {
-		m.startControl(ControlSocketPath(plan))
+		m.startControl(fpm.ControlSocketPath(plan.Prefix))
 	}
 }
 
@@ -207,7 +202,7 @@ func (m *fpmManager) commit(plan *conf.Plan) {
 func (m *fpmManager) shutdown(graceful bool) {
 	m.mu.Lock()
 	sups := m.sups
-	m.sups = map[string]*fastcgi.Supervisor{}
+	m.sups = map[string]*fpm.Supervisor{}
 	ctl, stop := m.ctl, m.stop
 	m.ctl, m.stop = nil, nil
 	m.mu.Unlock()
@@ -233,18 +228,6 @@ func (m *fpmManager) shutdown(graceful bool) {
 	wg.Wait()
 }
 
-// ControlSocketPath is where a running edge serves its control socket for
-// a plan: PREFIX/edge-control.sock, or a name under the temp directory
-// derived from the prefix when that path is too long for a unix socket.
-func ControlSocketPath(plan *conf.Plan) string {
-	p := filepath.Join(plan.Prefix, "edge-control.sock")
-	if len(p) <= 100 {
-		return p
-	}
-	sum := sha256.Sum256([]byte(plan.Prefix))
-	return filepath.Join(os.TempDir(), "edge-control-"+hex.EncodeToString(sum[:8])+".sock")
-}
-
 // startControl serves the control socket and starts the sampler.
 func (m *fpmManager) startControl(path string) {
 	_ = os.Remove(path)
@@ -253,10 +236,7 @@ func (m *fpmManager) startControl(path string) {
 		m.sh.errLog.Logf(conf.LevelWarn, "control socket \"%s\" not available (%v): \"edge fpm status\" will show php-fpm's figures only", path, err)
 	} else {
 		_ = os.Chmod(path, 0o600)
-		mux := http.NewServeMux()
-		mux.HandleFunc("GET /fpm", m.serveControlReports)
-		mux.HandleFunc("POST /fpm/close-idle", m.serveCloseIdle)
-		srv := &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
+		srv := &http.Server{Handler: fpm.ControlHandler(controlServer{m}), ReadHeaderTimeout: 5 * time.Second}
 		go srv.Serve(ln)
 		m.mu.Lock()
 		m.ctl, m.ctlPath = srv, path
@@ -269,30 +249,25 @@ func (m *fpmManager) startControl(path string) {
 	go m.sample(stop)
 }
 
-func (m *fpmManager) serveControlReports(w http.ResponseWriter, r *http.Request) {
-	reports, err := m.reports(r.Context(), r.URL.Query().Get("pool"))
-	w.Header().Set("Content-Type", "application/json")
-	if err != nil {
-		w.WriteHeader(http.StatusNotFound)
-		json.NewEncoder(w).Encode(map[string]string{"error": err.Error()})
-		return
-	}
-	json.NewEncoder(w).Encode(reports)
+// controlServer answers the control socket (fpm.ControlServer).
+type controlServer struct{ m *fpmManager }
+
+func (c controlServer) Reports(ctx context.Context, pool string) ([]*fpm.Report, error) {
+	return c.m.reports(ctx, pool)
 }
 
-// serveCloseIdle closes edge's kept connections to a pool; "edge fpm
-// tune --apply" asks for it before it reloads an external pool, whose
-// workers would otherwise wait on them until process_control_timeout.
-func (m *fpmManager) serveCloseIdle(w http.ResponseWriter, r *http.Request) {
-	m.mu.Lock()
-	p := m.pools[r.URL.Query().Get("pool")]
-	m.mu.Unlock()
+// CloseIdle closes edge's kept connections to a pool; "edge fpm tune
+// --apply" asks for it before it reloads an external pool, whose workers
+// would otherwise wait on them until process_control_timeout.
+func (c controlServer) CloseIdle(pool string) bool {
+	c.m.mu.Lock()
+	p := c.m.pools[pool]
+	c.m.mu.Unlock()
 	if p == nil {
-		http.Error(w, "no such pool", http.StatusNotFound)
-		return
+		return false
 	}
-	m.closeIdle(p.Network, p.Address)
-	w.WriteHeader(http.StatusNoContent)
+	c.m.closeIdle(p.Network, p.Address)
+	return true
 }
 
 // sample feeds the monitors: edge's queue often, php-fpm's status less
@@ -358,7 +333,7 @@ func sumStats(list []fastcgi.Stats) fastcgi.Stats {
 
 // reports collects the report of one pool ("" = every pool, in name
 // order).
-func (m *fpmManager) reports(ctx context.Context, name string) ([]*fastcgi.Report, error) {
+func (m *fpmManager) reports(ctx context.Context, name string) ([]*fpm.Report, error) {
 	m.mu.Lock()
 	var names []string
 	for n := range m.pools {
@@ -375,26 +350,26 @@ func (m *fpmManager) reports(ctx context.Context, name string) ([]*fastcgi.Repor
 	}
 	sort.Strings(names)
 	stats := m.backendStats()
-	out := make([]*fastcgi.Report, len(names))
+	out := make([]*fpm.Report, len(names))
 	var wg sync.WaitGroup
 	for i, n := range names {
 		m.mu.Lock()
-		in := fastcgi.ReportInput{Pool: m.pools[n], Supervisor: m.sups[n], Monitor: m.mons[n], Now: m.sh.now}
+		in := fpm.ReportInput{Pool: m.pools[n], Supervisor: m.sups[n], Monitor: m.mons[n], Now: m.sh.now}
 		m.mu.Unlock()
 		if in.Pool == nil {
 			continue
 		}
 		if bs, ok := stats[n]; ok {
-			in.Edge = fastcgi.NewEdgeView(sumStats(bs.Clients), 0, bs.Status502, bs.Status504)
+			in.Edge = fpm.NewEdgeView(sumStats(bs.Clients), 0, bs.Status502, bs.Status504)
 		}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			out[i] = fastcgi.Collect(ctx, in)
+			out[i] = fpm.Collect(ctx, in)
 		}()
 	}
 	wg.Wait()
-	var list []*fastcgi.Report
+	var list []*fpm.Report
 	for _, r := range out {
 		if r != nil {
 			list = append(list, r)
@@ -443,7 +418,7 @@ func (rt *runtime) fpmStatusHandler(r *Request) int {
 	var b strings.Builder
 	b.WriteString("<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>edge: php-fpm pools</title></head>\n<body>\n<h1>php-fpm pools</h1>\n<pre>\n")
 	var text strings.Builder
-	fastcgi.WriteText(&text, reports)
+	fpm.WriteText(&text, reports)
 	b.WriteString(html.EscapeString(text.String()))
 	b.WriteString("</pre>\n<p><a href=\"?json\">JSON</a></p>\n</body></html>\n")
 	respond(r, "text/html; charset=utf-8", []byte(b.String()))

@@ -9,7 +9,7 @@
 #          curl, MariaDB, WordPress, testssl.sh: what ./scripts/test.sh needs;
 #          and, with "go install" into $(go env GOPATH)/bin, h2spec and pebble
 #          (Let's Encrypt's test ACME CA) for the TLS tests (testenv/tlstest);
-#          chromium, which renders edge ab's HTML report in a test (testenv/ab)
+#          chromium, which renders edge ab's HTML report in a test (package ab)
 #   bench  the same as test: what ./scripts/bench.sh needs
 #
 # Other scripts source this file and call deps_main, so that the PATH change

@@ -4,6 +4,7 @@
 package testenv
 
 import (
+	"edge/internal/childproc"
 	"errors"
 	"fmt"
 	"os"
@@ -15,10 +16,6 @@ import (
 	"syscall"
 	"testing"
 )
-
-// sbinDirs are searched after PATH: Debian installs nginx and php-fpm there,
-// and a non-root PATH often lacks them.
-var sbinDirs = []string{"/usr/sbin", "/usr/local/sbin", "/sbin"}
 
 // RepoRoot returns the directory holding go.mod, searched upward from the
 // current directory (go test runs each package in its own directory).
@@ -130,32 +127,16 @@ func goBuild(dir, pkg, out string) error {
 }
 
 // Binary returns the path of the first of names found in PATH or in the
-// sbin directories, and fails the test naming the Debian package debPkg
+// sbin directories (childproc.LookPath), and fails the test naming the Debian package debPkg
 // when none is installed. Tests use it for every outside tool (wrk, h2load,
 // ab, ...), so a missing tool is a failure, never a skip.
 func Binary(t testing.TB, debPkg string, names ...string) string {
 	t.Helper()
-	path, err := lookBinary(names...)
+	path, err := childproc.LookPath(names...)
 	if err != nil {
-		t.Fatalf("%v: install the Debian package %s (./scripts/deps.sh test installs every test dependency)", err, debPkg)
+		t.Fatalf("testenv: %v: install the Debian package %s (./scripts/deps.sh test installs every test dependency)", err, debPkg)
 	}
 	return path
-}
-
-// lookBinary finds the first of names in PATH, then in sbinDirs.
-func lookBinary(names ...string) (string, error) {
-	for _, name := range names {
-		if path, err := exec.LookPath(name); err == nil {
-			return path, nil
-		}
-		for _, dir := range sbinDirs {
-			path := filepath.Join(dir, name)
-			if st, err := os.Stat(path); err == nil && st.Mode().IsRegular() && st.Mode()&0o111 != 0 {
-				return path, nil
-			}
-		}
-	}
-	return "", fmt.Errorf("testenv: none of %s found in PATH or %s", strings.Join(names, ", "), strings.Join(sbinDirs, ", "))
 }
 
 // NginxBinary returns the path of Debian's nginx.

@@ -6,7 +6,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -45,41 +44,6 @@ func TestFindUp(t *testing.T) {
 				t.Errorf("findUp = %q, %v; want %q, error %v", got, err, tt.want, tt.wantErr)
 			}
 		})
-	}
-}
-
-func TestLookBinary(t *testing.T) {
-	tests := []struct {
-		name    string
-		names   []string
-		wantErr bool
-	}{
-		{"in PATH", []string{"sh"}, false},
-		{"first missing, second found", []string{"no-such-binary-edge", "sh"}, false},
-		{"none", []string{"no-such-binary-edge"}, true},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			path, err := lookBinary(tt.names...)
-			if (err != nil) != tt.wantErr {
-				t.Fatalf("lookBinary(%q) = %q, %v", tt.names, path, err)
-			}
-			if err == nil && !filepath.IsAbs(path) {
-				t.Errorf("lookBinary(%q) = %q, not absolute", tt.names, path)
-			}
-		})
-	}
-}
-
-func TestLookBinaryFallsBackToSbin(t *testing.T) {
-	// A non-root PATH often lacks /usr/sbin, where Debian puts nginx.
-	t.Setenv("PATH", t.TempDir())
-	path, err := lookBinary("nginx")
-	if err != nil {
-		t.Fatalf("nginx not found outside PATH: %v (install the Debian package nginx)", err)
-	}
-	if dir := filepath.Dir(path); !slices.Contains(sbinDirs, dir) {
-		t.Errorf("lookBinary found %s outside %q", path, sbinDirs)
 	}
 }
 

@@ -191,7 +191,7 @@ func waitPidFile(t testing.TB, p *Proc, path string, timeout time.Duration) {
 			return
 		}
 		if p.Exited() {
-			t.Fatalf("testenv: %s exited before writing its pid file %s: %v", p.Name, path, p.waitErr)
+			t.Fatalf("testenv: %s exited before writing its pid file %s: %v", p.Name, path, p.exitErr())
 		}
 		if time.Now().After(deadline) {
 			t.Fatalf("testenv: %s wrote no pid file %s within %v", p.Name, path, orReadyTimeout(timeout))

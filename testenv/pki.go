@@ -1,20 +1,15 @@
 // This file holds PKI: a throwaway certificate authority made per test,
-// which issues ECDSA or RSA leaves into PEM files, so that no key material
-// lives in the repository and TLS clients can verify what servers present.
+// which issues ECDSA or RSA leaves into PEM files (with tlsca.Issue), so
+// that no key material lives in the repository and TLS clients can verify
+// what servers present.
 
 package testenv
 
 import (
 	"crypto"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
-	"crypto/rsa"
 	"crypto/x509"
-	"crypto/x509/pkix"
-	"encoding/pem"
+	"edge/tlsca"
 	"math/big"
-	"net/netip"
 	"path/filepath"
 	"testing"
 	"time"
@@ -38,20 +33,12 @@ type PKI struct {
 // NewPKI makes a CA and writes dir/ca.crt.
 func NewPKI(t testing.TB, dir string) *PKI {
 	t.Helper()
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	key, err := tlsca.NewKey(false)
 	if err != nil {
 		t.Fatalf("testenv: pki: %v", err)
 	}
-	tmpl := &x509.Certificate{
-		SerialNumber:          big.NewInt(1),
-		Subject:               pkix.Name{CommonName: "edge test CA"},
-		NotBefore:             time.Now().Add(-time.Hour),
-		NotAfter:              time.Now().Add(48 * time.Hour),
-		KeyUsage:              x509.KeyUsageCertSign | x509.KeyUsageDigitalSignature,
-		BasicConstraintsValid: true,
-		IsCA:                  true,
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, key.Public(), key)
+	der, err := tlsca.Issue(tlsca.Cert{CommonName: "edge test CA", CA: true, Serial: big.NewInt(1),
+		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(48 * time.Hour)}, key, nil, nil)
 	if err != nil {
 		t.Fatalf("testenv: pki: %v", err)
 	}
@@ -62,7 +49,7 @@ func NewPKI(t testing.TB, dir string) *PKI {
 	pool := x509.NewCertPool()
 	pool.AddCert(cert)
 	p := &PKI{Dir: dir, Cert: cert, Key: key, Pool: pool}
-	p.write(t, "ca.crt", pemBlock("CERTIFICATE", der))
+	p.write(t, "ca.crt", tlsca.CertPEM(der))
 	return p
 }
 
@@ -81,59 +68,20 @@ func (p *PKI) LeafWithOCSP(t testing.TB, name string, rsaKey bool, ocspURL strin
 	if len(names) == 0 {
 		t.Fatalf("testenv: pki: leaf %s names no host", name)
 	}
-	key := newLeafKey(t, rsaKey)
-	serial, err := rand.Int(rand.Reader, big.NewInt(1<<62))
+	key, err := tlsca.NewKey(rsaKey)
 	if err != nil {
 		t.Fatalf("testenv: pki: %v", err)
 	}
-	tmpl := &x509.Certificate{
-		SerialNumber: serial,
-		Subject:      pkix.Name{CommonName: names[0]},
-		NotBefore:    time.Now().Add(-time.Hour),
-		NotAfter:     time.Now().Add(47 * time.Hour),
-		KeyUsage:     x509.KeyUsageDigitalSignature | x509.KeyUsageKeyEncipherment,
-		ExtKeyUsage:  []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
-	}
-	for _, n := range names {
-		if ip, err := netip.ParseAddr(n); err == nil {
-			tmpl.IPAddresses = append(tmpl.IPAddresses, ip.AsSlice())
-		} else {
-			tmpl.DNSNames = append(tmpl.DNSNames, n)
-		}
-	}
-	if ocspURL != "" {
-		tmpl.OCSPServer = []string{ocspURL}
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, p.Cert, key.Public(), p.Key)
+	der, err := tlsca.Issue(tlsca.Cert{Names: names, OCSPServer: ocspURL,
+		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(47 * time.Hour)}, key, p.Cert, p.Key)
 	if err != nil {
 		t.Fatalf("testenv: pki: %v", err)
 	}
-	keyDER, err := x509.MarshalPKCS8PrivateKey(key)
+	keyPEM, err := tlsca.KeyPEM(key)
 	if err != nil {
 		t.Fatalf("testenv: pki: %v", err)
 	}
-	chain := append(pemBlock("CERTIFICATE", der), pemBlock("CERTIFICATE", p.Cert.Raw)...)
-	return p.write(t, name+".crt", chain), p.write(t, name+".key", pemBlock("PRIVATE KEY", keyDER))
-}
-
-// newLeafKey makes a P-256 key, or an RSA 2048 one.
-func newLeafKey(t testing.TB, rsaKey bool) crypto.Signer {
-	t.Helper()
-	var key crypto.Signer
-	var err error
-	if rsaKey {
-		key, err = rsa.GenerateKey(rand.Reader, 2048)
-	} else {
-		key, err = ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	}
-	if err != nil {
-		t.Fatalf("testenv: pki: %v", err)
-	}
-	return key
-}
-
-func pemBlock(kind string, der []byte) []byte {
-	return pem.EncodeToMemory(&pem.Block{Type: kind, Bytes: der})
+	return p.write(t, name+".crt", tlsca.CertPEM(der, p.Cert.Raw)), p.write(t, name+".key", keyPEM)
 }
 
 // write writes Dir/name (mode 0600: it may be a key) and returns its path.

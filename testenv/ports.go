@@ -3,6 +3,7 @@
 package testenv
 
 import (
+	"edge/internal/childproc"
 	"net"
 	"sync"
 	"testing"
@@ -14,7 +15,7 @@ import (
 // connect succeeds.
 const readyTimeout = 10 * time.Second
 
-// pollInterval is the pause between connect attempts while waiting.
+// pollInterval is the pause between attempts while waiting.
 const pollInterval = 10 * time.Millisecond
 
 // handedOut remembers every port FreePort returned in this process: the
@@ -87,20 +88,25 @@ func orReadyTimeout(timeout time.Duration) time.Duration {
 // readyTimeout).
 func waitListeningFor(t testing.TB, p *Proc, network, addr string, timeout time.Duration) {
 	t.Helper()
-	timeout = orReadyTimeout(timeout)
-	deadline := time.Now().Add(timeout)
-	for {
-		c, err := net.DialTimeout(network, addr, time.Second)
-		if err == nil {
-			c.Close()
-			return
-		}
-		if p != nil && p.Exited() {
-			t.Fatalf("testenv: %s exited before listening on %s: %v", p.Name, addr, p.waitErr)
-		}
+	var proc *childproc.Process
+	if p != nil {
+		proc = p.proc
+	}
+	if err := childproc.WaitListening(proc, network, addr, orReadyTimeout(timeout)); err != nil {
+		t.Fatalf("testenv: %v", err)
+	}
+}
+
+// Eventually polls cond, with a pause growing from 1ms to 50ms, until it
+// holds, and fails the test naming what it waited for after 20s (a
+// failure deadline, not a measurement).
+func Eventually(t testing.TB, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for delay := time.Millisecond; !cond(); delay = min(2*delay, 50*time.Millisecond) {
 		if time.Now().After(deadline) {
-			t.Fatalf("testenv: nothing listens on %s %s after %v: %v", network, addr, timeout, err)
+			t.Fatalf("timed out waiting for %s", what)
 		}
-		time.Sleep(pollInterval)
+		time.Sleep(delay)
 	}
 }

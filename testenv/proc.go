@@ -1,17 +1,17 @@
-// This file holds Proc: one started child process, its captured output, and
+// This file holds Proc: one started child process (an
+// internal/childproc.Process tied to a test), its captured output, and
 // the stop/dump logic every helper in this package relies on.
 
 package testenv
 
 import (
+	"edge/internal/childproc"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 )
@@ -40,20 +40,20 @@ type Proc struct {
 	Grace time.Duration
 
 	t        testing.TB
+	proc     *childproc.Process
 	outPaths []string // captured stdout and stderr, when Start set them
-	done     chan struct{}
-	waitErr  error
 	stopOnce sync.Once
 }
 
 // Start starts cmd and registers a cleanup that stops it and, if the test
 // failed, prints its output and logs. If cmd.Stdout or cmd.Stderr is nil it
 // is captured to a file under t.TempDir(). Unless cmd.SysProcAttr is already
-// set, the child gets its own process group (so a SIGKILL reaches its
-// workers too) and, on Linux, SIGTERM when the test process dies.
+// set, the child gets childproc.Attr: its own process group (so a SIGKILL
+// reaches its workers too) and, on Linux, SIGTERM when the test process
+// dies.
 func Start(t testing.TB, name string, cmd *exec.Cmd, logs ...string) *Proc {
 	t.Helper()
-	p := &Proc{Name: name, Cmd: cmd, Logs: logs, t: t, done: make(chan struct{})}
+	p := &Proc{Name: name, Cmd: cmd, Logs: logs, t: t}
 	dir := t.TempDir()
 	var files []*os.File
 	capture := func(stream string) *os.File {
@@ -72,10 +72,7 @@ func Start(t testing.TB, name string, cmd *exec.Cmd, logs ...string) *Proc {
 	if cmd.Stderr == nil {
 		cmd.Stderr = capture("stderr")
 	}
-	if cmd.SysProcAttr == nil {
-		cmd.SysProcAttr = childAttr()
-	}
-	err := cmd.Start()
+	proc, err := childproc.Start(name, cmd)
 	// The child holds its own copies of the descriptors.
 	for _, f := range files {
 		f.Close()
@@ -83,10 +80,7 @@ func Start(t testing.TB, name string, cmd *exec.Cmd, logs ...string) *Proc {
 	if err != nil {
 		t.Fatalf("testenv: start %s: %v", name, err)
 	}
-	go func() {
-		p.waitErr = cmd.Wait()
-		close(p.done)
-	}()
+	p.proc = proc
 	t.Cleanup(func() {
 		p.Stop()
 		if t.Failed() {
@@ -108,20 +102,13 @@ func (p *Proc) Signal(sig os.Signal) error {
 }
 
 // Exited reports whether the process has exited and been reaped.
-func (p *Proc) Exited() bool {
-	select {
-	case <-p.done:
-		return true
-	default:
-		return false
-	}
-}
+func (p *Proc) Exited() bool { return p.proc.Exited() }
 
 // Wait blocks until the process exits and returns cmd.Wait's error.
-func (p *Proc) Wait() error {
-	<-p.done
-	return p.waitErr
-}
+func (p *Proc) Wait() error { return p.proc.Wait() }
+
+// exitErr is cmd.Wait's error once the process exited.
+func (p *Proc) exitErr() error { return p.proc.Err() }
 
 // Stop sends SIGTERM, waits up to Grace, then SIGKILLs the process group. It
 // is idempotent and safe to call after the process exited on its own, which
@@ -131,51 +118,24 @@ func (p *Proc) Stop() {
 }
 
 func (p *Proc) stop() {
-	if p.Exited() {
-		p.t.Logf("testenv: %s (pid %d) had already exited: %v", p.Name, p.PID(), p.waitErr)
-		return
-	}
-	_ = p.Cmd.Process.Signal(syscall.SIGTERM)
 	grace := p.Grace
 	if grace == 0 {
 		grace = defaultGrace
 	}
-	if p.awaitExit(grace) {
-		return
-	}
-	p.t.Logf("testenv: %s (pid %d) ignored SIGTERM for %v; sending SIGKILL", p.Name, p.PID(), grace)
-	p.kill()
-	if !p.awaitExit(defaultGrace) {
+	switch p.proc.Stop(grace) {
+	case childproc.AlreadyExited:
+		p.t.Logf("testenv: %s (pid %d) had already exited: %v", p.Name, p.PID(), p.exitErr())
+	case childproc.Killed:
+		p.t.Logf("testenv: %s (pid %d) ignored SIGTERM for %v; sent SIGKILL", p.Name, p.PID(), grace)
+	case childproc.Survived:
 		p.t.Errorf("testenv: %s (pid %d) survived SIGKILL", p.Name, p.PID())
-	}
-}
-
-// kill sends SIGKILL to the whole process group when the child leads one:
-// an nginx or php-fpm master killed alone would orphan its workers. The
-// leader is not reaped yet here, so the group ID still names our group.
-func (p *Proc) kill() {
-	if attr := p.Cmd.SysProcAttr; attr != nil && attr.Setpgid && attr.Pgid == 0 {
-		_ = syscall.Kill(-p.PID(), syscall.SIGKILL)
-		return
-	}
-	_ = p.Cmd.Process.Kill()
-}
-
-func (p *Proc) awaitExit(d time.Duration) bool {
-	timer := time.NewTimer(d)
-	defer timer.Stop()
-	select {
-	case <-p.done:
-		return true
-	case <-timer.C:
-		return false
 	}
 }
 
 // dump prints the captured output and log files through t.Logf.
 func (p *Proc) dump() {
 	for _, path := range append(append([]string{}, p.outPaths...), p.Logs...) {
-		text, err := readTail(path, dumpLimit)
+		text, err := childproc.Tail(path, dumpLimit)
 		switch {
 		case errors.Is(err, os.ErrNotExist):
 			continue
@@ -187,26 +147,4 @@ func (p *Proc) dump() {
 			p.t.Logf("testenv: %s: %s:\n%s", p.Name, path, text)
 		}
 	}
-}
-
-// readTail returns at most limit bytes from the end of the file at path.
-func readTail(path string, limit int64) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	prefix := ""
-	if st.Size() > limit {
-		if _, err := f.Seek(-limit, io.SeekEnd); err != nil {
-			return nil, err
-		}
-		prefix = fmt.Sprintf("[... %d bytes cut ...]\n", st.Size()-limit)
-	}
-	b, err := io.ReadAll(f)
-	return append([]byte(prefix), b...), err
 }

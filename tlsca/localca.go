@@ -22,7 +22,6 @@ import (
 	"fmt"
 	"io/fs"
 	"math/big"
-	"net"
 	"net/netip"
 	"os"
 	"os/user"
@@ -184,7 +183,7 @@ func (ca *LocalCA) createRoot() error {
 	if err != nil {
 		return fmt.Errorf("tlsca: %w", err)
 	}
-	keyPEM, err := marshalKey(key)
+	keyPEM, err := KeyPEM(key)
 	if err != nil {
 		return err
 	}
@@ -287,13 +286,7 @@ func (ca *LocalCA) issueLeaf(base string, names []string) (tls.Certificate, erro
 	if tmpl.NotAfter.After(ca.cert.NotAfter) { // never outlive the root
 		tmpl.NotAfter = ca.cert.NotAfter
 	}
-	for _, n := range names {
-		if ip, err := netip.ParseAddr(n); err == nil {
-			tmpl.IPAddresses = append(tmpl.IPAddresses, net.IP(ip.AsSlice()))
-		} else {
-			tmpl.DNSNames = append(tmpl.DNSNames, n)
-		}
-	}
+	addNames(tmpl, names)
 	der, err := x509.CreateCertificate(rand.Reader, tmpl, ca.cert, &key.PublicKey, ca.key)
 	if err != nil {
 		return tls.Certificate{}, fmt.Errorf("tlsca: %w", err)
@@ -302,7 +295,7 @@ func (ca *LocalCA) issueLeaf(base string, names []string) (tls.Certificate, erro
 	if err != nil {
 		return tls.Certificate{}, fmt.Errorf("tlsca: %w", err)
 	}
-	keyPEM, err := marshalKey(key)
+	keyPEM, err := KeyPEM(key)
 	if err != nil {
 		return tls.Certificate{}, err
 	}
@@ -424,15 +417,6 @@ func randomSerial() *big.Int {
 		panic(err) // crypto/rand does not fail on supported platforms
 	}
 	return serial.Add(serial, big.NewInt(1))
-}
-
-// marshalKey encodes a private key as PKCS #8 PEM.
-func marshalKey(key *ecdsa.PrivateKey) ([]byte, error) {
-	der, err := x509.MarshalPKCS8PrivateKey(key)
-	if err != nil {
-		return nil, fmt.Errorf("tlsca: %w", err)
-	}
-	return pemBlock("PRIVATE KEY", der), nil
 }
 
 // pemBlock encodes one PEM block.

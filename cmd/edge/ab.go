@@ -1,5 +1,5 @@
 // This file is "edge ab": the A/B comparison of edge with nginx on the
-// user's configuration (or the built-in site), run by testenv/ab. It only
+// user's configuration (or the built-in site), run by package ab. It only
 // reads flags, prints progress and the table, and sets the exit status.
 package main
 
@@ -13,7 +13,7 @@ import (
 	"syscall"
 	"time"
 
-	"edge/testenv/ab"
+	"edge/ab"
 )
 
 // abQuick are the --quick settings: one short round, a short ramp, no
@@ -95,7 +95,8 @@ func parseABArgs(args []string) (ab.Options, bool, error) {
 	fs.StringVar(&o.WordPress, "wordpress", "", "WordPress docroot for the wordpress scenario")
 	fs.StringVar(&o.Out, "out", "", "report directory (default ./edge-ab-DATE-TIME)")
 	fs.BoolVar(&quick, "quick", false, fmt.Sprintf("one %v round, a %v ramp, no warm-up", abQuick.duration, abQuick.rampTime))
-	fs.BoolVar(&o.NoInstall, "no-install", false, "fail instead of installing missing Debian packages")
+	fs.BoolVar(&o.Install, "install", false, "install missing Debian packages with apt-get (default: name them and stop)")
+	fs.Bool("no-install", false, "the default now; accepted for scripts written before --install")
 	fs.BoolVar(&o.Profile, "pprof", false, "save a CPU profile of edge's first round of each scenario in OUT/profiles")
 	fs.BoolVar(&list, "list", false, "list the scenarios and exit")
 	fs.Usage = func() {

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"edge/testenv/ab"
+	"edge/ab"
 )
 
 func TestParseABArgs(t *testing.T) {

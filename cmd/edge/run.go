@@ -17,7 +17,7 @@ import (
 	"time"
 
 	"edge/conf"
-	"edge/fastcgi"
+	"edge/fastcgi/fpm"
 	"edge/proxy"
 )
 
@@ -146,7 +146,7 @@ func loadDefault(o *options) (*conf.Plan, error) {
 	port := envOr("EDGE_HTTP_PORT", "8080")
 	// Where php-fpm is installed the site serves PHP from a pool edge
 	// starts itself (conf/default-php.conf).
-	_, noFPM := fastcgi.FindBinary("")
+	_, noFPM := fpm.FindBinary("")
 	phpPool, phpServer := conf.DefaultPHPParts(noFPM == nil)
 	httpsPort := envOr("EDGE_HTTPS_PORT", "8443")
 	text := strings.NewReplacer("{{ROOT}}", root, "{{HTTP_PORT}}", port, "{{HTTPS_PORT}}", httpsPort,

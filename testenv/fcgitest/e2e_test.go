@@ -722,6 +722,72 @@ func TestNextUpstream(t *testing.T) {
 	}
 }
 
+// queueSite bounds its pool at one request in flight (max_conns=1), so a
+// second request waits in edge's queue, for fastcgi_connect_timeout at
+// most (a configured limit, not a measurement).
+const queueSite = `
+upstream php {
+    server {{PASS}} max_conns=1;
+}
+server {
+    listen {{LISTEN}};
+    root {{ROOT}};
+    location ~ \.php$ {
+        fastcgi_connect_timeout 1s;
+        fastcgi_pass php;
+        include {{PARAMS}};
+        fastcgi_param SCRIPT_FILENAME $document_root$fastcgi_script_name;
+    }
+    location = /metrics {
+        edge_metrics;
+    }
+}
+`
+
+// TestQueueTimeout502: a request whose wait for a PHP worker outlasts
+// fastcgi_connect_timeout gets 502, the status nginx gives when no server
+// can take a request (its "no live upstreams" at max_conns, and the
+// upstream queue's answer when its timeout passes), never 503.
+func TestQueueTimeout502(t *testing.T) {
+	s := newSite(t, phpScripts, testenv.FPMOptions{MaxChildren: 2})
+	edge := s.startEdge(t, queueSite)
+	c := client()
+	first := make(chan int, 1)
+	go func() {
+		resp, err := c.Get(edge.url("/sleep.php?us=4000000&id=1"))
+		if err != nil {
+			first <- 0
+			return
+		}
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		first <- resp.StatusCode
+	}()
+	testenv.Eventually(t, "the first request to hold the only slot", func() bool {
+		resp, err := c.Get(edge.url("/metrics"))
+		if err != nil {
+			return false
+		}
+		defer resp.Body.Close()
+		body, _ := io.ReadAll(resp.Body)
+		return strings.Contains(string(body), `edge_fastcgi_in_flight_requests{backend="php"} 1`)
+	})
+	resp, err := c.Get(edge.url("/sleep.php?us=0&id=2"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != 502 {
+		t.Errorf("queued request: status %d, want 502", resp.StatusCode)
+	}
+	if log := edge.errorLogText(t); !strings.Contains(log, "no PHP worker became free") || !strings.Contains(log, "queue timeout") {
+		t.Errorf("error log lacks the queue timeout:\n%s", log)
+	}
+	if status := <-first; status != 200 {
+		t.Errorf("the request holding the slot: status %d, want 200", status)
+	}
+}
+
 // saturatedSites reach a pool of two workers directly, through an
 // upstream whose max_conns makes edge queue the excess itself, and
 // through one without max_conns whose pool edge finds by itself.

@@ -19,7 +19,7 @@ import (
 	"testing"
 	"time"
 
-	"edge/fastcgi"
+	"edge/fastcgi/fpm"
 	"edge/testenv"
 )
 
@@ -86,7 +86,7 @@ http {
 // newSite writes a site's files without starting edge.
 func newSite(t *testing.T, pools, pass string) *site {
 	t.Helper()
-	if _, err := fastcgi.FindBinary(""); err != nil {
+	if _, err := fpm.FindBinary(""); err != nil {
 		t.Fatalf("%v: install the Debian package php8.2-fpm (./scripts/deps.sh test)", err)
 	}
 	s := &site{prefix: shortDir(t, "edge-fpmtest-")}
@@ -157,13 +157,13 @@ func (s *site) edge(t *testing.T, args ...string) (stdout, stderr string, code i
 }
 
 // reports runs "edge fpm status NAME --json".
-func (s *site) reports(t *testing.T, pool string) []*fastcgi.Report {
+func (s *site) reports(t *testing.T, pool string) []*fpm.Report {
 	t.Helper()
 	out, errOut, code := s.edge(t, "fpm", "status", pool, "--json")
 	if code != 0 {
 		t.Fatalf("edge fpm status: exit %d\n%s", code, errOut)
 	}
-	var rs []*fastcgi.Report
+	var rs []*fpm.Report
 	if err := json.Unmarshal([]byte(out), &rs); err != nil {
 		t.Fatalf("edge fpm status --json: %v\n%s", err, out)
 	}
@@ -171,7 +171,7 @@ func (s *site) reports(t *testing.T, pool string) []*fastcgi.Report {
 }
 
 // report is the one pool's report from the running edge.
-func (s *site) report(t *testing.T, pool string) *fastcgi.Report {
+func (s *site) report(t *testing.T, pool string) *fpm.Report {
 	t.Helper()
 	rs := s.reports(t, pool)
 	if len(rs) != 1 {

@@ -17,7 +17,7 @@ import (
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
 
-	"edge/fastcgi"
+	"edge/fastcgi/fpm"
 )
 
 const seed000Pool = `    fpm_pool www {
@@ -39,7 +39,7 @@ func TestSeed000Settings(t *testing.T) {
 	}
 	// php-fpm forks the 24 before it says it is ready, but each worker
 	// fills its status slot a little later.
-	var r *fastcgi.Report
+	var r *fpm.Report
 	poll(t, "start_servers 24 workers in php-fpm's status", func() bool {
 		r = s.report(t, "www")
 		return r.FPM != nil && r.FPM.TotalProcesses >= 24 && len(r.FPM.Processes) >= 24
@@ -47,11 +47,11 @@ func TestSeed000Settings(t *testing.T) {
 	if r.FPM.ProcessManager != "dynamic" {
 		t.Errorf("php-fpm status: pm %s, want dynamic", r.FPM.ProcessManager)
 	}
-	want := fastcgi.Settings{PM: "dynamic", MaxChildren: 160, StartServers: 24, MinSpareServers: 20, MaxSpareServers: 35, MaxRequests: 1500}
+	want := fpm.Settings{PM: "dynamic", MaxChildren: 160, StartServers: 24, MinSpareServers: 20, MaxSpareServers: 35, MaxRequests: 1500}
 	if r.Settings != want {
 		t.Errorf("report settings %+v, want %+v", r.Settings, want)
 	}
-	bin, err := fastcgi.FindBinary("")
+	bin, err := fpm.FindBinary("")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -148,7 +148,7 @@ func TestSaturatedPool(t *testing.T) {
 		t.Errorf("fpm_status HTML: %d\n%s", code, page)
 	}
 	code, js := s.get(t, "/fpm?json")
-	var rs []*fastcgi.Report
+	var rs []*fpm.Report
 	if err := json.Unmarshal([]byte(js), &rs); code != 200 || err != nil || len(rs) != 1 || rs[0].Edge == nil || rs[0].Edge.Queued < 8 {
 		t.Errorf("fpm_status JSON: %d %v\n%s", code, err, js)
 	}
@@ -158,7 +158,7 @@ func TestSaturatedPool(t *testing.T) {
 // so; a master killed is restarted by edge and requests resume.
 func TestCrashesAreRepaired(t *testing.T) {
 	s := startSite(t, "    fpm_pool www { pm static; pm.max_children 2; }\n", "www")
-	var r *fastcgi.Report
+	var r *fpm.Report
 	poll(t, "both workers in the status page", func() bool {
 		r = s.report(t, "www")
 		return r.FPM != nil && len(r.FPM.Processes) == 2

@@ -12,7 +12,7 @@ import (
 	"strings"
 	"testing"
 
-	"edge/fastcgi"
+	"edge/fastcgi/fpm"
 	"edge/testenv"
 )
 
@@ -79,10 +79,10 @@ func TestTuneApplyUnderLoad(t *testing.T) {
 // An external pool: reported on through its status page, and tuned by
 // rewriting its pool file (with a backup), php-fpm -t and SIGUSR2.
 func TestExternalPool(t *testing.T) {
-	fpm := testenv.StartFPM(t, testenv.FPMOptions{PM: "dynamic", MaxChildren: 2,
+	php := testenv.StartFPM(t, testenv.FPMOptions{PM: "dynamic", MaxChildren: 2,
 		Extra: "pm.status_path = /status", Global: "process_control_timeout = 10s"})
-	pools := "    fpm_pool ext {\n        external unix:" + fpm.Address + ";\n        status_path /status;\n" +
-		"        pool_file " + fpm.ConfPath + ";\n        pid_file " + filepath.Join(fpm.Dir, "php-fpm.pid") + ";\n    }\n"
+	pools := "    fpm_pool ext {\n        external unix:" + php.Address + ";\n        status_path /status;\n" +
+		"        pool_file " + php.ConfPath + ";\n        pid_file " + filepath.Join(php.Dir, "php-fpm.pid") + ";\n    }\n"
 	s := startSite(t, pools, "ext")
 	for i := 0; i < 3; i++ {
 		if code, body := s.get(t, "/hello.php"); code != 200 || body != "hello" {
@@ -90,29 +90,29 @@ func TestExternalPool(t *testing.T) {
 		}
 	}
 	r := s.report(t, "ext")
-	if r.Owned || r.FPM == nil || r.Edge == nil || r.Edge.Requests < 3 || r.MasterPID != fpm.Proc.PID() {
+	if r.Owned || r.FPM == nil || r.Edge == nil || r.Edge.Requests < 3 || r.MasterPID != php.Proc.PID() {
 		t.Fatalf("report: %+v (fpm error %q)", r, r.FPMError)
 	}
-	if want := (fastcgi.Settings{PM: "dynamic", MaxChildren: 2, StartServers: 1, MinSpareServers: 1, MaxSpareServers: 2}); r.Settings != want {
+	if want := (fpm.Settings{PM: "dynamic", MaxChildren: 2, StartServers: 1, MinSpareServers: 1, MaxSpareServers: 2}); r.Settings != want {
 		t.Errorf("settings read from the pool file: %+v, want %+v", r.Settings, want)
 	}
 	before := r.FPM.StartTime
 	stdout, stderr, code := s.edge(t, "fpm", "tune", "ext", "--apply", "--window", "0")
-	if code != 0 || !strings.Contains(stdout, "applied: "+fpm.ConfPath+" rewritten (backup ") {
+	if code != 0 || !strings.Contains(stdout, "applied: "+php.ConfPath+" rewritten (backup ") {
 		t.Fatalf("edge fpm tune --apply: exit %d\n%s\n%s", code, stdout, stderr)
 	}
-	backups, _ := filepath.Glob(fpm.ConfPath + ".edge-*")
+	backups, _ := filepath.Glob(php.ConfPath + ".edge-*")
 	if len(backups) != 1 {
 		t.Fatalf("backups: %v", backups)
 	}
 	old, _ := os.ReadFile(backups[0])
-	now, _ := os.ReadFile(fpm.ConfPath)
+	now, _ := os.ReadFile(php.ConfPath)
 	if !strings.Contains(string(old), "pm.max_children = 2\n") || strings.Contains(string(now), "pm.max_children = 2\n") ||
-		!strings.Contains(string(now), "listen = "+fpm.Address) {
+		!strings.Contains(string(now), "listen = "+php.Address) {
 		t.Errorf("pool file not rewritten as expected:\n--- backup\n%s\n--- now\n%s", old, now)
 	}
 	r = s.report(t, "ext")
-	if r.FPM == nil || r.FPM.StartTime == before || r.MasterPID != fpm.Proc.PID() {
+	if r.FPM == nil || r.FPM.StartTime == before || r.MasterPID != php.Proc.PID() {
 		t.Errorf("php-fpm was not reloaded in place: %+v", r.FPM)
 	}
 	if code, _ := s.get(t, "/hello.php"); code != 200 {

@@ -22,7 +22,7 @@
 //	               headroom = max(budget / max_children - p95, p95 / 4);
 //	               10000 when no growth is measurable, unchanged when
 //	               nothing was measured
-package fastcgi
+package fpm
 
 import (
 	"fmt"

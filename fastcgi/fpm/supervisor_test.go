@@ -2,7 +2,7 @@
 // settings reach php-fpm exactly, a killed master is restarted, a killed
 // worker is counted, a reload changes the pool in place without cutting a
 // request, and a configuration php-fpm refuses never reaches the master.
-package fastcgi
+package fpm
 
 import (
 	"context"
@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"edge/conf"
+	"edge/testenv"
 )
 
 // poolEnv is a prefix directory with a document root for supervised pools.
@@ -106,12 +107,14 @@ func (e *poolEnv) logged(substr string) bool {
 // hello runs hello.php on the pool.
 func (e *poolEnv) hello(t *testing.T, p *conf.FPMPool) {
 	t.Helper()
-	c := &Client{Network: p.Network, Address: p.Address}
-	req := &Request{}
-	(&fpmPool{Root: e.root}).request(req, "GET", "hello.php", "", -1)
-	status, _, body := fetch(t, c, req)
-	if status != 200 || string(body) != "hello" {
-		t.Fatalf("hello.php: %d %q", status, body)
+	resp, err := runScript(context.Background(), p, e.root, "hello.php", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil || resp.Status != 200 || string(body) != "hello" {
+		t.Fatalf("hello.php: %d %q %v", resp.Status, body, err)
 	}
 }
 
@@ -134,23 +137,11 @@ func status(t *testing.T, p *conf.FPMPool) *Status {
 func workersUp(t *testing.T, p *conf.FPMPool, n int) *Status {
 	t.Helper()
 	var st *Status
-	eventually(t, fmt.Sprintf("%d workers in the status page", n), func() bool {
+	testenv.Eventually(t, fmt.Sprintf("%d workers in the status page", n), func() bool {
 		st = status(t, p)
 		return len(st.Processes) == n && st.Starting == 0 && st.TotalProcesses == n
 	})
 	return st
-}
-
-// eventually polls cond for up to 20s.
-func eventually(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for delay := time.Millisecond; !cond(); delay = min(2*delay, 50*time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(delay)
-	}
 }
 
 const seed000 = `fpm_pool www {
@@ -216,10 +207,7 @@ func TestSupervisorReload(t *testing.T) {
 	pid := s.PID()
 	done := make(chan error, 1)
 	go func() {
-		c := &Client{Network: p.Network, Address: p.Address}
-		req := &Request{}
-		(&fpmPool{Root: e.root}).request(req, "GET", "sleep.php", "us=1500000", -1)
-		resp, err := c.Do(context.Background(), req)
+		resp, err := runScript(context.Background(), p, e.root, "sleep.php", "us=1500000")
 		if err == nil {
 			defer resp.Close()
 			var b [16]byte
@@ -230,7 +218,7 @@ func TestSupervisorReload(t *testing.T) {
 		}
 		done <- err
 	}()
-	eventually(t, "the slow request to start", func() bool {
+	testenv.Eventually(t, "the slow request to start", func() bool {
 		select {
 		case err := <-done:
 			t.Fatalf("the request ended before the reload: %v", err)
@@ -270,7 +258,7 @@ func TestSupervisorRestartsAndCountsCrashes(t *testing.T) {
 	s := e.supervisor(t, p, SupervisorOptions{})
 
 	var worker int
-	eventually(t, "a worker", func() bool {
+	testenv.Eventually(t, "a worker", func() bool {
 		st := status(t, p)
 		if len(st.Processes) == 0 {
 			return false
@@ -281,11 +269,11 @@ func TestSupervisorRestartsAndCountsCrashes(t *testing.T) {
 	if err := syscall.Kill(worker, syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, "the worker crash to be counted", func() bool { return s.Info().WorkerCrashes == 1 })
+	testenv.Eventually(t, "the worker crash to be counted", func() bool { return s.Info().WorkerCrashes == 1 })
 	if in := s.Info(); !strings.Contains(in.LastCrash, "exited on signal 9 (SIGKILL)") {
 		t.Errorf("last crash: %q", in.LastCrash)
 	}
-	eventually(t, "php-fpm to replace the worker", func() bool {
+	testenv.Eventually(t, "php-fpm to replace the worker", func() bool {
 		st := status(t, p)
 		return len(st.Processes) == 2 && st.Processes[0].PID != worker && st.Processes[1].PID != worker
 	})
@@ -294,11 +282,11 @@ func TestSupervisorRestartsAndCountsCrashes(t *testing.T) {
 	if err := syscall.Kill(old, syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, "the master to be restarted", func() bool {
+	testenv.Eventually(t, "the master to be restarted", func() bool {
 		in := s.Info()
-		return in.Restarts == 1 && in.Running && in.PID != old && Dial(p.Network, p.Address, time.Second) == nil
+		return in.Restarts == 1 && in.Running && in.PID != old && accepts(p.Network, p.Address)
 	})
-	eventually(t, "the old workers to be gone", func() bool { return syscall.Kill(-old, 0) != nil })
+	testenv.Eventually(t, "the old workers to be gone", func() bool { return syscall.Kill(-old, 0) != nil })
 	e.hello(t, p)
 	if !e.logged("php-fpm master") || !e.logged("restarting") {
 		t.Error("the restart is not in the log")
@@ -312,10 +300,7 @@ func TestSupervisorGracefulStop(t *testing.T) {
 	s := e.supervisor(t, p, SupervisorOptions{})
 	done := make(chan int, 1)
 	go func() {
-		c := &Client{Network: p.Network, Address: p.Address}
-		req := &Request{}
-		(&fpmPool{Root: e.root}).request(req, "GET", "sleep.php", "us=500000", -1)
-		resp, err := c.Do(context.Background(), req)
+		resp, err := runScript(context.Background(), p, e.root, "sleep.php", "us=500000")
 		if err != nil {
 			t.Logf("request: %v", err)
 			done <- 0
@@ -330,7 +315,7 @@ func TestSupervisorGracefulStop(t *testing.T) {
 		}
 		done <- code
 	}()
-	eventually(t, "the request to run", func() bool { return status(t, p).ActiveProcesses == 1 })
+	testenv.Eventually(t, "the request to run", func() bool { return status(t, p).ActiveProcesses == 1 })
 	s.Stop(true)
 	if code := <-done; code != 200 {
 		t.Fatalf("request during a graceful stop: %d", code)

@@ -14,6 +14,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"edge/conf"
@@ -326,16 +327,11 @@ func listenKey(arg string) string {
 	return "80"
 }
 
+// isPort reports a listen argument that is a bare port: decimal digits
+// only (ParseUint in base 10 takes no sign and no underscores).
 func isPort(s string) bool {
-	if s == "" {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		if s[i] < '0' || s[i] > '9' {
-			return false
-		}
-	}
-	return true
+	_, err := strconv.ParseUint(s, 10, 64)
+	return err == nil
 }
 
 // helloText is seed 004's 591-byte text file; hello.php sends the same

@@ -137,8 +137,8 @@ func (r *runner) row(ctx context.Context, cpus CPUSet) (*Row, error) {
 		row.Results = append(row.Results, res)
 		r.logResult(res)
 		for _, srv := range []*server{edge, nginx} {
-			if srv.proc.exited() {
-				return row, fmt.Errorf("ab: %s exited during %s (%v):\n%s", srv.side, s.Name, srv.proc.waitErr, srv.proc.output())
+			if srv.proc.Exited() {
+				return row, fmt.Errorf("ab: %s exited during %s (%v):\n%s", srv.side, s.Name, srv.proc.Err(), srv.proc.output())
 			}
 		}
 	}
@@ -238,7 +238,7 @@ func (r *runner) startServers(rowDir string, cpus CPUSet, fpm *fpmPool) (*server
 			}
 		}
 	}
-	r.logf("edge (pid %d) and nginx (pid %d) are listening; configurations in %s", edge.proc.pid(), nginx.proc.pid(), rowDir)
+	r.logf("edge (pid %d) and nginx (pid %d) are listening; configurations in %s", edge.proc.PID(), nginx.proc.PID(), rowDir)
 	return edge, nginx, nil
 }
 
@@ -368,10 +368,10 @@ func missingEndpoint(ep Endpoint) string {
 // measure times one run and the CPU both the server and php-fpm used.
 func (r *runner) measure(ctx context.Context, s Scenario, t target, srv *server, fpm *fpmPool, round int, rawPath string) Measurement {
 	m := Measurement{Scenario: s.Name}
-	cpu0 := CPUTime(srv.proc.pid())
+	cpu0 := CPUTime(srv.proc.PID())
 	var fpm0 time.Duration
 	if fpm != nil {
-		fpm0 = CPUTime(fpm.proc.pid())
+		fpm0 = CPUTime(fpm.proc.PID())
 	}
 	d := r.o.Duration
 	if s.Tool == ToolRamp {
@@ -383,14 +383,14 @@ func (r *runner) measure(ctx context.Context, s Scenario, t target, srv *server,
 		go func() { profiled <- fetchProfile(srv.pprof, d, filepath.Join(r.o.Out, "profiles", s.Name+".pprof")) }()
 	}
 	tr, cr, err := r.drive(ctx, s, t, d, rawPath)
-	m.CPU = CPUTime(srv.proc.pid()) - cpu0
+	m.CPU = CPUTime(srv.proc.PID()) - cpu0
 	if profiled != nil {
 		if perr := <-profiled; perr != nil {
 			r.logf("  %v", perr)
 		}
 	}
 	if fpm != nil {
-		m.FPMCPU = CPUTime(fpm.proc.pid()) - fpm0
+		m.FPMCPU = CPUTime(fpm.proc.PID()) - fpm0
 	}
 	if err != nil {
 		m.Err = err.Error()

@@ -1,18 +1,17 @@
 // This file finds the outside programs the harness runs (nginx, php-fpm,
-// wrk, h2load, ab, taskset) and, when some are missing, installs their
-// Debian packages with apt-get after saying so, the way scripts/deps.sh
+// wrk, h2load, ab, taskset). When some are missing it names the Debian
+// packages that provide them and stops; only when asked (edge ab
+// --install) does it install them with apt-get, the way scripts/deps.sh
 // does: services the packages would start (nginx on port 80, php-fpm) are
 // kept from starting by a temporary policy-rc.d.
 
 package ab
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"slices"
 	"strings"
 )
@@ -32,36 +31,14 @@ var (
 	toolTaskset = outsideTool{[]string{"taskset"}, "util-linux"}
 )
 
-// errMissing marks a binary that is not installed.
-var errMissing = errors.New("not installed")
-
-// sbinDirs are searched after PATH: Debian puts nginx and php-fpm there,
-// and a non-root PATH often lacks them.
-var sbinDirs = []string{"/usr/sbin", "/usr/local/sbin", "/sbin"}
-
-// lookPath finds the first of names in PATH or the sbin directories.
-func lookPath(names ...string) (string, error) {
-	for _, name := range names {
-		if p, err := exec.LookPath(name); err == nil {
-			return p, nil
-		}
-		for _, dir := range sbinDirs {
-			p := filepath.Join(dir, name)
-			if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() && st.Mode()&0o111 != 0 {
-				return p, nil
-			}
-		}
-	}
-	return "", fmt.Errorf("%s: %w", strings.Join(names, " or "), errMissing)
-}
-
-// toolFinder finds tools and installs the missing ones. Its function
-// fields are what tests replace.
+// toolFinder finds tools and, when allowed, installs the missing ones.
+// Its function fields are what tests replace; look is childproc.LookPath
+// in the harness.
 type toolFinder struct {
 	look    func(names ...string) (string, error)
 	install func(pkgs []string) error
-	// allowInstall false turns a missing tool into an error naming the
-	// package to install.
+	// allowInstall false (the default of edge ab) turns a missing tool
+	// into an error naming the packages to install.
 	allowInstall bool
 	log          io.Writer
 }
@@ -88,7 +65,7 @@ func (f toolFinder) find(tools []outsideTool) (map[string]string, error) {
 		}
 	}
 	if !f.allowInstall {
-		return nil, fmt.Errorf("ab: %s not installed: install the Debian package(s) %s (apt-get install %s)",
+		return nil, fmt.Errorf("ab: %s not installed: install the Debian package(s) %s (apt-get install %s), or run edge ab --install to have it do that",
 			strings.Join(names, ", "), strings.Join(pkgs, " "), strings.Join(pkgs, " "))
 	}
 	fmt.Fprintf(f.log, "edge ab: %s not installed; installing the Debian package(s) %s with apt-get\n",

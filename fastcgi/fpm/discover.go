@@ -6,11 +6,10 @@
 // and pm.max_children. Knowing that number lets edge keep connections to
 // every worker and queue the excess itself, instead of dialing a fresh
 // connection per request that waits in php-fpm's listen queue.
-package fastcgi
+package fpm
 
 import (
 	"bufio"
-	"bytes"
 	"net"
 	"os"
 	"path/filepath"
@@ -47,20 +46,14 @@ func fpmMasterConfigs() []string {
 	if err != nil {
 		return nil
 	}
-	const title = "php-fpm: master process ("
 	var out []string
 	seen := map[string]bool{}
 	for _, d := range dirs {
 		if _, err := strconv.Atoi(d.Name()); err != nil {
 			continue
 		}
-		b, err := os.ReadFile(filepath.Join(procRoot, d.Name(), "cmdline"))
-		if err != nil || !bytes.HasPrefix(b, []byte(title)) {
-			continue
-		}
-		b = bytes.TrimRight(b, "\x00 ")
-		cfg := strings.TrimSuffix(string(b[len(title):]), ")")
-		if !seen[cfg] {
+		cfg, _, ok := masterConfig(d.Name())
+		if ok && !seen[cfg] {
 			seen[cfg] = true
 			out = append(out, cfg)
 		}

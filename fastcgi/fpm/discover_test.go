@@ -1,23 +1,25 @@
-package fastcgi
+package fpm
 
 import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"edge/testenv"
 )
 
 // TestDiscoverRunningPool: a real php-fpm master started for the test is
 // found by its socket, with its pm.max_children.
 func TestDiscoverRunningPool(t *testing.T) {
-	pool := startFPM(t, 3)
-	p, ok := DiscoverPool("unix", pool.Socket)
+	pool := testenv.StartFPM(t, testenv.FPMOptions{MaxChildren: 3})
+	p, ok := DiscoverPool(pool.Network, pool.Address)
 	if !ok {
-		t.Fatalf("pool on %s not found", pool.Socket)
+		t.Fatalf("pool on %s not found", pool.Address)
 	}
 	if p.MaxChildren != 3 || p.PM != "static" {
 		t.Errorf("found %+v, want static with 3 children", p)
 	}
-	if _, ok := DiscoverPool("unix", pool.Socket+".other"); ok {
+	if _, ok := DiscoverPool(pool.Network, pool.Address+".other"); ok {
 		t.Error("found a pool for a socket nobody listens on")
 	}
 }

@@ -1,7 +1,7 @@
 // tune_test.go holds the tuning formula's table cases; each expectation is
 // worked out by hand in the case's comment, and every result must pass
 // php-fpm's own rules (conf.PMValues.Check).
-package fastcgi
+package fpm
 
 import (
 	"strings"

@@ -6,6 +6,7 @@ package ab
 
 import (
 	"bytes"
+	"edge/internal/childproc"
 	"errors"
 	"slices"
 	"strings"
@@ -26,7 +27,7 @@ func TestToolFinder(t *testing.T) {
 		{name: "missing, installed", installed: []string{"nginx"}, allowInstall: true,
 			wantLog: "wrk not installed; installing the Debian package(s) wrk with apt-get", wantPkgs: []string{"wrk"}},
 		{name: "missing, no install", installed: []string{"nginx"},
-			wantErr: "wrk not installed: install the Debian package(s) wrk"},
+			wantErr: "wrk not installed: install the Debian package(s) wrk (apt-get install wrk), or run edge ab --install"},
 		{name: "install fails", installed: []string{"nginx"}, allowInstall: true, installErr: errors.New("no network"),
 			wantErr: "installing wrk: no network", wantPkgs: []string{"wrk"}},
 	}
@@ -42,7 +43,7 @@ func TestToolFinder(t *testing.T) {
 							return "/usr/bin/" + n, nil
 						}
 					}
-					return "", errMissing
+					return "", childproc.ErrNotFound
 				},
 				install: func(pkgs []string) error {
 					gotPkgs = append(gotPkgs, pkgs...)
@@ -91,11 +92,11 @@ func TestLookPathFindsInstalledTools(t *testing.T) {
 	// The harness's own dependencies: a missing one fails here, naming
 	// what to install, never a skip.
 	for _, tool := range []outsideTool{toolNginx, toolFPM, toolWrkBin, toolH2Bin, toolAbBin, toolTaskset} {
-		if _, err := lookPath(tool.names...); err != nil {
+		if _, err := childproc.LookPath(tool.names...); err != nil {
 			t.Errorf("%v: install the Debian package %s (./scripts/deps.sh test)", err, tool.pkg)
 		}
 	}
-	if _, err := lookPath("no-such-tool-edge-ab"); !errors.Is(err, errMissing) {
-		t.Errorf("lookPath of a missing tool: %v", err)
+	if _, err := childproc.LookPath("no-such-tool-edge-ab"); !errors.Is(err, childproc.ErrNotFound) {
+		t.Errorf("LookPath of a missing tool: %v", err)
 	}
 }

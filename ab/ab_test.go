@@ -21,7 +21,7 @@ import (
 // shortOptions are a run of one round of one second per server.
 func shortOptions(t *testing.T) Options {
 	return Options{Rounds: 1, Duration: time.Second, Warmup: -1, RampDuration: 2 * time.Second, RampUsers: 10,
-		Out: t.TempDir(), EdgeBinary: testenv.EdgeBinary(t), NoInstall: true, Log: testLog{t}}
+		Out: t.TempDir(), EdgeBinary: testenv.EdgeBinary(t), Log: testLog{t}}
 }
 
 // testLog sends progress lines to t.Log.

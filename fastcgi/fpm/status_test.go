@@ -1,7 +1,7 @@
 // status_test.go checks the status page parser, the /proc and cgroup
 // readers on fixture trees, the monitor's peaks and growth, and a report
 // collected from a real supervised pool.
-package fastcgi
+package fpm
 
 import (
 	"bytes"
@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"edge/fastcgi"
 )
 
 // statusFixture is php-fpm 8.2's "?json&full" output, trimmed to two
@@ -131,8 +133,8 @@ func TestMonitorGrowth(t *testing.T) {
 	look := func(procs ...Process) *Status {
 		return &Status{ActiveProcesses: len(procs), Processes: procs}
 	}
-	m.Observe(look(Process{PID: 1, Requests: 10, PSS: 10 << 20}, Process{PID: 2, Requests: 0, PSS: 8 << 20}), &Stats{Waiting: 3}, now)
-	m.Observe(look(Process{PID: 1, Requests: 110, PSS: 11 << 20}, Process{PID: 2, Requests: 5, PSS: 9 << 20}), &Stats{Waiting: 1}, now.Add(time.Second))
+	m.Observe(look(Process{PID: 1, Requests: 10, PSS: 10 << 20}, Process{PID: 2, Requests: 0, PSS: 8 << 20}), &fastcgi.Stats{Waiting: 3}, now)
+	m.Observe(look(Process{PID: 1, Requests: 110, PSS: 11 << 20}, Process{PID: 2, Requests: 5, PSS: 9 << 20}), &fastcgi.Stats{Waiting: 1}, now.Add(time.Second))
 	h := m.History()
 	if h.PeakActive != 2 || h.PeakWaiting != 3 {
 		t.Errorf("peaks %d/%d, want 2/3", h.PeakActive, h.PeakWaiting)
@@ -160,7 +162,7 @@ func TestCollectReport(t *testing.T) {
 	}
 	var mon Monitor
 	r := Collect(context.Background(), ReportInput{Pool: p, Supervisor: s, Monitor: &mon,
-		Edge: NewEdgeView(Stats{Requests: 10, Reused: 6, Queued: 2, QueueWait: 30 * time.Millisecond, QueueWaitMax: 20 * time.Millisecond}, 2, 1, 0)})
+		Edge: NewEdgeView(fastcgi.Stats{Requests: 10, Reused: 6, Queued: 2, QueueWait: 30 * time.Millisecond, QueueWaitMax: 20 * time.Millisecond}, 2, 1, 0)})
 	if r.FPM == nil {
 		t.Fatalf("no status: %s", r.FPMError)
 	}

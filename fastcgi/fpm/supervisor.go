@@ -1,11 +1,11 @@
-// pool.go holds the Supervisor: it turns an fpm_pool{} into php-fpm's own
+// supervisor.go holds the Supervisor: it turns an fpm_pool{} into php-fpm's own
 // configuration, checks it with `php-fpm -t`, runs the master in the
 // foreground as edge's child (-F -O -y CONF, and -R as root), passes its
 // output to edge's error log line by line, restarts it with backoff when
 // it dies, reloads it in place with SIGUSR2 (only after -t passed: a
 // broken config given to a live master kills the pool) and stops it
 // gracefully. It also finds the php-fpm binary.
-package fastcgi
+package fpm
 
 import (
 	"bufio"
@@ -13,7 +13,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -26,15 +25,13 @@ import (
 	"time"
 
 	"edge/conf"
+	"edge/internal/childproc"
 )
 
-// sbinDirs are searched after PATH: Debian installs php-fpm in /usr/sbin,
-// which a non-root PATH often lacks.
-var sbinDirs = []string{"/usr/sbin", "/usr/local/sbin", "/sbin"}
-
 // FindBinary returns the php-fpm binary to run: explicit when it is set
-// (it must exist), else "php-fpm" in PATH or the sbin directories, else
-// the highest "php-fpmX.Y" found there.
+// (it must exist), else "php-fpm" in PATH or the sbin directories
+// (childproc.SbinDirs: Debian installs php-fpm in /usr/sbin, which a
+// non-root PATH often lacks), else the highest "php-fpmX.Y" found there.
 func FindBinary(explicit string) (string, error) {
 	if explicit != "" {
 		if st, err := os.Stat(explicit); err != nil || st.IsDir() || st.Mode()&0o111 == 0 {
@@ -42,9 +39,9 @@ func FindBinary(explicit string) (string, error) {
 		}
 		return explicit, nil
 	}
-	dirs := append(filepath.SplitList(os.Getenv("PATH")), sbinDirs...)
+	dirs := append(filepath.SplitList(os.Getenv("PATH")), childproc.SbinDirs...)
 	for _, d := range dirs {
-		if p := filepath.Join(d, "php-fpm"); isExecutable(p) {
+		if p := filepath.Join(d, "php-fpm"); childproc.IsExecutable(p) {
 			return p, nil
 		}
 	}
@@ -52,7 +49,7 @@ func FindBinary(explicit string) (string, error) {
 	for _, d := range dirs {
 		matches, _ := filepath.Glob(filepath.Join(d, "php-fpm[0-9]*"))
 		for _, m := range matches {
-			if isExecutable(m) {
+			if childproc.IsExecutable(m) {
 				versioned = append(versioned, m)
 			}
 		}
@@ -78,11 +75,6 @@ func versionLess(a, b string) bool {
 		}
 	}
 	return len(pa) < len(pb)
-}
-
-func isExecutable(p string) bool {
-	st, err := os.Stat(p)
-	return err == nil && st.Mode().IsRegular() && st.Mode()&0o111 != 0
 }
 
 // RenderConfig writes php-fpm's configuration for an owned pool: a
@@ -415,7 +407,7 @@ func (s *Supervisor) spawn() (*master, error) {
 	cmd := exec.Command(bin, args...)
 	cmd.Stdout, cmd.Stderr = pw, pw
 	cmd.Dir = filepath.Dir(s.opts.ConfPath)
-	cmd.SysProcAttr = masterProcAttr()
+	cmd.SysProcAttr = childproc.Attr()
 	err = cmd.Start()
 	pw.Close()
 	if err != nil {
@@ -706,13 +698,4 @@ func (s *Supervisor) terminate(m *master, graceful bool) {
 // kill ends m's whole process group at once.
 func (s *Supervisor) kill(m *master) {
 	_ = syscall.Kill(-m.cmd.Process.Pid, syscall.SIGKILL)
-}
-
-// Dial checks that the pool's socket accepts a connection.
-func Dial(network, address string, timeout time.Duration) error {
-	c, err := net.DialTimeout(network, address, timeout)
-	if err != nil {
-		return err
-	}
-	return c.Close()
 }

@@ -15,6 +15,7 @@ package ab
 
 import (
 	"context"
+	"edge/internal/childproc"
 	"fmt"
 	"io"
 	"os"
@@ -69,9 +70,10 @@ type Options struct {
 	Out string
 	// EdgeBinary is the edge to test; it also runs the load client.
 	EdgeBinary string
-	// NoInstall turns a missing tool into an error instead of an apt-get
-	// install.
-	NoInstall bool
+	// Install installs the Debian packages of missing tools with apt-get
+	// (through sudo when not root), after saying which. Without it a
+	// missing tool is an error that names the packages.
+	Install bool
 	// Profile records a CPU profile of edge (through EDGE_PPROF) during
 	// its first round of every scenario, into Out/profiles. Profiling
 	// costs edge a little CPU, so its figures are then slightly low.
@@ -212,7 +214,7 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	finder := toolFinder{look: lookPath, install: aptInstall(o.Log), allowInstall: !o.NoInstall, log: o.Log}
+	finder := toolFinder{look: childproc.LookPath, install: aptInstall(o.Log), allowInstall: o.Install, log: o.Log}
 	tools, err := finder.find(toolsFor(scenarios))
 	if err != nil {
 		return nil, err

@@ -1,39 +1,36 @@
 // This file starts and stops the harness's child processes (edge, nginx,
 // php-fpm, the load generators), each optionally pinned to CPUs with
 // taskset, with its output in a file, in its own process group, and
-// signalled when the harness dies. Readiness is polled, never slept for.
+// signalled when the harness dies. The process handling itself is
+// internal/childproc's, shared with testenv; readiness is polled, never
+// slept for.
 
 package ab
 
 import (
 	"context"
 	"fmt"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"time"
+
+	"edge/internal/childproc"
 )
 
 const (
 	// readyTimeout bounds how long a server may take to listen. It is a
 	// failure deadline, not a measurement.
 	readyTimeout = 15 * time.Second
-	// pollInterval is the pause between connect attempts.
-	pollInterval = 10 * time.Millisecond
 	// stopGrace is how long a server gets after SIGTERM before SIGKILL.
 	stopGrace = 5 * time.Second
 )
 
 // process is one started child.
 type process struct {
-	name    string
-	cmd     *exec.Cmd
+	*childproc.Process
 	outPath string // stdout and stderr
-	done    chan struct{}
-	waitErr error
 }
 
 // pinned prefixes argv with taskset when cpus is not empty.
@@ -57,71 +54,35 @@ func startProcess(name, dir string, cpus CPUSet, env []string, argv ...string) (
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), env...)
 	cmd.Stdout, cmd.Stderr = out, out
-	cmd.SysProcAttr = childAttr()
-	if err := cmd.Start(); err != nil {
+	p, err := childproc.Start(name, cmd)
+	if err != nil {
 		return nil, fmt.Errorf("ab: start %s: %w", name, err)
 	}
-	p := &process{name: name, cmd: cmd, outPath: out.Name(), done: make(chan struct{})}
-	go func() {
-		p.waitErr = cmd.Wait()
-		close(p.done)
-	}()
-	return p, nil
+	return &process{Process: p, outPath: out.Name()}, nil
 }
 
-// pid is the child's process ID (taskset execs the command, so the PID
-// is the server's own).
-func (p *process) pid() int { return p.cmd.Process.Pid }
-
-func (p *process) exited() bool {
-	select {
-	case <-p.done:
-		return true
-	default:
-		return false
-	}
-}
-
-// output returns the end of what the process printed.
+// output returns the end of what the process printed. (taskset execs the
+// command, so the PID and the output are the server's own.)
 func (p *process) output() string {
-	b, _ := os.ReadFile(p.outPath)
+	b, _ := childproc.Tail(p.outPath, 4000)
 	return tail(strings.TrimSpace(string(b)), 2000)
 }
 
 // waitListening polls until network/addr accepts a connection, failing
-// at once if the process exits first.
+// at once, with its output, if the process exits first.
 func (p *process) waitListening(network, addr string) error {
-	deadline := time.Now().Add(readyTimeout)
-	for {
-		c, err := net.DialTimeout(network, addr, time.Second)
-		if err == nil {
-			c.Close()
-			return nil
-		}
-		if p.exited() {
-			return fmt.Errorf("ab: %s exited before listening on %s (%v):\n%s", p.name, addr, p.waitErr, p.output())
-		}
-		if time.Now().After(deadline) {
-			return fmt.Errorf("ab: %s does not listen on %s after %v: %v\n%s", p.name, addr, readyTimeout, err, p.output())
-		}
-		time.Sleep(pollInterval)
+	if err := childproc.WaitListening(p.Process, network, addr, readyTimeout); err != nil {
+		return fmt.Errorf("ab: %v\n%s", err, p.output())
 	}
+	return nil
 }
 
-// stop sends SIGTERM, waits, then SIGKILLs the process group. It is safe
-// to call more than once.
+// stop ends the process and its group (SIGTERM, then SIGKILL after
+// stopGrace). It is safe to call more than once, and on nil.
 func (p *process) stop() {
-	if p == nil || p.exited() {
-		return
+	if p != nil {
+		p.Stop(stopGrace)
 	}
-	_ = p.cmd.Process.Signal(syscall.SIGTERM)
-	select {
-	case <-p.done:
-		return
-	case <-time.After(stopGrace):
-	}
-	_ = syscall.Kill(-p.pid(), syscall.SIGKILL)
-	<-p.done
 }
 
 // runTool runs a load generator to completion (pinned to cpus) and
@@ -138,24 +99,24 @@ func runTool(ctx context.Context, cpus CPUSet, timeout time.Duration, env []stri
 	if stdin != "" {
 		cmd.Stdin = strings.NewReader(stdin)
 	}
-	cmd.SysProcAttr = childAttr()
-	if err := cmd.Start(); err != nil {
+	p, err := childproc.Start(argv[0], cmd)
+	if err != nil {
 		return "", "", fmt.Errorf("ab: start %s: %w", argv[0], err)
 	}
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
+	timer := time.NewTimer(timeout)
+	defer timer.Stop()
 	select {
-	case err = <-done:
-		if err != nil {
+	case <-p.Done():
+		if err = p.Err(); err != nil {
 			err = fmt.Errorf("ab: %s: %w", strings.Join(argv, " "), err)
 		}
-	case <-time.After(timeout):
-		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-		<-done
+	case <-timer.C:
+		p.Kill()
+		<-p.Done()
 		err = fmt.Errorf("ab: %s did not finish within %v", strings.Join(argv, " "), timeout)
 	case <-ctx.Done():
-		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-		<-done
+		p.Kill()
+		<-p.Done()
 		err = ctx.Err()
 	}
 	return out.String(), errOut.String(), err

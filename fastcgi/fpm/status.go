@@ -7,7 +7,7 @@
 // request), and Report joins it with edge's own view of the pool (its
 // FastCGI client's queue) for the CLI, the fpm_status handler and
 // metrics.
-package fastcgi
+package fpm
 
 import (
 	"bufio"
@@ -27,6 +27,7 @@ import (
 	"time"
 
 	"edge/conf"
+	"edge/fastcgi"
 )
 
 // Status is php-fpm's status page in its JSON form (fpm_status.c); the
@@ -79,9 +80,9 @@ type Process struct {
 // ReadStatus asks php-fpm's status page at path over FastCGI, the way a
 // web server would forward "GET path?json&full".
 func ReadStatus(ctx context.Context, network, address, path string) (*Status, error) {
-	c := &Client{Network: network, Address: address, MaxConns: 1, ConnectTimeout: 2 * time.Second,
+	c := &fastcgi.Client{Network: network, Address: address, MaxConns: 1, ConnectTimeout: 2 * time.Second,
 		SendTimeout: 5 * time.Second, ReadTimeout: 5 * time.Second}
-	req := &Request{}
+	req := &fastcgi.Request{}
 	for _, kv := range [][2]string{
 		{"GATEWAY_INTERFACE", "CGI/1.1"}, {"SERVER_SOFTWARE", "edge"}, {"REQUEST_METHOD", "GET"},
 		{"SCRIPT_NAME", path}, {"SCRIPT_FILENAME", path}, {"REQUEST_URI", path + "?json&full"},
@@ -284,7 +285,7 @@ const pssWindow = 512
 
 // Observe records one look at the pool: its status (nil if unreadable)
 // and edge's client counters (nil if unknown).
-func (m *Monitor) Observe(st *Status, edge *Stats, now time.Time) {
+func (m *Monitor) Observe(st *Status, edge *fastcgi.Stats, now time.Time) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if edge != nil {
@@ -387,7 +388,7 @@ type EdgeView struct {
 }
 
 // NewEdgeView summarizes a client's Stats.
-func NewEdgeView(s Stats, peakWaiting int, r502, r504 uint64) *EdgeView {
+func NewEdgeView(s fastcgi.Stats, peakWaiting int, r502, r504 uint64) *EdgeView {
 	v := &EdgeView{Requests: s.Requests, InFlight: s.InFlight, Waiting: s.Waiting, PeakWaiting: max(peakWaiting, s.Waiting),
 		Queued: s.Queued, QueueWaitSeconds: s.QueueWait.Seconds(), QueueWaitMaxSecs: s.QueueWaitMax.Seconds(),
 		QueueFull: s.QueueFull, QueueTimeouts: s.QueueTimeouts, Connects: s.Connects, Reused: s.Reused,
@@ -512,9 +513,9 @@ func Collect(ctx context.Context, in ReportInput) *Report {
 		r.PSSP95, r.PSSMax = Percentile(all, 0.95), Percentile(all, 1)
 	}
 	if in.Monitor != nil {
-		var es *Stats
+		var es *fastcgi.Stats
 		if in.Edge != nil {
-			es = &Stats{Waiting: in.Edge.Waiting, InFlight: in.Edge.InFlight}
+			es = &fastcgi.Stats{Waiting: in.Edge.Waiting, InFlight: in.Edge.InFlight}
 		}
 		in.Monitor.Observe(r.FPM, es, r.Time)
 		r.History = in.Monitor.History()
