@@ -269,7 +269,10 @@ type LocConf struct {
 	CharsetTypes           map[string]bool
 	OverrideCharset        bool
 	SourceCharset          string
-	Autoindex              bool
+	Autoindex              bool   // directory listings for "/" URIs without an index file
+	AutoindexExactSize     bool   // HTML sizes in bytes (default) or rounded to K/M/G
+	AutoindexLocaltime     bool   // HTML times in local time instead of UTC
+	AutoindexFormat        string // "html" (default), "xml", "json", "jsonp"
 	OpenFileCacheValid     time.Duration
 	OpenFileCacheMax       int // 0 = the default
 	OpenFileCacheInactive  time.Duration
