@@ -326,6 +326,9 @@ func (c *compiler) mergeLoc(l, p *Location) {
 	if !set("access_log") {
 		l.AccessLogs = p.AccessLogs
 	}
+	if !set("open_log_file_cache") {
+		l.LogFileCache = p.LogFileCache
+	}
 	if !set("add_header") {
 		l.AddHeaders = p.AddHeaders
 	}
@@ -438,7 +441,11 @@ func setErrorLog(c *compiler, f *frame, d *Directive) error {
 	switch {
 	case el.Path == "stderr":
 	case strings.HasPrefix(el.Path, "syslog:"):
-		return emergf(d, "error_log to syslog is not supported by edge; log to stderr and let journald collect it")
+		t, err := parseSyslog(d, el.Path)
+		if err != nil {
+			return err
+		}
+		el.Syslog = t
 	case strings.HasPrefix(el.Path, "memory:"):
 		return emergf(d, "error_log to memory is not supported by edge")
 	case el.Path == "/dev/null":
