@@ -451,8 +451,11 @@ func appendDefaultEscaped(b *buffer.Buffer, s string) {
 	}
 }
 
+// appendJSONEscaped escapes as nginx's ngx_escape_json does (the same
+// rules as appendNginxJSONEscaped, on a log buffer): other control bytes
+// are \u00XX with upper-case hex.
 func appendJSONEscaped(b *buffer.Buffer, s string) {
-	const hex = "0123456789abcdef"
+	const hex = "0123456789ABCDEF"
 	for i := 0; i < len(s); i++ {
 		c := s[i]
 		switch c {

@@ -6,6 +6,7 @@ package proxy
 
 import (
 	"os"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -56,7 +57,9 @@ func newRuntime(plan *conf.Plan, shared *shared) (*runtime, error) {
 		stats:         shared.stats,
 		fpm:           shared.fpm,
 	}
-	rt.hostname, _ = os.Hostname()
+	// $hostname is lowercased, as nginx's cycle->hostname is.
+	host, _ := os.Hostname()
+	rt.hostname = strings.ToLower(host)
 	if plan.HTTP == nil {
 		return rt, nil
 	}

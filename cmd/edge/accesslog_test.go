@@ -27,6 +27,7 @@ import (
 // and {{UNIX}} its syslog listeners.
 const logsHTTP = `
     log_format plain '$request $status $arg_x';
+    log_format json escape=json '{"uri":"$uri"}';
     server {
         listen 127.0.0.1:{{PORT}};
         root {{ROOT}};
@@ -34,6 +35,7 @@ const logsHTTP = `
         access_log syslog:server=unix:{{UNIX}},nohostname plain;
         access_log {{LOGDIR}}/$host.log plain;
         access_log logs/v-$arg_x.log plain;
+        access_log {{LOGDIR}}/json-$host.log json;
         location /noroot/ { root {{ROOT}}/nothere; }
         location /nodir/ { access_log {{LOGDIR}}/nodir/$host.log plain; }
         location /cached/ {
@@ -53,6 +55,7 @@ var logRequests = [][2]string{
 	{"/cached/x?x=2", "a.test"},
 	{"/cached/y?x=2", "e.test"},
 	{"/cached/z?x=2", "a.test"},
+	{"/a%01b%1Fc%0Ad%22e%5Cf", "j.test"}, // control bytes in escape=json
 }
 
 // datagrams collects what one syslog listener receives.
@@ -190,7 +193,7 @@ func TestLogsSyslogAndVariablePaths(t *testing.T) {
 }
 
 var (
-	syslogHeader = regexp.MustCompile(`^<(\d+)>[A-Z][a-z]{2} [ 1-3]\d \d\d:\d\d:\d\d (.*)$`)
+	syslogHeader = regexp.MustCompile(`(?s)^<(\d+)>[A-Z][a-z]{2} [ 1-3]\d \d\d:\d\d:\d\d (.*)$`)
 	errorPrefix  = regexp.MustCompile(`\d{4}/\d\d/\d\d \d\d:\d\d:\d\d \[(\w+)\] \d+#\d+: (\*\d+ )?`)
 	portSuffix   = regexp.MustCompile(`127\.0\.0\.1:\d+`)
 )
