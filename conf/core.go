@@ -125,11 +125,17 @@ func init() {
 		&spec{name: "server_name_in_redirect", ctx: ctxHSL, args: takeFlag, set: func(c *compiler, f *frame, d *Directive) error { f.loc.ServerNameInRedirect = flagOn(d); return nil }},
 		&spec{name: "port_in_redirect", ctx: ctxHSL, args: takeFlag, set: func(c *compiler, f *frame, d *Directive) error { f.loc.PortInRedirect = flagOn(d); return nil }},
 		&spec{name: "chunked_transfer_encoding", ctx: ctxHSL, args: takeFlag, set: func(c *compiler, f *frame, d *Directive) error { f.loc.ChunkedTransferEncode = flagOn(d); return nil }},
-		&spec{name: "autoindex", ctx: ctxHSL, args: takeFlag, set: func(c *compiler, f *frame, d *Directive) error {
-			if flagOn(d) {
-				return emergf(d, "\"autoindex on\" is not supported by edge: directory listings are not implemented")
+		// autoindex (ngx_http_autoindex_module)
+		&spec{name: "autoindex", ctx: ctxHSL, args: takeFlag, set: func(c *compiler, f *frame, d *Directive) error { f.loc.Autoindex = flagOn(d); return nil }},
+		&spec{name: "autoindex_exact_size", ctx: ctxHSL, args: takeFlag, set: func(c *compiler, f *frame, d *Directive) error { f.loc.AutoindexExactSize = flagOn(d); return nil }},
+		&spec{name: "autoindex_localtime", ctx: ctxHSL, args: takeFlag, set: func(c *compiler, f *frame, d *Directive) error { f.loc.AutoindexLocaltime = flagOn(d); return nil }},
+		&spec{name: "autoindex_format", ctx: ctxHSL, args: take1, set: func(c *compiler, f *frame, d *Directive) error {
+			switch d.Args[0] {
+			case "html", "xml", "json", "jsonp":
+				f.loc.AutoindexFormat = d.Args[0]
+				return nil
 			}
-			return nil
+			return emergf(d, "invalid value \"%s\"", d.Args[0])
 		}},
 		&spec{name: "charset", ctx: ctxHSLif, args: take1, set: setCharset},
 		&spec{name: "source_charset", ctx: ctxHSLif, args: take1, set: func(c *compiler, f *frame, d *Directive) error { f.loc.SourceCharset = d.Args[0]; return nil }},
@@ -197,6 +203,8 @@ func defaultLocation() *Location {
 	l.ChunkedTransferEncode = true
 	l.CharsetTypes = map[string]bool{"text/html": true, "text/xml": true, "text/plain": true, "text/vnd.wap.wml": true, "application/javascript": true, "application/rss+xml": true}
 	l.OpenFileCacheValid = time.Second
+	l.AutoindexExactSize = true
+	l.AutoindexFormat = "html"
 	l.UninitializedVarWarn = true
 	l.Gzip = Gzip{Types: map[string]bool{"text/html": true}, MinLength: 20, CompLevel: 1, HTTPVersion: "1.1"}
 	l.GzipStatic = "off"
@@ -291,6 +299,18 @@ func (c *compiler) mergeLoc(l, p *Location) {
 	if !set("charset_types") {
 		l.CharsetTypes = p.CharsetTypes
 	}
+	if !set("autoindex") {
+		l.Autoindex = p.Autoindex
+	}
+	if !set("autoindex_exact_size") {
+		l.AutoindexExactSize = p.AutoindexExactSize
+	}
+	if !set("autoindex_localtime") {
+		l.AutoindexLocaltime = p.AutoindexLocaltime
+	}
+	if !set("autoindex_format") {
+		l.AutoindexFormat = p.AutoindexFormat
+	}
 	if !set("open_file_cache") {
 		l.OpenFileCacheMax, l.OpenFileCacheInactive = p.OpenFileCacheMax, p.OpenFileCacheInactive
 	}
@@ -305,6 +325,9 @@ func (c *compiler) mergeLoc(l, p *Location) {
 	}
 	if !set("access_log") {
 		l.AccessLogs = p.AccessLogs
+	}
+	if !set("open_log_file_cache") {
+		l.LogFileCache = p.LogFileCache
 	}
 	if !set("add_header") {
 		l.AddHeaders = p.AddHeaders
@@ -418,7 +441,11 @@ func setErrorLog(c *compiler, f *frame, d *Directive) error {
 	switch {
 	case el.Path == "stderr":
 	case strings.HasPrefix(el.Path, "syslog:"):
-		return emergf(d, "error_log to syslog is not supported by edge; log to stderr and let journald collect it")
+		t, err := parseSyslog(d, el.Path)
+		if err != nil {
+			return err
+		}
+		el.Syslog = t
 	case strings.HasPrefix(el.Path, "memory:"):
 		return emergf(d, "error_log to memory is not supported by edge")
 	case el.Path == "/dev/null":

@@ -46,8 +46,9 @@ type MainConf struct {
 
 // ErrorLog is one error_log destination.
 type ErrorLog struct {
-	Path  string // file path, "stderr", or "syslog:..." (refused at compile)
-	Level Level
+	Path   string // file path, "stderr", or "syslog:..."
+	Level  Level
+	Syslog *SyslogTarget // set for a "syslog:" path
 }
 
 // HTTPConf is the http{} block.
@@ -269,7 +270,10 @@ type LocConf struct {
 	CharsetTypes           map[string]bool
 	OverrideCharset        bool
 	SourceCharset          string
-	Autoindex              bool
+	Autoindex              bool   // directory listings for "/" URIs without an index file
+	AutoindexExactSize     bool   // HTML sizes in bytes (default) or rounded to K/M/G
+	AutoindexLocaltime     bool   // HTML times in local time instead of UTC
+	AutoindexFormat        string // "html" (default), "xml", "json", "jsonp"
 	OpenFileCacheValid     time.Duration
 	OpenFileCacheMax       int // 0 = the default
 	OpenFileCacheInactive  time.Duration
@@ -282,12 +286,13 @@ type LocConf struct {
 	LingeringClose         string
 	ServerNameInRedirectOn bool
 
-	AccessLogs []*AccessLog // empty: off
-	AddHeaders []HeaderAdd
-	Expires    Expires
-	Access     []AccessRule
-	Gzip       Gzip
-	GzipStatic string // "off", "on", "always"
+	AccessLogs   []*AccessLog // empty: off
+	LogFileCache LogFileCache // open_log_file_cache
+	AddHeaders   []HeaderAdd
+	Expires      Expires
+	Access       []AccessRule
+	Gzip         Gzip
+	GzipStatic   string // "off", "on", "always"
 
 	RewriteLog           bool
 	UninitializedVarWarn bool
@@ -366,7 +371,10 @@ type Gzip struct {
 
 // AccessLog is one access_log destination.
 type AccessLog struct {
-	Path   *Script // a file path (variables allowed in nginx; edge needs a static path)
+	// Path is the file path; with variables it is evaluated, and the
+	// file opened, per request. A "syslog:" target keeps its text here.
+	Path   *Script
+	Syslog *SyslogTarget // set for a "syslog:" target
 	Format *LogFormat
 	Buffer int           // bytes; 0 = the default buffering
 	Flush  time.Duration // 0 = the default

@@ -133,6 +133,12 @@ type Request struct {
 	// FPM log). It runs on the goroutine reading the response; msg is
 	// valid only during the call.
 	Stderr func(msg []byte)
+	// CatchStderr, when not empty, makes a STDERR record that arrives
+	// before the end of the response header and contains one of these
+	// strings fail the request with ErrInvalidHeader, without waiting for
+	// the rest (nginx's fastcgi_catch_stderr: the application said it
+	// failed before it answered). Stderr still sees the record first.
+	CatchStderr []string
 	// NonIdempotent marks a request that must not run twice (nginx's
 	// non-idempotent methods: POST, LOCK, PATCH). When a kept connection
 	// fails under it, it is resent on a fresh one only if none of it

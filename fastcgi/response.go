@@ -106,6 +106,8 @@ func (b *bodyReader) Read(p []byte) (int, error) {
 // readHead reads STDOUT up to the blank line that ends the header block,
 // parses the block into r and keeps what follows as the start of Body.
 func (r *Response) readHead() error {
+	r.stream.inHead = true
+	defer func() { r.stream.inHead = false }()
 	buf := r.hbuf[:0]
 	var sc headScanner
 	for {
@@ -334,11 +336,14 @@ type stream struct {
 	gotRecord bool // a record arrived: the backend took the request
 	end       endRequest
 	stderr    stderrSink
+	// catch are Request.CatchStderr, checked while inHead.
+	catch  []string
+	inHead bool
 }
 
-func (s *stream) reset(br *bufio.Reader, stderr func([]byte)) {
+func (s *stream) reset(br *bufio.Reader, stderr func([]byte), catch []string) {
 	buf := s.stderr.buf[:0]
-	*s = stream{br: br, stderr: stderrSink{fn: stderr, buf: buf}}
+	*s = stream{br: br, stderr: stderrSink{fn: stderr, buf: buf}, catch: catch}
 }
 
 // Read reads STDOUT content. It returns as soon as some is buffered or
@@ -398,7 +403,8 @@ func (s *stream) next() error {
 // message. Content the read buffer holds is passed in place; a larger
 // record (up to 64 KiB) is gathered first.
 func (s *stream) readStderr(n int) error {
-	if s.stderr.fn == nil {
+	catching := s.inHead && len(s.catch) > 0
+	if s.stderr.fn == nil && !catching {
 		_, err := s.br.Discard(n)
 		return unexpectedEOF(err)
 	}
@@ -408,7 +414,11 @@ func (s *stream) readStderr(n int) error {
 			return unexpectedEOF(err)
 		}
 		s.stderr.emit(b)
+		caught := catching && s.caught(b)
 		_, _ = s.br.Discard(n)
+		if caught {
+			return ErrStderrCaught
+		}
 		return nil
 	}
 	buf := s.stderr.buf[:0]
@@ -423,7 +433,26 @@ func (s *stream) readStderr(n int) error {
 	}
 	s.stderr.buf = buf
 	s.stderr.emit(buf)
+	if catching && s.caught(buf) {
+		return ErrStderrCaught
+	}
 	return nil
+}
+
+// ErrStderrCaught is the ErrInvalidHeader of Request.CatchStderr.
+var ErrStderrCaught = fmt.Errorf("%w: stderr matched fastcgi_catch_stderr", ErrInvalidHeader)
+
+// caught reports whether a STDERR record holds one of the catch strings,
+// searched as nginx does: in the record without its trailing line ends,
+// dots and spaces.
+func (s *stream) caught(b []byte) bool {
+	b = bytes.TrimRight(b, "\r\n. ")
+	for _, c := range s.catch {
+		if bytes.Contains(b, []byte(c)) {
+			return true
+		}
+	}
+	return false
 }
 
 // readEnd reads END_REQUEST and its padding, leaving the connection at a

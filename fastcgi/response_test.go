@@ -114,7 +114,7 @@ func streamResponse(data []byte, bufSize int, stderrFn func([]byte)) *Response {
 	r := &Response{client: &Client{}, conn: cn, ctx: context.Background(), wdone: make(chan error, 1)}
 	r.body.r = r
 	r.Body = &r.body
-	r.stream.reset(cn.br, stderrFn)
+	r.stream.reset(cn.br, stderrFn, nil)
 	return r
 }
 
@@ -223,7 +223,7 @@ func TestStreamReadDoesNotWait(t *testing.T) {
 	pr, pw := io.Pipe()
 	cn := &conn{br: bufio.NewReaderSize(pr, readBufferSize)}
 	var s stream
-	s.reset(cn.br, nil)
+	s.reset(cn.br, nil, nil)
 	go pw.Write(stdout("first"))
 	buf := make([]byte, 100)
 	n, err := s.Read(buf)
@@ -231,4 +231,43 @@ func TestStreamReadDoesNotWait(t *testing.T) {
 		t.Fatalf("Read = %q, %v", buf[:n], err)
 	}
 	pw.Close()
+}
+
+// TestCatchStderr: a STDERR record with a catch string fails the header
+// read with ErrInvalidHeader, as nginx's fastcgi_catch_stderr makes the
+// response invalid; after the header, and without a match, stderr is
+// only reported.
+func TestCatchStderr(t *testing.T) {
+	for _, tt := range []struct {
+		name    string
+		data    []byte
+		bufSize int
+		caught  bool
+	}{
+		{"before the header", join(stderr("PHP message: DB ERROR: gone\n"), stdout("X-A: 1\r\n\r\nbody"), end(0)), 0, true},
+		{"trailing dots do not count", join(stderr("PHP message: DB ERROR."), stdout("X-A: 1\r\n\r\nbody"), end(0)), 0, false},
+		{"no match", join(stderr("PHP message: notice"), stdout("X-A: 1\r\n\r\nbody"), end(0)), 0, false},
+		{"inside the header", join(stdout("X-A: 1\r\n"), stderr("DB ERROR: x"), stdout("\r\nbody"), end(0)), 0, true},
+		{"a record larger than the buffer", join(stderr(strings.Repeat("x", 5000)+"DB ERROR: x"), stdout("X-A: 1\r\n\r\nbody"), end(0)), 4096, true},
+		{"after the header", join(stdout("X-A: 1\r\n\r\nbody"), stderr("DB ERROR: late"), end(0)), 0, false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			var seen []string
+			r := streamResponse(tt.data, tt.bufSize, func(b []byte) { seen = append(seen, string(b)) })
+			r.stream.catch = []string{"DB ERROR:", "DB ERROR."}
+			err := r.readHead()
+			if caught := errors.Is(err, ErrInvalidHeader); caught != tt.caught {
+				t.Fatalf("readHead: %v, caught %v, want %v", err, caught, tt.caught)
+			}
+			if tt.caught {
+				if len(seen) != 1 {
+					t.Errorf("stderr reported %q, want the record once", seen)
+				}
+				return
+			}
+			if body, err := io.ReadAll(r.Body); err != nil || string(body) != "body" {
+				t.Errorf("body %q, %v", body, err)
+			}
+		})
+	}
 }

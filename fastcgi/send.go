@@ -146,7 +146,7 @@ func (r *Response) attach(ctx context.Context, cn *conn, req *Request) {
 	r.Status, r.StatusImplied, r.Reason, r.Header, r.pending = 0, false, nil, r.Header[:0], nil
 	cn.canceled.Store(false)
 	cn.deadlineSet = false
-	r.stream.reset(cn.br, req.Stderr)
+	r.stream.reset(cn.br, req.Stderr, req.CatchStderr)
 	if ctx.Done() != nil {
 		r.stop = context.AfterFunc(ctx, cn.cancelFn)
 	}

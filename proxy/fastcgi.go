@@ -437,6 +437,9 @@ type fcgiCall struct {
 	req fastcgi.Request
 	rt  *runtime
 	r   *Request
+	// inBody is set once the response header is in: stderr is then
+	// logged "while reading upstream", as nginx words it.
+	inBody bool
 }
 
 var fcgiCalls = sync.Pool{New: func() any {
@@ -447,7 +450,11 @@ var fcgiCalls = sync.Pool{New: func() any {
 
 // stderr logs what PHP wrote to FCGI_STDERR as nginx does.
 func (c *fcgiCall) stderr(msg []byte) {
-	c.rt.log.errorf(c.r, "FastCGI sent in stderr: \"%s\" while reading response header from upstream, upstream: \"fastcgi://%s\"", msg, c.r.up.last().addr)
+	while := "reading response header from upstream"
+	if c.inBody {
+		while = "reading upstream"
+	}
+	c.rt.log.errorf(c.r, "FastCGI sent in stderr: \"%s\" while %s, upstream: \"fastcgi://%s\"", msg, while, c.r.up.last().addr)
 }
 
 // fastcgi forwards the request to the location's backend.
@@ -493,13 +500,14 @@ func (rt *runtime) fastcgi(r *Request) (step, int) {
 		}
 		req.Params.Reset()
 		req.Body = nil
-		call.rt, call.r = nil, nil
+		call.rt, call.r, call.inBody = nil, nil, false
 		fcgiCalls.Put(call)
 	}()
 	rt.buildParams(r, &req.Params)
 	req.NonIdempotent = nonIdempotent(r.Method) && !slices.Contains(l.FastCGI.NextUpstream, "non_idempotent")
 	req.ConnectTimeout, req.SendTimeout, req.ReadTimeout = l.FastCGI.ConnectTimeout, l.FastCGI.SendTimeout, l.FastCGI.ReadTimeout
 	req.QueueTimeout = l.FastCGI.ConnectTimeout
+	req.CatchStderr = l.FastCGI.CatchStderr
 	if l.FastCGI.PassRequestBody && body != nil {
 		req.Body = body
 	}
@@ -508,6 +516,7 @@ func (rt *runtime) fastcgi(r *Request) (step, int) {
 	if status != 0 {
 		return stepDone, status
 	}
+	call.inBody = true
 	return rt.fastcgiResponse(r, b, srv, resp)
 }
 
@@ -549,7 +558,10 @@ func (rt *runtime) roundTrip(r *Request, b *backend, req *fastcgi.Request, body 
 		}
 		status, what := fastcgiErrorStatus(err)
 		t.status, t.responseTime = status, end.Sub(t.start)
-		rt.log.errorf(r, "%s (%v) while %s, upstream: \"fastcgi://%s\"", what, err, "reading response header from upstream", srv.addr)
+		if !errors.Is(err, fastcgi.ErrStderrCaught) {
+			// nginx logs nothing more than the stderr line it caught.
+			rt.log.errorf(r, "%s (%v) while %s, upstream: \"fastcgi://%s\"", what, err, "reading response header from upstream", srv.addr)
+		}
 		srv.fail(now)
 		// Like nginx, a POST, LOCK or PATCH that may have reached a
 		// server goes to no other unless "non_idempotent" says so.

@@ -36,8 +36,9 @@ type ErrorLog struct {
 }
 
 type errorOut struct {
-	w     zapcore.WriteSyncer
-	level conf.Level
+	w      zapcore.WriteSyncer // nil for a syslog destination
+	syslog *syslogPeer
+	level  conf.Level
 }
 
 // NewErrorLog opens the error logs of a plan (or stderr when paths are
@@ -46,6 +47,10 @@ func NewErrorLog(logs []conf.ErrorLog, files *logFiles) (*ErrorLog, error) {
 	el := &ErrorLog{now: time.Now, pid: strconv.Itoa(os.Getpid()), files: files}
 	var outs []errorOut
 	for _, l := range logs {
+		if l.Syslog != nil {
+			outs = append(outs, errorOut{syslog: files.syslog(l.Syslog), level: l.Level})
+			continue
+		}
 		w, err := files.open(l.Path, false)
 		if err != nil {
 			return nil, err
@@ -115,7 +120,13 @@ func (l *ErrorLog) write(level conf.Level, conn uint64, msg string) {
 	b.AppendString(msg)
 	b.AppendByte('\n')
 	for _, o := range l.outputs() {
-		if level <= o.level {
+		switch {
+		case level > o.level:
+		case o.syslog != nil:
+			// The message is the whole line, nginx's time and level
+			// included, without its line feed; its severity is its level.
+			_ = o.syslog.send(int(level), b.Bytes()[:b.Len()-1])
+		default:
 			_, _ = o.w.Write(b.Bytes())
 		}
 	}
@@ -182,6 +193,10 @@ type logFiles struct {
 	// [alert]); nil drops the report.
 	alert func(msg string)
 	now   func() time.Time
+	// syslogs are the syslog destinations by target text (syslog.go).
+	syslogs map[string]*syslogPeer
+	// paths are the files of logs with variables in their path (logpath.go).
+	paths pathLogs
 }
 
 func newLogFiles(now func() time.Time) *logFiles {
@@ -267,7 +282,7 @@ func (fs *logFiles) open(path string, buffered bool) (zapcore.WriteSyncer, error
 	if lf := fs.files[key]; lf != nil {
 		return lf.out, nil
 	}
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	f, err := openLogFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("open() \"%s\" failed (%v)", path, unwrapPathErr(err))
 	}
@@ -290,6 +305,7 @@ func unwrapPathErr(err error) error {
 
 // Reopen reopens every file (after logrotate moved them away).
 func (fs *logFiles) Reopen() error {
+	fs.paths.closeAll()
 	fs.mu.Lock()
 	defer fs.mu.Unlock()
 	var first error
@@ -297,7 +313,7 @@ func (fs *logFiles) Reopen() error {
 		if lf.buffered != nil {
 			_ = lf.buffered.Sync()
 		}
-		f, err := os.OpenFile(lf.path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+		f, err := openLogFile(lf.path)
 		if err != nil {
 			if first == nil {
 				first = err
@@ -315,6 +331,7 @@ func (fs *logFiles) Reopen() error {
 
 // Close flushes and closes every file.
 func (fs *logFiles) Close() {
+	fs.paths.closeAll()
 	fs.mu.Lock()
 	defer fs.mu.Unlock()
 	for _, lf := range fs.files {
@@ -324,6 +341,10 @@ func (fs *logFiles) Close() {
 		lf.f.Close()
 	}
 	fs.files = map[string]*logFile{}
+	for _, p := range fs.syslogs {
+		p.close()
+	}
+	fs.syslogs = nil
 }
 
 // Flush writes out buffered lines.
@@ -350,14 +371,23 @@ func (rt *runtime) accessLog(r *Request) {
 				continue
 			}
 		}
-		w := rt.accessWriters[al]
-		if w == nil {
-			continue
-		}
 		b := bufPool.Get()
 		rt.appendLogLine(b, r, al.Format)
-		b.AppendByte('\n')
-		_, _ = w.Write(b.Bytes())
+		switch {
+		case al.Syslog != nil:
+			// A syslog message has no line feed.
+			if err := rt.accessSyslogs[al].send(-1, b.Bytes()); err != nil {
+				rt.log.logf(r, conf.LevelWarn, "send() to syslog failed while logging request")
+			}
+		case !al.Path.Static:
+			b.AppendByte('\n')
+			rt.writePathLog(r, al, b.Bytes())
+		default:
+			if w := rt.accessWriters[al]; w != nil {
+				b.AppendByte('\n')
+				_, _ = w.Write(b.Bytes())
+			}
+		}
 		b.Free()
 	}
 }
@@ -421,8 +451,11 @@ func appendDefaultEscaped(b *buffer.Buffer, s string) {
 	}
 }
 
+// appendJSONEscaped escapes as nginx's ngx_escape_json does (the same
+// rules as appendNginxJSONEscaped, on a log buffer): other control bytes
+// are \u00XX with upper-case hex.
 func appendJSONEscaped(b *buffer.Buffer, s string) {
-	const hex = "0123456789abcdef"
+	const hex = "0123456789ABCDEF"
 	for i := 0; i < len(s); i++ {
 		c := s[i]
 		switch c {

@@ -15,7 +15,7 @@
 //  6. access             allow/deny (403)
 //  7. try_files          files, directories, =code, @named, a final URI
 //  8. content            return text | fastcgi_pass | stub_status | static
-//     files with index (static.go)
+//     files with index, or autoindex's listing (static.go, autoindex.go)
 //  9. header filters     not-modified, add_header/expires, charset, gzip,
 //     ranges (filters.go), in nginx's filter order
 //  10. log               access_log, once the body is out (accesslog.go)

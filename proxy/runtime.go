@@ -6,6 +6,7 @@ package proxy
 
 import (
 	"os"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -29,6 +30,8 @@ type runtime struct {
 	now      func() time.Time
 
 	accessWriters map[*conf.AccessLog]zapcore.WriteSyncer
+	accessSyslogs map[*conf.AccessLog]*syslogPeer
+	logFiles      *logFiles
 	stats         *Stats
 	backends      *backends
 
@@ -49,10 +52,14 @@ func newRuntime(plan *conf.Plan, shared *shared) (*runtime, error) {
 		log:           requestLog{shared.errLog},
 		now:           shared.now,
 		accessWriters: map[*conf.AccessLog]zapcore.WriteSyncer{},
+		accessSyslogs: map[*conf.AccessLog]*syslogPeer{},
+		logFiles:      shared.logFiles,
 		stats:         shared.stats,
 		fpm:           shared.fpm,
 	}
-	rt.hostname, _ = os.Hostname()
+	// $hostname is lowercased, as nginx's cycle->hostname is.
+	host, _ := os.Hostname()
+	rt.hostname = strings.ToLower(host)
 	if plan.HTTP == nil {
 		return rt, nil
 	}
@@ -64,11 +71,18 @@ func newRuntime(plan *conf.Plan, shared *shared) (*runtime, error) {
 				continue
 			}
 			seen[al] = true
-			w, err := shared.logFiles.open(al.Path.Raw, true)
-			if err != nil {
-				return err
+			switch {
+			case al.Syslog != nil:
+				rt.accessSyslogs[al] = shared.logFiles.syslog(al.Syslog)
+			case !al.Path.Static:
+				// A path with variables is opened per line (logpath.go).
+			default:
+				w, err := shared.logFiles.open(al.Path.Raw, true)
+				if err != nil {
+					return err
+				}
+				rt.accessWriters[al] = w
 			}
-			rt.accessWriters[al] = w
 		}
 		for _, op := range l.Rewrite {
 			if err := walkOps(op, walk); err != nil {

@@ -3,7 +3,8 @@
 // (ngx_http_try_files_handler, ngx_http_index_handler,
 // ngx_http_static_handler): a directory without its slash is a 301 to the
 // slash form, a missing file a 404, an unreadable one a 403, a directory
-// with no index file a 403, a method other than GET/HEAD a 405.
+// with no index file a 403 (or its listing with autoindex, autoindex.go),
+// a method other than GET/HEAD a 405.
 package proxy
 
 import (
@@ -155,6 +156,11 @@ func (rt *runtime) index(r *Request) (step, int) {
 			rt.log.errorf(r, "\"%s\" is not found (2: No such file or directory)", dirPath)
 		}
 		return stepDone, 404
+	}
+	// nginx's content phase: the index module declined, autoindex (GET
+	// and HEAD only) lists the directory, else the phase ends in 403.
+	if l.Autoindex && (r.Method == "GET" || r.Method == "HEAD") {
+		return stepDone, rt.autoindex(r, dirPath)
 	}
 	rt.log.errorf(r, "directory index of \"%s\" is forbidden", dirPath)
 	return stepDone, 403

@@ -83,6 +83,61 @@ var configErrors = []struct {
 		nginxWant: `unknown "foo" variable`,
 	},
 	{
+		name: "autoindex_format value",
+		conf: "events {}\nhttp {\n    autoindex_format yaml;\n}\n",
+		want: `invalid value "yaml" in {CONF}:3`,
+	},
+	{
+		name: "syslog without server",
+		conf: "events {}\nhttp {\n    access_log syslog:facility=local7;\n}\n",
+		want: `no syslog server specified in {CONF}:3`,
+	},
+	{
+		name: "syslog facility",
+		conf: "events {}\nhttp {\n    access_log syslog:server=127.0.0.1,facility=foo;\n}\n",
+		want: `unknown syslog facility "foo" in {CONF}:3`,
+	},
+	{
+		name: "syslog severity",
+		conf: "events {}\nhttp {\n    error_log syslog:server=127.0.0.1,severity=warning;\n}\n",
+		want: `unknown syslog severity "warning" in {CONF}:3`,
+	},
+	{
+		name: "syslog tag",
+		conf: "events {}\nhttp {\n    access_log syslog:server=127.0.0.1,tag=a-b;\n}\n",
+		want: `syslog "tag" only allows alphanumeric characters and underscore in {CONF}:3`,
+	},
+	{
+		name: "syslog parameter",
+		conf: "events {}\nhttp {\n    access_log syslog:server=127.0.0.1,bogus;\n}\n",
+		want: `unknown syslog parameter "bogus" in {CONF}:3`,
+	},
+	{
+		name: "syslog duplicate server",
+		conf: "events {}\nhttp {\n    access_log syslog:server=127.0.0.1,server=127.0.0.2;\n}\n",
+		want: `duplicate syslog "server" in {CONF}:3`,
+	},
+	{
+		name: "syslog buffered",
+		conf: "events {}\nhttp {\n    access_log syslog:server=127.0.0.1 combined buffer=4k;\n}\n",
+		want: `logs to syslog cannot be buffered in {CONF}:3`,
+	},
+	{
+		name: "buffered variable path",
+		conf: "events {}\nhttp {\n    access_log logs/$host.log combined buffer=4k;\n}\n",
+		want: `buffered logs cannot have variables in name in {CONF}:3`,
+	},
+	{
+		name: "open_log_file_cache max",
+		conf: "events {}\nhttp {\n    open_log_file_cache inactive=20s;\n}\n",
+		want: `"open_log_file_cache" must have "max" parameter in {CONF}:3`,
+	},
+	{
+		name: "open_log_file_cache parameter",
+		conf: "events {}\nhttp {\n    open_log_file_cache max=x;\n}\n",
+		want: `invalid "open_log_file_cache" parameter "max=x" in {CONF}:3`,
+	},
+	{
 		name: "unexpected brace",
 		conf: "events {}\nhttp {\n    server {\n    }\n}\n}\n",
 		want: `unexpected "}" in {CONF}:6`,

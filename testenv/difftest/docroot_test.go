@@ -2,7 +2,7 @@
 // each type the seed's asset block names, a 100 KiB text file for ranges
 // and gzip, a 300 KiB file that edge sends from disk instead of memory,
 // directories with and without an index, names with spaces, "%", "+" and
-// UTF-8, error pages, PHP scripts that print what they were given, and a
+// UTF-8, a directory to list (corpus_autoindex_test.go), error pages, PHP scripts that print what they were given, and a
 // file outside the docroot that traversal attempts aim at.
 
 package difftest
@@ -163,6 +163,7 @@ func buildDocroot(t *testing.T, root, outside string) {
 	if err := os.Chmod(filepath.Join(root, "exec.sh"), 0o755); err != nil {
 		t.Fatalf("difftest: %v", err)
 	}
+	buildListing(t, root)
 	writeFile(t, filepath.Join(outside, "secret.txt"), "outside the docroot\n", 0o644)
 }
 
