@@ -33,7 +33,7 @@ deps_pkgs_test=("${deps_pkgs_run[@]}" nginx php8.2-mysql php8.2-curl php8.2-gd
 	mariadb-server wordpress wordpress-theme-twentytwentythree testssl.sh chromium
 	# nginx's own test suite (testenv/nginxtests): its Perl modules, and the
 	# dynamic modules Debian's nginx is built with, which the suite loads
-	perl libfcgi-perl libio-socket-ssl-perl libnet-ssleay-perl
+	perl libfcgi-perl libio-socket-ssl-perl libnet-ssleay-perl libprotocol-websocket-perl
 	libnginx-mod-http-geoip libnginx-mod-http-image-filter libnginx-mod-http-perl
 	libnginx-mod-http-xslt-filter libnginx-mod-mail libnginx-mod-stream
 	libnginx-mod-stream-geoip)

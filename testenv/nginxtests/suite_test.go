@@ -2,7 +2,8 @@
 // nginx's BSD-licensed Perl tests, kept beside the repository and used from
 // there) against edge and, in the same run, against Debian's nginx, and
 // prints how many cases each passes (issue 14). The files are those of
-// TIER_A, the ones that cover what edge claims today.
+// TIER_A, the ones that cover what edge claims today, and of TIER_MODULES,
+// those of the modules wave 2 adds.
 //
 // A case that edge passed once is listed in testdata/edge-pass.txt; the
 // test fails when one of them fails. A case that passes and is not listed
@@ -56,9 +57,18 @@ type server struct {
 func TestNginxSuite(t *testing.T) {
 	root := testenv.RepoRoot(t)
 	suite := filepath.Join(filepath.Dir(root), "shared", "nginx-tests")
-	files := readTier(t, filepath.Join(suite, "TIER_A"))
+	tiers := []struct{ name, list string }{
+		{"Tier A", "TIER_A"},             // what edge claims today
+		{"Tier modules", "TIER_MODULES"}, // the modules wave 2 adds
+	}
+	tierFiles := make([][]string, len(tiers))
+	var files []string
+	for i, tier := range tiers {
+		tierFiles[i] = readTier(t, filepath.Join(suite, tier.list))
+		files = append(files, tierFiles[i]...)
+	}
 	perl := testenv.Binary(t, "perl", "perl")
-	for _, mod := range []string{"FCGI", "IO::Socket::SSL", "Net::SSLeay"} {
+	for _, mod := range []string{"FCGI", "IO::Socket::SSL", "Net::SSLeay", "Protocol::WebSocket"} {
 		if out, err := exec.Command(perl, "-M"+mod, "-e", "1").CombinedOutput(); err != nil {
 			t.Fatalf("nginxtests: the Perl module %s is missing (./scripts/deps.sh test installs it): %s", mod, out)
 		}
@@ -105,18 +115,20 @@ func TestNginxSuite(t *testing.T) {
 	wg.Wait()
 
 	edge, nginx := results[0], results[1]
-	var report strings.Builder
-	fmt.Fprintf(&report, "%-26s %11s %11s  %s\n", "file", "edge", "nginx", "edge skipped because")
-	var totalCases, edgeTotal, nginxTotal int
-	for _, f := range files {
-		plan := max(edge[f].plan, nginx[f].plan, sourcePlan(filepath.Join(suite, f)))
-		totalCases += plan
-		edgeTotal += len(edge[f].passed)
-		nginxTotal += len(nginx[f].passed)
-		fmt.Fprintf(&report, "%-26s %5d/%-5d %5d/%-5d  %s\n", f, len(edge[f].passed), plan, len(nginx[f].passed), plan, edge[f].skipped)
+	for i, tier := range tiers {
+		var report strings.Builder
+		fmt.Fprintf(&report, "%-26s %11s %11s  %s\n", "file", "edge", "nginx", "edge skipped because")
+		var totalCases, edgeTotal, nginxTotal int
+		for _, f := range tierFiles[i] {
+			plan := max(edge[f].plan, nginx[f].plan, sourcePlan(filepath.Join(suite, f)))
+			totalCases += plan
+			edgeTotal += len(edge[f].passed)
+			nginxTotal += len(nginx[f].passed)
+			fmt.Fprintf(&report, "%-26s %5d/%-5d %5d/%-5d  %s\n", f, len(edge[f].passed), plan, len(nginx[f].passed), plan, edge[f].skipped)
+		}
+		t.Logf("nginx's test suite, %s (%s):\n%s", tier.name, tier.list, report.String())
+		t.Logf("NGINX-TESTS %s: edge passes %d of %d cases in %d files, Debian's nginx %d", tier.name, edgeTotal, totalCases, len(tierFiles[i]), nginxTotal)
 	}
-	t.Logf("nginx's test suite, Tier A:\n%s", report.String())
-	t.Logf("NGINX-TESTS: edge passes %d of %d cases in %d files, Debian's nginx %d", edgeTotal, totalCases, len(files), nginxTotal)
 
 	baselinePath := filepath.Join("testdata", "edge-pass.txt")
 	if os.Getenv("EDGE_NGINX_TESTS_UPDATE") == "1" {
@@ -302,7 +314,7 @@ func writeBaseline(t *testing.T, path string, edge map[string]*tap) {
 		return a.n - b.n
 	})
 	var b strings.Builder
-	b.WriteString("# Cases of nginx's test suite (../shared/nginx-tests, TIER_A) that edge\n")
+	b.WriteString("# Cases of nginx's test suite (../shared/nginx-tests, TIER_A and\n# TIER_MODULES) that edge\n")
 	b.WriteString("# passes: a case listed here that fails fails TestNginxSuite.\n")
 	b.WriteString("# Rewritten by EDGE_NGINX_TESTS_UPDATE=1 go test ./testenv/nginxtests.\n")
 	for _, id := range ids {
