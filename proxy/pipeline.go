@@ -60,6 +60,14 @@ func (rt *runtime) handle(r *Request) {
 		rt.log.infof(r, "client sent TRACE method")
 		next = rt.finish(r, 405)
 		r.resp.Close = true
+	} else if r.conn.plainHTTP {
+		// ngx_http_process_request: 497, "400 The plain HTTP request was
+		// sent to HTTPS port", through the server's error_page 497
+		// (commonly "error_page 497 https://$host$request_uri;").
+		rt.log.infof(r, "client sent plain HTTP request to HTTPS port")
+		r.loc = r.srv.Loc
+		next = rt.finish(r, 497)
+		r.resp.Close = true
 	}
 	for next != stepDone {
 		var status int

@@ -69,6 +69,9 @@ type connInfo struct {
 	bodyPreRead bool
 	// waitTimedOut: the connection sent nothing before client_header_timeout.
 	waitTimedOut bool
+	// plainHTTP: the client sent plain HTTP to a TLS port; each request
+	// gets nginx's 497 (handle).
+	plainHTTP bool
 	// reqEnd is where the request being served ends in the bytes read
 	// (headWatch.requestEnd), -1 when unknown.
 	reqEnd int64

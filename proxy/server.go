@@ -6,6 +6,7 @@ package proxy
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"crypto/tls"
 	"errors"
@@ -381,7 +382,16 @@ func (s *Server) serveConn(l *listener, c net.Conn) {
 	rc.init(c, l.network)
 	info.useRaw(&rc.raw)
 	if g.Listen.SSL {
-		tc, err := rt.tlsHandshake(rc, info)
+		tc, first, err := rt.tlsHandshake(rc, info)
+		if errors.Is(err, errPlainHTTP) {
+			// nginx serves a plain HTTP request sent to a TLS port far
+			// enough to answer it with its 497 (handle), which error_page
+			// 497 often turns into a redirect to https.
+			info.plainHTTP = true
+			br := bufio.NewReaderSize(io.MultiReader(bytes.NewReader(first[:]), rc), 4096)
+			s.serveHTTP1(&peekedConn{otherEdgeConn{Conn: rc, info: info}, br})
+			return
+		}
 		if err != nil {
 			c.Close()
 			return
@@ -436,10 +446,7 @@ type (
 	}
 )
 
-func (c *peekedConn) Read(p []byte) (int, error) {
-	n, err := c.r.Read(p)
-	return n, c.info.received(p[:n], err)
-}
+func (c *peekedConn) Read(p []byte) (int, error) { return c.info.read(c.r, p) }
 
 func (c *tlsEdgeConn) Handshake() error                     { return c.tc.Handshake() }
 func (c *tlsEdgeConn) ConnectionState() tls.ConnectionState { return c.tc.ConnectionState() }

@@ -14,6 +14,7 @@ import (
 	"context"
 	"crypto/tls"
 	"errors"
+	"io"
 	"net"
 	"strings"
 	"time"
@@ -158,32 +159,62 @@ func sniHost(name string) string {
 }
 
 // tlsHandshake runs the server side of a TLS handshake within the
-// default server's client_header_timeout (nginx's limit for it too).
-func (rt *runtime) tlsHandshake(c net.Conn, info *connInfo) (*tls.Conn, error) {
+// default server's client_header_timeout (nginx's limit for it too). It
+// reads the first byte itself, and returns it with errPlainHTTP when the
+// client speaks plain HTTP.
+func (rt *runtime) tlsHandshake(c net.Conn, info *connInfo) (tc *tls.Conn, first [1]byte, err error) {
 	g := info.group
 	var tg *tlsGroup
 	if rt.tls != nil {
 		tg = rt.tls.groups[g.Listen.Network+" "+g.Listen.Addr]
 	}
 	if tg == nil {
-		return nil, errors.New("proxy: TLS is not configured for " + g.Listen.Addr)
+		return nil, first, errors.New("proxy: TLS is not configured for " + g.Listen.Addr)
 	}
-	tc := tls.Server(c, tg.config)
 	timeout := tg.handshakeTimeout
 	if timeout <= 0 {
 		timeout = 60 * time.Second
 	}
 	_ = c.SetDeadline(time.Now().Add(timeout))
-	err := tc.HandshakeContext(context.Background())
-	_ = c.SetDeadline(time.Time{})
-	if err != nil {
+	defer c.SetDeadline(time.Time{})
+	// The first byte tells TLS from plain HTTP, as nginx tells them
+	// (ngx_http_ssl_handshake): a handshake record starts with 0x16, an
+	// SSLv2-style hello has the top bit set; anything else is a plain
+	// request sent to a TLS port.
+	if _, err := io.ReadFull(c, first[:]); err != nil {
+		return nil, first, err
+	}
+	if first[0] != 0x16 && first[0]&0x80 == 0 {
+		return nil, first, errPlainHTTP
+	}
+	tc = tls.Server(&replayConn{Conn: c, first: first[0], pending: true}, tg.config)
+	if err = tc.HandshakeContext(context.Background()); err != nil {
 		if rt.errLog.Enabled(conf.LevelInfo) {
 			rt.errLog.Logf(conf.LevelInfo, "TLS handshake failed (%v) while SSL handshaking, client: %s, server: %s",
 				err, info.remote.Addr(), g.Listen.Addr)
 		}
-		return nil, err
+		return nil, first, err
 	}
-	return tc, nil
+	return tc, first, nil
+}
+
+// errPlainHTTP: the client sent plain HTTP to a TLS port (tlsHandshake).
+var errPlainHTTP = errors.New("proxy: plain HTTP request sent to a TLS port")
+
+// replayConn gives the TLS engine the first byte tlsHandshake read to
+// tell TLS from plain HTTP, then reads the connection.
+type replayConn struct {
+	net.Conn
+	first   byte
+	pending bool
+}
+
+func (c *replayConn) Read(p []byte) (int, error) {
+	if c.pending && len(p) > 0 {
+		p[0], c.pending = c.first, false
+		return 1, nil
+	}
+	return c.Conn.Read(p)
 }
 
 // tlsCommitted runs once the runtime serves (after the listeners are

@@ -8,6 +8,7 @@ package proxy
 
 import (
 	"bufio"
+	"bytes"
 	"crypto/rand"
 	"crypto/tls"
 	"crypto/x509"
@@ -529,3 +530,49 @@ func benchHandshakes(b *testing.B, cfg *tls.Config, roots *x509.CertPool) {
 
 // tlsTestLogLevel is the error_log level of the test sites.
 var tlsTestLogLevel = "warn"
+
+// TestTLSPortPlainHTTP: a plain HTTP request to a TLS port gets nginx's
+// 497, "400 The plain HTTP request was sent to HTTPS port", and closes;
+// error_page 497 turns it into a redirect, the usual way to send such
+// clients to https. TLS clients on the same port are served as before.
+func TestTLSPortPlainHTTP(t *testing.T) {
+	s := newTLSSite(t)
+	s.start(t, twoServers+`
+server {
+    listen 127.0.0.1:{{PORT2}} ssl;
+    server_name example.com;
+    ssl_certificate ec.crt; ssl_certificate_key ec.key;
+    error_page 497 https://$host:{{PORT2}}$request_uri;
+    root html;
+}
+`)
+	plain := func(port int, req string) *http.Response {
+		t.Helper()
+		c, err := net.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", port))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		c.SetDeadline(time.Now().Add(10 * time.Second))
+		io.WriteString(c, req)
+		resp, err := http.ReadResponse(bufio.NewReader(c), nil)
+		if err != nil {
+			t.Fatalf("reading the answer to %q: %v", req, err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body = io.NopCloser(bytes.NewReader(body))
+		return resp
+	}
+	resp := plain(s.port, "GET / HTTP/1.1\r\nHost: example.com\r\n\r\n")
+	body, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != 400 || !resp.Close || !bytes.Contains(body, []byte("<center>The plain HTTP request was sent to HTTPS port</center>")) {
+		t.Errorf("plain HTTP to the TLS port: %d close=%v %q", resp.StatusCode, resp.Close, body)
+	}
+	resp = plain(s.port2, "GET /a?b=1 HTTP/1.1\r\nHost: example.com\r\n\r\n")
+	if want := fmt.Sprintf("https://example.com:%d/a?b=1", s.port2); resp.StatusCode != 302 || resp.Header.Get("Location") != want {
+		t.Errorf("error_page 497: %d Location %q, want 302 %q", resp.StatusCode, resp.Header.Get("Location"), want)
+	}
+	if cs := s.dial(t, s.port, &tls.Config{ServerName: "example.com"}); !cs.HandshakeComplete {
+		t.Error("the TLS handshake did not complete")
+	}
+}
