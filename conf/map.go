@@ -15,14 +15,23 @@ func init() {
 	register(&spec{name: "map", ctx: ctxHTTP, args: take2 | isBlock, multi: true, set: setMap})
 }
 
-func setMap(c *compiler, f *frame, d *Directive) error {
-	dest := d.Args[1]
-	if !strings.HasPrefix(dest, "$") || len(dest) < 2 {
-		return emergf(d, "invalid variable name \"%s\"", dest)
+// newVarName reads the variable a map or split_clients defines: "$name",
+// returned lowercased without its "$", never a builtin's.
+func newVarName(d *Directive, arg string) (string, error) {
+	if !strings.HasPrefix(arg, "$") || len(arg) < 2 {
+		return "", emergf(d, "invalid variable name \"%s\"", arg)
 	}
-	dest = strings.ToLower(dest[1:])
-	if _, builtin := builtinVars[dest]; builtin {
-		return emergf(d, "the duplicate \"%s\" variable", dest)
+	name := strings.ToLower(arg[1:])
+	if _, builtin := builtinVars[name]; builtin {
+		return "", emergf(d, "the duplicate \"%s\" variable", name)
+	}
+	return name, nil
+}
+
+func setMap(c *compiler, f *frame, d *Directive) error {
+	dest, err := newVarName(d, d.Args[1])
+	if err != nil {
+		return err
 	}
 	if slot, ok := c.slots[dest]; ok && c.slotMaps[slot] != nil {
 		return emergf(d, "the duplicate \"%s\" variable", dest)
@@ -98,6 +107,9 @@ func setMap(c *compiler, f *frame, d *Directive) error {
 // matched, the regex (whose captures the caller binds). A nil script means
 // the empty string (no default given).
 func (m *Map) Find(v string) (*Script, *Regex) {
+	if m.Split != nil {
+		return m.split(v), nil
+	}
 	lv := strings.ToLower(v)
 	if m.Hostnames {
 		lv = strings.TrimSuffix(lv, ".")

@@ -25,6 +25,9 @@ type Directive struct {
 	// HasBlock is true when the directive was followed by "{ ... }" (Block
 	// may still be empty).
 	HasBlock bool
+	// EndLine is the line of the block's "}", where nginx reports what a
+	// block handler finds wrong once the whole block is read.
+	EndLine int
 }
 
 // SourceFile is one file read while parsing, kept for "edge -T".
@@ -201,6 +204,7 @@ func (p *parser) parseBlock(lx *lexer, depth int) ([]*Directive, tokenKind, erro
 			if err != nil {
 				return nil, 0, err
 			}
+			d.EndLine = lx.line
 			if d.Block == nil {
 				d.Block = []*Directive{}
 			}

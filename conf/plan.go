@@ -402,6 +402,9 @@ type Map struct {
 	WildPrefix []MapWild
 	WildSuffix []MapWild
 	Regexes    []MapRegex
+	// Split, when not nil, makes the map a split_clients block (split.go):
+	// the value is that of the part the key's hash falls in.
+	Split []SplitPart
 }
 
 // MapWild is a hostnames wildcard entry of a map.

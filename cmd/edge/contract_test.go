@@ -60,6 +60,16 @@ var configErrors = []struct {
 	nginxWant string
 }{
 	{
+		name: "split_clients over 100%",
+		conf: "events {}\nhttp {\n    split_clients $remote_addr $v {\n        60% a;\n        50% b;\n    }\n}\n",
+		want: `percent total is greater than 100% in {CONF}:6`,
+	},
+	{
+		name: "split_clients percent",
+		conf: "events {}\nhttp {\n    split_clients $remote_addr $v {\n        0.555% a;\n    }\n}\n",
+		want: `invalid percent value "0.555%" in {CONF}:4`,
+	},
+	{
 		name: "unknown directive",
 		conf: "events {}\nhttp {\n    server {\n        location / {\n            fastcgi_pas 127.0.0.1:9000;\n        }\n    }\n}\n",
 		want: `unknown directive "fastcgi_pas" in {CONF}:5`,

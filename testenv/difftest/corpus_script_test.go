@@ -31,6 +31,19 @@ map $arg_v $by_arg {
     ""      empty;
 }
 
+# split_clients (issue 15): the same key must land in the same part
+split_clients "${arg_k}salt" $variant {
+    0.5%   .one;
+    2.0%   .two;
+    33.33% three;
+    50%    "$four";
+    *      "";
+}
+split_clients $arg_k $half {
+    50% a;
+    50% b;
+}
+
 map $arg_k $chained {
     default "k=$arg_k via $by_arg";
     x       "literal-x";
@@ -50,6 +63,7 @@ server {
     location /map/ { return 200 "by_uri=$by_uri name=$name\n"; }
     location = /host { return 200 "by_host=$by_host\n"; }
     location = /arg { return 200 "by_arg=$by_arg chained=$chained\n"; }
+    location = /split { return 200 "variant=$variant half=$half\n"; }
 
     location = /set/basic {
         set $a "hello";
@@ -98,7 +112,7 @@ server {
 var _ = addScenario(scenario{
 	name: "script",
 	http: scriptHTTP,
-	cases: []reqCase{
+	cases: append(splitCases(), []reqCase{
 		get("map_exact_a", "/map/a"),
 		get("map_exact_b", "/map/b"),
 		get("map_default", "/map/zzz"),
@@ -169,5 +183,17 @@ var _ = addScenario(scenario{
 		get("if_cookie_not", "/if/cookie", "Cookie: session=abcd"),
 		get("if_header", "/if/header", "X-Test: ON"),
 		get("if_header_not", "/if/header"),
-	},
+	}...),
 })
+
+// splitCases sends keys of every length class through both split_clients
+// blocks: the parts they land in depend on nginx's MurmurHash2 alone.
+func splitCases() []reqCase {
+	var out []reqCase
+	for _, k := range []string{"", "a", "ab", "abc", "abcd", "abcde", "client-1", "client-2", "client-3",
+		"192.168.0.1", "10.0.0.7", "user%3D42", "x", "yy", "zzz", "0", "1", "2", "3", "4", "5", "6", "7", "8", "9",
+		"longer-key-with-many-bytes-0123456789", "%C3%A9t%C3%A9"} {
+		out = append(out, get("split_"+k, "/split?k="+k))
+	}
+	return out
+}
