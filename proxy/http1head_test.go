@@ -537,6 +537,13 @@ http {
     }
 }
 `)
+	return servePlan(t, plan)
+}
+
+// servePlan serves a plan whose one listen is 127.0.0.1:8080 on a free
+// port instead, until the test ends, and returns the address.
+func servePlan(t *testing.T, plan *conf.Plan) string {
+	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)

@@ -54,16 +54,7 @@ http {
 		mu.Unlock()
 	}
 	defer func() { writeHook = nil }()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := NewServer(Options{ErrorLog: &ErrorLog{now: time.Now}, Listeners: map[string]net.Listener{"tcp 127.0.0.1:8080": ln}})
-	if err := s.Apply(plan); err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	c, err := net.Dial("tcp", ln.Addr().String())
+	c, err := net.Dial("tcp", servePlan(t, plan))
 	if err != nil {
 		t.Fatal(err)
 	}
