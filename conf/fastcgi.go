@@ -71,8 +71,8 @@ type FastCGIPass struct {
 // name (network ""), which names an upstream{} or fpm_pool{}. A bad port
 // is an error worded as nginx's.
 func ParseFastCGITarget(a string) (network, address string, err error) {
-	if path, ok := strings.CutPrefix(a, "unix:"); ok {
-		return "unix", path, nil
+	if len(a) >= 5 && strings.EqualFold(a[:5], "unix:") {
+		return "unix", a[5:], nil
 	}
 	h, port, serr := net.SplitHostPort(a)
 	if serr != nil {

@@ -14,7 +14,6 @@ package proxy
 import (
 	"bytes"
 	"errors"
-	"fmt"
 	"io"
 	"net"
 	"os"
@@ -80,15 +79,16 @@ type backends struct {
 	// byTarget holds the backends by target and fastcgi_keep_conn
 	// ("php|true"): those of every fastcgi_pass without variables, and
 	// those that a fastcgi_pass with variables named, made on first use
-	// (forTarget); dynamic counts the latter.
+	// (forTarget); dynamic counts the addresses among the latter.
 	mu       sync.Mutex
 	byTarget map[string]*backend
 	dynamic  int
 }
 
-// maxDynamicTargets bounds the backends fastcgi_pass with variables make
-// (forTarget): each keeps clients and counters for the runtime's life,
-// and a variable may come from the request.
+// maxDynamicTargets bounds the backends fastcgi_pass with variables keep
+// for addresses (forTarget): each keeps clients and counters for the
+// runtime's life, and a variable may come from the request. Past it, a
+// new address is served by a backend made for the one request.
 const maxDynamicTargets = 256
 
 // targetError is why a fastcgi_pass with variables has no backend: the
@@ -107,8 +107,9 @@ type targetError struct {
 func (bs *backends) forTarget(target string, f *conf.FastCGI) (*backend, *targetError) {
 	key := target + "|" + strconv.FormatBool(f.KeepConn)
 	bs.mu.Lock()
-	defer bs.mu.Unlock()
-	if b := bs.byTarget[key]; b != nil {
+	b := bs.byTarget[key]
+	bs.mu.Unlock()
+	if b != nil {
 		return b, nil
 	}
 	if target == "" {
@@ -118,31 +119,76 @@ func (bs *backends) forTarget(target string, f *conf.FastCGI) (*backend, *target
 	if err != nil {
 		return nil, &targetError{500, err.Error()}
 	}
+	if network == "unix" && address == "" {
+		return nil, &targetError{500, "no path in the unix domain socket in upstream \"" + target + "\""}
+	}
 	p := &conf.FastCGIPass{Raw: target, Network: network, Address: address}
-	host := target
-	if network == "tcp" {
-		host, _, _ = net.SplitHostPort(address)
-	}
-	if network == "" || network == "tcp" && net.ParseIP(host) == nil {
-		p.Network, p.Address = "", ""
-		if p.Upstream = bs.plan.HTTP.Upstreams[host]; p.Upstream == nil {
-			p.Pool = findPool(bs.plan.HTTP.Pools, host)
+	named := false
+	switch host, _, _ := net.SplitHostPort(address); {
+	case network == "":
+		// Only a name without a port is an upstream{}'s (whose port is
+		// none), matched without case as nginx matches it.
+		if p.Upstream = findUpstream(bs.plan.HTTP.Upstreams, target); p.Upstream == nil {
+			p.Pool = findPool(bs.plan.HTTP.Pools, target)
 		}
-		switch {
-		case p.Upstream != nil || p.Pool != nil:
-		case network == "":
+		if p.Upstream == nil && p.Pool == nil {
 			return nil, &targetError{500, "no port in upstream \"" + target + "\""}
-		default:
-			return nil, &targetError{502, "no resolver defined to resolve " + host}
+		}
+		p.Address, named = "", true
+	case network == "tcp" && net.ParseIP(host) == nil:
+		return nil, &targetError{502, "no resolver defined to resolve " + host}
+	}
+	if !named && bs.full() {
+		// A target only the request names: served, but not kept (the
+		// variable may come from the client, and each kept target holds
+		// clients and counters for the plan's life).
+		return oneOffBackend(p, f), nil
+	}
+	// Made outside the lock: a pool's discovery reads /proc.
+	b = makeBackend(p, f, bs.sh, idleBudgets{})
+	bs.mu.Lock()
+	defer bs.mu.Unlock()
+	if old := bs.byTarget[key]; old != nil {
+		return old, nil
+	}
+	bs.byTarget[key] = b
+	if !named {
+		bs.dynamic++
+	}
+	return b, nil
+}
+
+// full reports whether fastcgi_pass with variables made maxDynamicTargets
+// backends for addresses already.
+func (bs *backends) full() bool {
+	bs.mu.Lock()
+	defer bs.mu.Unlock()
+	return bs.dynamic >= maxDynamicTargets
+}
+
+// oneOffBackend serves one request to an address without keeping
+// anything: its client is not shared and keeps no connection, as nginx
+// keeps none to a target outside an upstream{}.
+func oneOffBackend(p *conf.FastCGIPass, f *conf.FastCGI) *backend {
+	c := newClient(p.Network, p.Address, 0, 0, f, fastcgi.NewIdleConns(0))
+	addr := p.Address
+	if p.Network == "unix" {
+		addr = "unix:" + addr
+	}
+	return &backend{name: p.Raw, servers: []*upServer{{addr: addr, client: c, weight: 1, maxFails: 1, failTimeout: 10 * time.Second}}}
+}
+
+// findUpstream returns the upstream{} named name, compared without case.
+func findUpstream(ups map[string]*conf.Upstream, name string) *conf.Upstream {
+	if u := ups[name]; u != nil {
+		return u
+	}
+	for n, u := range ups {
+		if strings.EqualFold(n, name) {
+			return u
 		}
 	}
-	if bs.dynamic >= maxDynamicTargets {
-		return nil, &targetError{502, fmt.Sprintf("fastcgi_pass with variables named more than %d targets; \"%s\" is not used", maxDynamicTargets, target)}
-	}
-	b := makeBackend(p, f, bs.sh, idleBudgets{})
-	bs.byTarget[key] = b
-	bs.dynamic++
-	return b, nil
+	return nil
 }
 
 // findPool returns the fpm_pool named name, or nil.
@@ -351,7 +397,15 @@ func (sh *shared) client(network, address string, maxConns, maxIdle int, f *conf
 	if c, ok := sh.pools.Load(key); ok {
 		return c.(*fastcgi.Client)
 	}
-	c := &fastcgi.Client{
+	c := newClient(network, address, maxConns, maxIdle, f, sh.idleConns(network+"|"+address))
+	actual, _ := sh.pools.LoadOrStore(key, c)
+	return actual.(*fastcgi.Client)
+}
+
+// newClient makes a FastCGI client for an address with a location's
+// timeouts; idle is the set its kept connections are counted in.
+func newClient(network, address string, maxConns, maxIdle int, f *conf.FastCGI, idle *fastcgi.IdleConns) *fastcgi.Client {
+	return &fastcgi.Client{
 		Network:        network,
 		Address:        address,
 		MaxConns:       maxConns,
@@ -361,10 +415,8 @@ func (sh *shared) client(network, address string, maxConns, maxIdle int, f *conf
 		ConnectTimeout: f.ConnectTimeout,
 		SendTimeout:    f.SendTimeout,
 		ReadTimeout:    f.ReadTimeout,
-		Idle:           sh.idleConns(network + "|" + address),
+		Idle:           idle,
 	}
-	actual, _ := sh.pools.LoadOrStore(key, c)
-	return actual.(*fastcgi.Client)
 }
 
 // pick chooses a live server with nginx's smooth weighted round robin,

@@ -3,6 +3,7 @@
 package proxy
 
 import (
+	"fmt"
 	"testing"
 	"time"
 
@@ -45,6 +46,44 @@ func TestUpstreamVarLists(t *testing.T) {
 	} {
 		if got := r.upstreamVar(tc.id); got != tc.want {
 			t.Errorf("variable %d = %q, want %q", tc.id, got, tc.want)
+		}
+	}
+}
+
+// TestForTargetBound: fastcgi_pass with variables keeps at most
+// maxDynamicTargets address backends; past that, a new address is still
+// served, by a backend made for the one request and not kept, so clients
+// naming made-up targets cannot deny the real ones (nginx keeps none).
+// Upstream names are always kept: the config bounds them.
+func TestForTargetBound(t *testing.T) {
+	rt := testRuntime(t, loadTestPlan(t, t.TempDir(), `events {}
+http {
+    access_log off;
+    upstream php { server 127.0.0.1:9; }
+    server { listen 127.0.0.1:8080; location / { fastcgi_pass $arg_t; } }
+}
+`))
+	f := &conf.FastCGI{KeepConn: true}
+	for i := range maxDynamicTargets + 10 {
+		b, terr := rt.backends.forTarget(fmt.Sprintf("unix:/nowhere/%d.sock", i), f)
+		if terr != nil || b == nil {
+			t.Fatalf("target %d: %v", i, terr)
+		}
+	}
+	if n := len(rt.backends.byTarget); n != maxDynamicTargets {
+		t.Errorf("%d backends kept, want %d", n, maxDynamicTargets)
+	}
+	b1, _ := rt.backends.forTarget("unix:/nowhere/extra.sock", f)
+	b2, _ := rt.backends.forTarget("unix:/nowhere/extra.sock", f)
+	if b1 == nil || b1 == b2 || b1.servers[0].client.MaxIdle != 0 {
+		t.Errorf("past the bound: a one-off backend per request that keeps nothing, got %p %p", b1, b2)
+	}
+	if up, terr := rt.backends.forTarget("PHP", f); terr != nil || up.name != "PHP" || len(up.servers) != 1 || up.servers[0].addr != "127.0.0.1:9" {
+		t.Errorf("the upstream by another case: %v %+v", terr, up)
+	}
+	for target, want := range map[string]int{"php:9000": 502, "unix:": 500, "": 500, "nosuch": 500, "127.0.0.1:0": 500} {
+		if _, terr := rt.backends.forTarget(target, f); terr == nil || terr.status != want {
+			t.Errorf("forTarget(%q): %+v, want %d", target, terr, want)
 		}
 	}
 }

@@ -21,6 +21,9 @@ map $arg_to $php_target {
     named   nosuch.test:9000;
     badport 127.0.0.1:0;
     empty   "";
+    upper   PHP_UP;
+    upport  php_up:9000;
+    nopath  "unix:";
 }
 
 server {
@@ -82,6 +85,9 @@ var _ = addScenario(scenario{
 		get("varpass_no_resolver_port", "/varpass/x?to=named"),
 		get("varpass_bad_port", "/varpass/x?to=badport"),
 		get("varpass_empty", "/varpass/x?to=empty"),
+		get("varpass_upstream_case", "/varpass/x?to=upper"),
+		get("varpass_upstream_port", "/varpass/x?to=upport"),
+		get("varpass_unix_no_path", "/varpass/x?to=nopath"),
 		get("dir_index", "/blog/"),
 		head("head", "/info.php"),
 		post("post_form", "POST", "/info.php", "a=1&b=2", "Content-Type: application/x-www-form-urlencoded"),
