@@ -232,6 +232,10 @@ func (rt *runtime) errorPage(r *Request, ep *conf.ErrorPage, status int) (step, 
 		r.errStatus = 0
 	case ep.Override > 0:
 		r.errStatus = ep.Override
+	case status >= 494 && status <= 497:
+		// nginx's own codes are sent as the 400 they stand for (measured:
+		// "error_page 497 /page;" answers 400, not 497).
+		r.errStatus = 400
 	default:
 		r.errStatus = status
 	}

@@ -204,7 +204,8 @@ func redirectEscape(c byte) bool {
 // with NGX_UNESCAPE_REDIRECT in ngx_http_script_regex_end_code): it
 // decodes each %XX that gives a byte above '%' and below DEL, keeps the
 // others (%20, %0D, %25, %80) as written, drops an invalid or cut-off
-// escape's '%' (and its first digit), and stops at the first '?',
+// escape ("%z" keeps the z, "%4z" loses all three), and stops at the
+// first '?',
 // written or decoded, copying the rest as it is. So
 // "rewrite ^ $arg_r? redirect" with r=http%3A%2F%2Fexample.com%2F%3Ffrom
 // redirects to http://example.com/?from (nginx-tests
@@ -230,8 +231,7 @@ func unescapeRedirect(s string) string {
 			i++
 			b = append(b, s[i])
 		case i+2 < len(s) && !isHex(s[i+2]):
-			i += 2
-			b = append(b, s[i])
+			i += 2 // the '%', the digit and the byte after it all go
 		case i+2 < len(s):
 			ch := unhex(s[i+1])<<4 | unhex(s[i+2])
 			switch {

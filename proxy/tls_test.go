@@ -537,12 +537,20 @@ var tlsTestLogLevel = "warn"
 // clients to https. TLS clients on the same port are served as before.
 func TestTLSPortPlainHTTP(t *testing.T) {
 	s := newTLSSite(t)
+	port3 := testenv.FreePort(t)
 	s.start(t, twoServers+`
 server {
     listen 127.0.0.1:{{PORT2}} ssl;
     server_name example.com;
     ssl_certificate ec.crt; ssl_certificate_key ec.key;
     error_page 497 https://$host:{{PORT2}}$request_uri;
+    root html;
+}
+server {
+    listen 127.0.0.1:`+fmt.Sprint(port3)+` ssl;
+    server_name example.com;
+    ssl_certificate ec.crt; ssl_certificate_key ec.key;
+    error_page 497 /index.html;
     root html;
 }
 `)
@@ -571,6 +579,11 @@ server {
 	resp = plain(s.port2, "GET /a?b=1 HTTP/1.1\r\nHost: example.com\r\n\r\n")
 	if want := fmt.Sprintf("https://example.com:%d/a?b=1", s.port2); resp.StatusCode != 302 || resp.Header.Get("Location") != want {
 		t.Errorf("error_page 497: %d Location %q, want 302 %q", resp.StatusCode, resp.Header.Get("Location"), want)
+	}
+	// A page for 497 is sent as the 400 it stands for, as nginx sends it.
+	resp = plain(port3, "GET / HTTP/1.1\r\nHost: example.com\r\n\r\n")
+	if body, _ := io.ReadAll(resp.Body); resp.StatusCode != 400 || string(body) != "hello\n" {
+		t.Errorf("error_page 497 /index.html: %d %q, want 400 with the page", resp.StatusCode, body)
 	}
 	if cs := s.dial(t, s.port, &tls.Config{ServerName: "example.com"}); !cs.HandshakeComplete {
 		t.Error("the TLS handshake did not complete")

@@ -45,6 +45,10 @@ func TestUnescapeRedirect(t *testing.T) {
 		{"http://x/a%5Cb%3Fc%26d%zz%2", `http://x/a\b?c%26d%zz%2`},
 		{"a%23b%26", "a%23b&"},
 		{"x%2Fy", "x/y"},
+		{"a%4zb", "ab"},
+		{"a%4%3Fb", "a3Fb"},
+		{"%4?x%41", "xA"},
+		{"%4z%41", "A"},
 	} {
 		if got := unescapeRedirect(tc.in); got != tc.want {
 			t.Errorf("unescapeRedirect(%q) = %q, want %q", tc.in, got, tc.want)
