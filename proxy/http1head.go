@@ -90,7 +90,11 @@ func checkRequestHead(r *Request, f *fastHeaders, def *conf.Server) int {
 		r.Proto = "HTTP/1.1"
 	}
 	bufSize := def.LargeHeaderBufferSize
-	if bufSize > 0 && len(r.Method)+len(r.RawTarget)+len(r.Proto)+4 > bufSize {
+	line := len(r.Method) + len(r.RawTarget) + len(r.Proto) + 4 // with its CRLF
+	if r.conn != nil && r.conn.head.lineLF {
+		line-- // the client sent a bare LF
+	}
+	if bufSize > 0 && line > bufSize {
 		return 414
 	}
 	raw := f.h.RawHeaders()
@@ -112,7 +116,7 @@ func checkRequestHead(r *Request, f *fastHeaders, def *conf.Server) int {
 		if j := bytes.IndexByte(raw[i:], '\n'); j >= 0 {
 			end = i + j
 		}
-		if bufSize > 0 && end > bufSize {
+		if bufSize > 0 && end+1 > bufSize { // the line and its LF
 			return 494
 		}
 		if f.hostAt == 0 && i == len("host") && strings.EqualFold(b2s(raw[:i]), "host") {
@@ -226,6 +230,9 @@ type headWatch struct {
 	// with a CR (cr), and where they stand in their last line (eol).
 	text, cr bool
 	eol      lineEnd
+	// lineLF: the request line ended in a bare LF, which crlf made two
+	// bytes; the 414 check counts it as nginx does, as one.
+	lineLF, lineSeen bool
 	// pend is a byte crlf had no room for in the read that produced it;
 	// the next read returns it (pended is then set).
 	pend   byte
@@ -303,8 +310,12 @@ func (w *headWatch) crlf(p []byte, n int) int {
 			break
 		}
 		i := at + j
-		if i > 0 && p[i-1] != '\r' || i == 0 && !prevCR {
+		isBare := i > 0 && p[i-1] != '\r' || i == 0 && !prevCR
+		if isBare {
 			bare++
+		}
+		if !w.lineSeen {
+			w.lineSeen, w.lineLF = true, isBare
 		}
 		if emptyLine(p, ls, i, eol) {
 			head, found = i+1, true
@@ -513,6 +524,9 @@ func (w *headWatch) lineTooLong(bufSize, lineMax int) bool {
 	end := w.total
 	if w.lineEnd >= 0 {
 		end = w.lineEnd + 1
+		if w.lineLF {
+			end-- // crlf's CR, which the client did not send
+		}
 	}
 	return end-w.lineStart > int64(lineMax)
 }

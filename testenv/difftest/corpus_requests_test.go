@@ -146,6 +146,12 @@ var _ = addScenario(scenario{
 		get("huge_uri", "/"+strings.Repeat("a", 100<<10)),
 		get("long_uri_long_header", "/"+strings.Repeat("a", 20000), "X-Long: "+strings.Repeat("b", 20000)),
 		get("very_long_header", "/hello.txt", "X-Long: "+strings.Repeat("b", 40000)),
+		// a header line of exactly one buffer with its CRLF, and one more
+		get("header_line_at_buffer", "/hello.txt", "X-Long: "+strings.Repeat("b", 8192-len("X-Long: ")-2)),
+		get("header_line_over_buffer", "/hello.txt", "X-Long: "+strings.Repeat("b", 8192-len("X-Long: ")-1)),
+		// a request line of exactly one buffer ending in a bare LF
+		lf("lf_request_line_at_buffer", "GET /"+strings.Repeat("a", 8192-len("GET / HTTP/1.0\n"))+" HTTP/1.0\n\n"),
+		lf("lf_request_line_over_buffer", "GET /"+strings.Repeat("a", 8193-len("GET / HTTP/1.0\n"))+" HTTP/1.0\n\n"),
 		get("many_headers", "/hello.txt", manyHeaders(100)...),
 		get("headers_at_max", "/hello.txt", shortHeaders(999)...),
 		get("headers_over_max", "/hello.txt", shortHeaders(1000)...),
