@@ -151,16 +151,7 @@ func setGeo(c *compiler, f *frame, d *Directive) error {
 			return err
 		}
 	}
-	// nginx's geo variable is changeable: a later geo, map or
-	// split_clients of the same name redefines it for every use.
-	if slot, ok := c.slots[dest]; ok && c.slotMaps[slot] != nil {
-		old := c.slotMaps[slot]
-		m.Slot = slot
-		*old = *m
-		m = old
-	} else {
-		m.Slot = c.declareSlot(dest, m)
-	}
+	m = c.defineMapVar(m)
 	var cidrSeen bool
 	for _, e := range d.Block {
 		if e.HasBlock {

@@ -3,7 +3,8 @@
 // values that look like variables; ranges blocks with ranges that split,
 // shrink and replace earlier ones across /16 boundaries; the client
 // address taken from X-Forwarded-For behind trusted proxies, plainly and
-// recursively; and addresses that do not parse. The address comes from
+// recursively; addresses that do not parse; and a geo variable that a
+// later map or split_clients defines anew, or that redefines a map's. The address comes from
 // ?ip= so that each request chooses it; $remote uses the connection's.
 
 package difftest
@@ -87,10 +88,20 @@ geo $arg_ip $ranges_nodefault {
     10.0.0.0-10.0.0.255 a;
 }
 
+# map, split_clients and geo variables are changeable: the last block
+# defines the variable, for the uses before it too.
+map $uri $redefined { default from-map; }
+geo $arg_ip $redefined { default from-geo; 10.0.0.0/8 ten-geo; }
+geo $arg_ip $geo_then_map { default from-geo; }
+map $arg_ip $geo_then_map { default from-map; 10.0.0.1 ten-map; }
+geo $arg_ip $geo_then_split { default from-geo; }
+split_clients $arg_ip $geo_then_split { 50% first; * second; }
+
 server {
     listen {{LISTEN}};
     server_name localhost;
     location = /geo { return 200 "cidr=$cidr nodefault=[$nodefault] ranges=$ranges rnd=[$ranges_nodefault] remote=$remote\n"; }
+    location = /redefined { return 200 "redefined=$redefined geo_then_map=$geo_then_map geo_then_split=$geo_then_split\n"; }
     location = /xff { return 200 "proxied=$proxied recursive=$recursive rnd=[$ranges_nodefault]\n"; }
 }
 `
@@ -99,6 +110,9 @@ var _ = addScenario(scenario{
 	name: "geo",
 	http: geoHTTP,
 	cases: append(geoAddrCases(), []reqCase{
+		get("geo_redefined_10", "/redefined?ip=10.0.0.1"),
+		get("geo_redefined_other", "/redefined?ip=1.2.3.4"),
+		get("geo_redefined_split", "/redefined?ip=abc"),
 		get("geo_xff_none", "/xff?ip=127.0.0.1"),
 		get("geo_xff_untrusted", "/xff?ip=4.4.4.4", "X-Forwarded-For: 1.1.1.1"),
 		get("geo_xff_last", "/xff?ip=127.0.0.1", "X-Forwarded-For: 2.2.2.2, 1.1.1.1"),
