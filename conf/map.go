@@ -28,20 +28,32 @@ func newVarName(d *Directive, arg string) (string, error) {
 	return name, nil
 }
 
+// defineMapVar makes m the definition of its variable and returns the Map
+// that holds it. The variables of map, split_clients and geo are
+// changeable in nginx: a later block of any of the three defines the
+// variable anew, for every use of it, earlier ones included, so the Map
+// already bound to the slot takes the new definition in place.
+func (c *compiler) defineMapVar(m *Map) *Map {
+	if slot, ok := c.slots[m.Dest]; ok && c.slotMaps[slot] != nil {
+		old := c.slotMaps[slot]
+		m.Slot = slot
+		*old = *m
+		return old
+	}
+	m.Slot = c.declareSlot(m.Dest, m)
+	return m
+}
+
 func setMap(c *compiler, f *frame, d *Directive) error {
 	dest, err := newVarName(d, d.Args[1])
 	if err != nil {
 		return err
 	}
-	if slot, ok := c.slots[dest]; ok && c.slotMaps[slot] != nil {
-		return emergf(d, "the duplicate \"%s\" variable", dest)
-	}
 	src, err := c.compileScript(d, d.Args[0])
 	if err != nil {
 		return err
 	}
-	m := &Map{Source: src, Dest: dest, Exact: map[string]*Script{}}
-	m.Slot = c.declareSlot(dest, m)
+	m := c.defineMapVar(&Map{Source: src, Dest: dest, Exact: map[string]*Script{}})
 	for _, e := range d.Block {
 		if e.HasBlock {
 			return emergf(e, "unexpected \"{\" in map")

@@ -405,6 +405,10 @@ type Map struct {
 	// Split, when not nil, makes the map a split_clients block (split.go):
 	// the value is that of the part the key's hash falls in.
 	Split []SplitPart
+	// Geo, when not nil, makes the map a geo block (geo.go): the value
+	// is Geo.Value's for the client address, or for Source's value when
+	// Source is not nil.
+	Geo *Geo
 }
 
 // MapWild is a hostnames wildcard entry of a map.

@@ -31,18 +31,7 @@ func setSplitClients(c *compiler, f *frame, d *Directive) error {
 	if err != nil {
 		return err
 	}
-	m := &Map{Source: key, Dest: dest, Exact: map[string]*Script{}, Split: []SplitPart{}}
-	if slot, ok := c.slots[dest]; ok && c.slotMaps[slot] != nil {
-		// nginx lets a later split_clients redefine the variable, for
-		// every use of it (the variable is changeable); a map's is not.
-		if c.slotMaps[slot].Split == nil {
-			return emergf(d, "the duplicate \"%s\" variable", dest)
-		}
-		m = c.slotMaps[slot]
-		*m = Map{Source: key, Dest: dest, Slot: slot, Exact: map[string]*Script{}, Split: []SplitPart{}}
-	} else {
-		m.Slot = c.declareSlot(dest, m)
-	}
+	m := c.defineMapVar(&Map{Source: key, Dest: dest, Exact: map[string]*Script{}, Split: []SplitPart{}})
 	var percents []uint32 // in hundredths of a percent, 0 for "*"
 	for _, e := range d.Block {
 		// nginx takes the first value and ignores any more.

@@ -8,6 +8,7 @@ import (
 	"crypto/tls"
 	"encoding/base64"
 	"encoding/hex"
+	"net/netip"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -175,6 +176,11 @@ func (rt *runtime) slotValue(r *Request, v *conf.VarRef) string {
 		return ""
 	}
 	m := v.Map
+	if m.Geo != nil {
+		out := rt.geoValue(r, m)
+		r.setSlot(v.N, out)
+		return out
+	}
 	src := rt.eval(r, m.Source)
 	val, re := m.Find(src)
 	if re != nil {
@@ -183,6 +189,29 @@ func (rt *runtime) slotValue(r *Request, v *conf.VarRef) string {
 	out := rt.eval(r, val)
 	r.setSlot(v.N, out)
 	return out
+}
+
+// geoValue looks the client address up in a geo block: the value of the
+// block's address variable, or the connection's address (none for a Unix
+// socket); from a trusted proxy, X-Forwarded-For is read.
+func (rt *runtime) geoValue(r *Request, m *conf.Map) string {
+	var src string
+	var conn netip.Addr
+	if m.Source != nil {
+		src = rt.eval(r, m.Source)
+	} else if !r.conn.unix {
+		conn = r.conn.remote.Addr()
+	}
+	return m.Geo.Value(src, m.Source != nil, conn, func() []string {
+		var lines []string
+		var all [16]headerKV
+		for _, h := range r.Header.appendAll(all[:0]) {
+			if strings.EqualFold(h.name, "X-Forwarded-For") {
+				lines = append(lines, h.value)
+			}
+		}
+		return lines
+	})
 }
 
 func (r *Request) setSlot(n int, v string) {

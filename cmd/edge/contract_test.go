@@ -70,6 +70,81 @@ var configErrors = []struct {
 		want: `invalid percent value "0.555%" in {CONF}:4`,
 	},
 	{
+		name: "geo invalid network",
+		conf: "events {}\nhttp {\n    geo $arg_ip $g {\n        default a;\n        10.0.0.0/33 b;\n    }\n}\n",
+		want: `invalid network "10.0.0.0/33" in {CONF}:5`,
+	},
+	{
+		name: "geo invalid IPv6 network",
+		conf: "events {}\nhttp {\n    geo $g {\n        1::2::3 b;\n    }\n}\n",
+		want: `invalid network "1::2::3" in {CONF}:4`,
+	},
+	{
+		name: "geo delete default",
+		conf: "events {}\nhttp {\n    geo $g {\n        delete default;\n    }\n}\n",
+		want: `invalid network "default" in {CONF}:4`,
+	},
+	{
+		name: "geo invalid proxy",
+		conf: "events {}\nhttp {\n    geo $g {\n        proxy 10.0.0.0/x;\n    }\n}\n",
+		want: `invalid network "10.0.0.0/x" in {CONF}:4`,
+	},
+	{
+		name: "geo invalid range",
+		conf: "events {}\nhttp {\n    geo $g {\n        ranges;\n        10.0.0.9-10.0.0.1 a;\n    }\n}\n",
+		want: `invalid range "10.0.0.9-10.0.0.1" in {CONF}:5`,
+	},
+	{
+		name: "geo range to 255.255.255.255",
+		conf: "events {}\nhttp {\n    geo $g {\n        ranges;\n        10.0.0.0-255.255.255.255 a;\n    }\n}\n",
+		want: `invalid range "10.0.0.0-255.255.255.255" in {CONF}:5`,
+	},
+	{
+		name: "geo CIDR in ranges",
+		conf: "events {}\nhttp {\n    geo $g {\n        ranges;\n        10.0.0.0/8 a;\n    }\n}\n",
+		want: `invalid range "10.0.0.0/8" in {CONF}:5`,
+	},
+	{
+		name: "geo overlapping ranges",
+		conf: "events {}\nhttp {\n    geo $g {\n        ranges;\n        10.0.0.0-10.0.0.9 a;\n        10.0.0.5-10.0.0.20 b;\n    }\n}\n",
+		want: `range "10.0.0.5-10.0.0.20" overlaps "10.0.0.0-10.0.0.9" in {CONF}:6`,
+	},
+	{
+		name: "geo ranges not first",
+		conf: "events {}\nhttp {\n    geo $g {\n        default a;\n        ranges;\n    }\n}\n",
+		want: `the "ranges" directive must be the first directive inside "geo" block in {CONF}:5`,
+	},
+	{
+		name: "geo parameters",
+		conf: "events {}\nhttp {\n    geo $g {\n        10.0.0.0/8 a b;\n    }\n}\n",
+		want: `invalid number of the geo parameters in {CONF}:4`,
+	},
+	{
+		name: "geo block inside",
+		conf: "events {}\nhttp {\n    geo $g {\n        default {\n        }\n    }\n}\n",
+		want: `unexpected "{" in {CONF}:4`,
+	},
+	{
+		name: "geo variable name",
+		conf: "events {}\nhttp {\n    geo $arg_ip g {\n    }\n}\n",
+		want: `invalid variable name "g" in {CONF}:3`,
+	},
+	{
+		name: "geo builtin variable",
+		conf: "events {}\nhttp {\n    geo $remote_addr {\n    }\n}\n",
+		want: `the duplicate "remote_addr" variable in {CONF}:3`,
+	},
+	{
+		name: "geo arguments",
+		conf: "events {}\nhttp {\n    geo $a $b $c {\n    }\n}\n",
+		want: `invalid number of arguments in "geo" directive in {CONF}:3`,
+	},
+	{
+		name: "geo outside http",
+		conf: "events {}\nhttp {\n    server {\n        geo $g {\n        }\n    }\n}\n",
+		want: `"geo" directive is not allowed here in {CONF}:4`,
+	},
+	{
 		name: "unknown directive",
 		conf: "events {}\nhttp {\n    server {\n        location / {\n            fastcgi_pas 127.0.0.1:9000;\n        }\n    }\n}\n",
 		want: `unknown directive "fastcgi_pas" in {CONF}:5`,

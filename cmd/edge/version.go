@@ -29,7 +29,6 @@ var missingModules = []string{
 	"--without-http_memcached_module",
 	"--without-http_ssi_module",
 	"--without-http_auth_basic_module",
-	"--without-http_geo_module",
 	"--without-http_referer_module",
 	"--without-http_limit_conn_module",
 	"--without-http_limit_req_module",
