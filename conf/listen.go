@@ -38,7 +38,7 @@ func setListen(c *compiler, f *frame, d *Directive) error {
 			l.HTTP2 = true
 			c.warnf(d, "the \"listen ... http2\" directive is deprecated, use the \"http2\" directive instead")
 		case o == "reuseport":
-			l.ReusePort = true
+			l.ReusePort, l.Bind = true, true
 		case o == "proxy_protocol":
 			return emergf(d, "\"proxy_protocol\" in \"listen\" is not supported by edge")
 		case o == "quic" || o == "http3":
@@ -47,17 +47,19 @@ func setListen(c *compiler, f *frame, d *Directive) error {
 			strings.HasPrefix(o, "rcvbuf=") || strings.HasPrefix(o, "sndbuf=") ||
 			strings.HasPrefix(o, "so_keepalive=") || strings.HasPrefix(o, "setfib=") ||
 			strings.HasPrefix(o, "accept_filter="):
-			// Socket tuning that does not change behaviour; Go's defaults apply.
+			// Socket tuning that does not change behaviour; Go's defaults
+			// apply. Each implies a socket of the address's own.
+			l.Bind = true
 		case strings.HasPrefix(o, "backlog="):
 			n, err := strconv.Atoi(o[8:])
 			if err != nil || n == 0 {
 				return emergf(d, "invalid backlog \"%s\"", o[8:])
 			}
-			l.Backlog = n
+			l.Backlog, l.Bind = n, true
 		case o == "ipv6only=on":
-			l.IPv6Only = true
+			l.IPv6Only, l.Bind = true, true
 		case o == "ipv6only=off":
-			l.IPv6Only = false
+			l.IPv6Only, l.Bind = false, true
 		default:
 			return emergf(d, "invalid parameter \"%s\"", o)
 		}
@@ -209,6 +211,7 @@ func (c *compiler) buildListens() error {
 				g.Listen.Backlog = l.Backlog
 			}
 			g.Listen.ReusePort = g.Listen.ReusePort || l.ReusePort
+			g.Listen.Bind = g.Listen.Bind || l.Bind
 			g.Servers = append(g.Servers, srv)
 		}
 	}

@@ -91,6 +91,12 @@ type Listen struct {
 	Backlog       int  // 0 means the system default
 	ReusePort     bool
 	IPv6Only      bool
+	// Bind asks for a socket of the address's own ("bind", or an option
+	// that implies it, as in nginx: backlog=, reuseport, ipv6only=, ...).
+	// Without it, a specific address on a port that a wildcard address
+	// also listens on is served by the wildcard's socket, told apart by
+	// the connection's local address, as nginx does.
+	Bind          bool
 	ProxyProtocol bool
 	File          string
 	Line          int

@@ -84,7 +84,45 @@ type listener struct {
 	network string // as listenNetwork words it, for errors
 	// group is the current plan's ListenGroup for this address.
 	group atomic.Pointer[conf.ListenGroup]
-	done  chan struct{}
+	// byLocal, on a wildcard address's socket, holds the groups of the
+	// specific addresses on its port that it serves (sharedSockets).
+	byLocal atomic.Pointer[map[netip.Addr]*conf.ListenGroup]
+	done    chan struct{}
+}
+
+// sharedSockets finds the specific addresses that a wildcard address's
+// socket serves, as nginx does (ngx_http_init_listening): on a port where
+// a wildcard address (0.0.0.0, or [::] for IPv6) listens, a specific
+// address without "bind" gets no socket of its own (binding it would
+// fail), and a connection to it is told apart by its local address. It
+// returns the groups by the wildcard's key, and the keys not to bind.
+func sharedSockets(groups map[string]*conf.ListenGroup) (byWild map[string]map[netip.Addr]*conf.ListenGroup, served map[string]bool) {
+	for key, g := range groups {
+		if g.Listen.Network != "tcp" || g.Listen.Bind {
+			continue
+		}
+		ap, err := netip.ParseAddrPort(g.Listen.Addr)
+		if err != nil || ap.Addr().IsUnspecified() {
+			continue
+		}
+		wild := netip.IPv4Unspecified()
+		if ap.Addr().Is6() {
+			wild = netip.IPv6Unspecified()
+		}
+		wkey := "tcp " + netip.AddrPortFrom(wild, ap.Port()).String()
+		if groups[wkey] == nil {
+			continue
+		}
+		if byWild == nil {
+			byWild, served = map[string]map[netip.Addr]*conf.ListenGroup{}, map[string]bool{}
+		}
+		if byWild[wkey] == nil {
+			byWild[wkey] = map[netip.Addr]*conf.ListenGroup{}
+		}
+		byWild[wkey][ap.Addr()] = g
+		served[key] = true
+	}
+	return byWild, served
 }
 
 // Apply makes plan the current configuration: it opens its logs, binds
@@ -121,6 +159,10 @@ func (s *Server) Apply(plan *conf.Plan) error {
 			want[g.Listen.Network+" "+g.Listen.Addr] = g
 		}
 	}
+	byWild, served := sharedSockets(want)
+	for key := range served {
+		delete(want, key)
+	}
 	var opened []*listener
 	for key, g := range want {
 		if _, ok := s.listeners[key]; ok {
@@ -153,6 +195,11 @@ func (s *Server) Apply(plan *conf.Plan) error {
 			continue
 		}
 		l.group.Store(g)
+		if m := byWild[key]; m != nil {
+			l.byLocal.Store(&m)
+		} else {
+			l.byLocal.Store(nil)
+		}
 	}
 	for _, l := range opened {
 		go s.accept(l)
@@ -356,6 +403,13 @@ func (p *workerPool) retire(ch chan func()) bool {
 // flag, then HTTP/2 by ALPN or the h2c preface, else HTTP/1.x.
 func (s *Server) serveConn(l *listener, c net.Conn) {
 	g := l.group.Load()
+	if m := l.byLocal.Load(); m != nil {
+		if tc, ok := c.(*net.TCPConn); ok {
+			if sg := (*m)[addrPort(tc.LocalAddr()).Addr().Unmap()]; sg != nil {
+				g = sg
+			}
+		}
+	}
 	info := &connInfo{id: s.connID.Add(1), start: s.shared.now(), group: g, conn: c,
 		sendTimeout: g.Default.Loc.SendTimeout, bodyTimeout: g.Default.Loc.ClientBodyTimeout}
 	s.shared.stats.handled.Add(1)
