@@ -276,7 +276,7 @@ func (g *ListenGroup) Lookup(host string) (srv *Server, re *Regex) {
 		}
 	}
 	for _, r := range n.Regex {
-		if r.Regex.Re.MatchString(host) {
+		if r.Regex.Match(host) {
 			return r.Server, r.Regex
 		}
 	}

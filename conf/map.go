@@ -116,7 +116,7 @@ func (m *Map) Find(v string) (*Script, *Regex) {
 		}
 	}
 	for _, r := range m.Regexes {
-		if r.Regex.Re.MatchString(v) {
+		if r.Regex.Match(v) {
 			return r.Value, r.Regex
 		}
 	}

@@ -984,7 +984,8 @@ func (rt *runtime) splitPathInfo(r *Request) (script, pathInfo string) {
 	f := &r.loc.FastCGI
 	script = r.uri
 	if f.SplitPathInfo != nil {
-		if m := f.SplitPathInfo.Re.FindStringSubmatchIndex(r.uri); m != nil {
+		var buf [6]int
+		if m, ok := f.SplitPathInfo.Exec(r.uri, buf[:0]); ok {
 			script = r.uri[m[2]:m[3]]
 			if m[4] >= 0 {
 				pathInfo = r.uri[m[4]:m[5]]

@@ -660,7 +660,7 @@ func (rt *runtime) gzipOK(r *Request, g *conf.Gzip) bool {
 		return false
 	}
 	for _, re := range g.Disable {
-		if re.Re.MatchString(ua) {
+		if re.Match(ua) {
 			return false
 		}
 	}

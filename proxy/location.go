@@ -83,36 +83,16 @@ func findPrefix(uri string, list []*conf.Location) (loc *conf.Location, exact bo
 // the current ones ($1..$9 and named captures), as nginx does for every
 // successful regex match.
 func matchRegex(r *Request, re *conf.Regex, s string) bool {
-	if re.Ext != nil {
-		dot, ok := re.Ext.Match(s)
-		if !ok {
-			return false
-		}
-		r.capSubject = s
-		r.caps = r.caps[:0]
-		if re.Captures == 1 {
-			r.caps = append(r.caps, dot, len(s), dot+1, len(s))
-		}
-		return true
-	}
-	if re.Captures == 0 {
-		if !re.Re.MatchString(s) {
-			return false
-		}
-		r.capSubject = s
-		r.caps = r.caps[:0]
-		return true
-	}
-	m := re.Re.FindStringSubmatchIndex(s)
-	if m == nil {
+	caps, ok := re.Exec(s, r.caps)
+	if !ok {
 		return false
 	}
 	r.capSubject = s
-	r.caps = append(r.caps[:0], m...)
-	for _, nc := range re.Named {
+	r.caps = caps
+	for _, nc := range re.Names() {
 		v := ""
-		if m[2*nc.Group] >= 0 {
-			v = s[m[2*nc.Group]:m[2*nc.Group+1]]
+		if 2*nc.Group < len(caps) && caps[2*nc.Group] >= 0 {
+			v = s[caps[2*nc.Group]:caps[2*nc.Group+1]]
 		}
 		r.setSlot(nc.Slot, v)
 	}

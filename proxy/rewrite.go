@@ -158,7 +158,7 @@ func (rt *runtime) cond(r *Request, c *conf.Cond) bool {
 	case conf.CondMatch:
 		return matchRegex(r, c.Regex, rt.eval(r, c.Left))
 	case conf.CondNotMatch:
-		return !c.Regex.Re.MatchString(rt.eval(r, c.Left))
+		return !c.Regex.Match(rt.eval(r, c.Left))
 	}
 	fi := rt.files.stat(rt.eval(r, c.Left))
 	var ok bool
