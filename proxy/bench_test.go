@@ -80,7 +80,7 @@ func BenchmarkFindLocation(b *testing.B) {
 		b.Run(tt.name, func(b *testing.B) {
 			r := &Request{}
 			r.uri = tt.uri
-			if got := findLocation(r, srv.Loc); got.Name != tt.want {
+			if got, _ := findLocation(r, srv.Loc); got.Name != tt.want {
 				b.Fatalf("%s: found location %q, want %q", tt.uri, got.Name, tt.want)
 			}
 			b.ReportAllocs()
