@@ -4,8 +4,8 @@
 // idea of them (Unicode folding, its "$", its \s) never applies.
 //
 //   - regexp2 gets the whole language. Its subject is the request's bytes
-//     as runes 0..255 (one rune per byte), so its classes are byte sets
-//     and its offsets byte offsets: PCRE2 without UTF mode, exactly.
+//     as one rune each (netRune), so its classes are byte sets and its
+//     offsets byte offsets: PCRE2 without UTF mode, exactly.
 //   - Go's regexp gets what RE2 matches as PCRE2 does, and the form says
 //     on which subjects that holds: Go reads a subject as UTF-8, so a
 //     class holding bytes above 0x7f (".", [^/], \W) is exact only on an
@@ -135,15 +135,15 @@ func writeGoSet(b *strings.Builder, s byteSet) {
 		return
 	}
 	b.WriteByte('[')
-	writeRanges(b, ascii)
+	writeRanges(b, ascii, writeLiteral)
 	if s.allHigh() {
 		b.WriteString(`\x{80}-\x{10FFFF}`)
 	}
 	b.WriteByte(']')
 }
 
-// netForm returns the pattern for regexp2, whose subject is one rune per
-// byte.
+// netForm returns the pattern for regexp2, whose subject is one netRune
+// per byte.
 func (pt *pcrePattern) netForm() string {
 	e := &netEmitter{}
 	e.emit(pt.root)
@@ -195,7 +195,7 @@ func (e *netEmitter) emit(n *pcreNode) {
 	case pEndNL:
 		b.WriteString(`(?=\n?\z)`)
 	case pBeginLine:
-		b.WriteString(`(?:\A|(?<=\n)(?=[\x00-\xff]))`)
+		b.WriteString(`(?:\A|(?<=\n)(?!\z))`)
 	case pEndLine:
 		b.WriteString(`(?=\n|\z)`)
 	case pWordB:
@@ -263,51 +263,76 @@ func atomicTop(n *pcreNode) bool {
 	return n.op == pAtomic || n.op == pRepeat && n.mode == repPossessive
 }
 
-// writeNetSet writes a byte set as a class of runes 0..255.
+// netHigh is where regexp2's subject puts the bytes above 0x7f: byte b is
+// rune netHigh+b, in the private use area, where no rune has a case, so
+// regexp2's Unicode case folding (which a case-insensitive back
+// reference uses) leaves them alone, as PCRE2 without UTF mode does.
+const netHigh = 0xe000
+
+// netRune is the rune regexp2's subject holds for byte b.
+func netRune(b byte) rune {
+	if b < 0x80 {
+		return rune(b)
+	}
+	return netHigh + rune(b)
+}
+
+// writeNetSet writes a byte set as a class of netRunes.
 func writeNetSet(b *strings.Builder, s byteSet) {
 	switch s.count() {
 	case 0:
-		b.WriteString(`[^\x00-\xff]`)
+		b.WriteString(`(?!)`)
 		return
 	case 1:
 		for c := 0; c < 256; c++ {
 			if s.has(byte(c)) {
-				writeLiteral(b, byte(c))
+				writeNetRune(b, byte(c))
 			}
 		}
 		return
 	}
 	b.WriteByte('[')
-	writeRanges(b, s)
+	writeRanges(b, s, writeNetRune)
 	b.WriteByte(']')
 }
 
-// writeRanges writes the members of s as class ranges, \xHH-\xHH.
-func writeRanges(b *strings.Builder, s byteSet) {
+// writeRanges writes the members of s as class ranges, each end written
+// by one, split where ASCII ends.
+func writeRanges(b *strings.Builder, s byteSet, one func(*strings.Builder, byte)) {
 	for c := 0; c < 256; c++ {
 		if !s.has(byte(c)) {
 			continue
 		}
 		end := c
-		for end+1 < 256 && s.has(byte(end+1)) {
+		for end+1 < 256 && s.has(byte(end+1)) && end+1 != 0x80 {
 			end++
 		}
-		fmt.Fprintf(b, `\x%02x`, c)
+		one(b, byte(c))
 		if end > c {
-			fmt.Fprintf(b, `-\x%02x`, end)
+			b.WriteByte('-')
+			one(b, byte(end))
 		}
 		c = end
 	}
 }
 
-// writeLiteral writes one byte: letters and digits as they are, anything
-// else as \xHH, which both engines read the same way.
+// writeLiteral writes an ASCII byte: letters and digits as they are,
+// anything else as \xHH, which both engines read the same way.
 func writeLiteral(b *strings.Builder, c byte) {
 	if c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' {
 		b.WriteByte(c)
 		return
 	}
 	fmt.Fprintf(b, `\x%02x`, c)
+}
+
+// writeNetRune writes byte c as regexp2 sees it (netRune).
+func writeNetRune(b *strings.Builder, c byte) {
+	if c < 0x80 {
+		writeLiteral(b, c)
+		return
+	}
+	fmt.Fprintf(b, `\u%04x`, netRune(c))
 }
 
 func writeQuantifier(b *strings.Builder, n *pcreNode) {

@@ -114,6 +114,10 @@ var pcreCases = []pcreCase{
 	{`(?:(?>c*))?c1`, false, "\n/\nc1", []string{"c1"}},
 	{`(?:[a-c/]*+)?(?<=\n){2}\w`, false, "\xc3\n/\nc\xc31\xa9", []string{"c"}},
 	{`(?:(?>a+))+ab`, false, "aab", nil},
+	// Case-insensitive back references fold ASCII only.
+	{`^(.)\1$`, true, "\xc0\xe0", nil},
+	{`^(.)\1$`, true, "aA", []string{"aA", "a"}},
+	{`a[^\x00-\xff]|b`, false, "ab", []string{"b"}},
 	{`x\Q\E+a`, false, "xxa", []string{"xxa"}},
 	{"^(caf\xc3\xa9)$", true, "CAF\xc3\xa9", []string{"CAF\xc3\xa9", "CAF\xc3\xa9"}},
 	{"^(caf\xc3\xa9)$", true, "CAF\xc3\x89", nil},

@@ -154,14 +154,14 @@ func (re *Regex) Exec(s string, dst []int) (caps []int, ok bool, err error) {
 // runePool holds the rune buffers regexp2's subjects are built in.
 var runePool = sync.Pool{New: func() any { return new([]rune) }}
 
-// subjectRunes is s as regexp2 reads it: one rune per byte, so that a
-// rune offset is a byte offset and a class is a set of bytes, as in PCRE2
-// without UTF mode. The buffer goes back to runePool.
+// subjectRunes is s as regexp2 reads it: one rune per byte (netRune), so
+// that a rune offset is a byte offset and a class is a set of bytes, as in
+// PCRE2 without UTF mode. The buffer goes back to runePool.
 func subjectRunes(s string) *[]rune {
 	rs := runePool.Get().(*[]rune)
 	b := (*rs)[:0]
 	for i := 0; i < len(s); i++ {
-		b = append(b, rune(s[i]))
+		b = append(b, netRune(s[i]))
 	}
 	*rs = b
 	return rs
