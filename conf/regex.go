@@ -81,6 +81,11 @@ func (re *Regex) onRE2(s string) bool {
 	if re.re == nil {
 		return false
 	}
+	return !re.asciiOnly && !re.finalNL || re.exactOn(s)
+}
+
+// exactOn checks s against what asciiOnly and finalNL require.
+func (re *Regex) exactOn(s string) bool {
 	if re.finalNL && s != "" && s[len(s)-1] == '\n' {
 		return false
 	}
@@ -103,13 +108,7 @@ func (re *Regex) Match(s string) (bool, error) {
 	if re.onRE2(s) {
 		return re.re.MatchString(s), nil
 	}
-	rs := subjectRunes(s)
-	defer runePool.Put(rs)
-	ok, err := re.bt.MatchRunes(*rs)
-	if err != nil {
-		return false, ErrMatchLimit
-	}
-	return ok, nil
+	return re.btMatch(s)
 }
 
 // Exec matches s and returns the byte offsets of the captures, reusing
@@ -132,6 +131,26 @@ func (re *Regex) Exec(s string, dst []int) (caps []int, ok bool, err error) {
 		m := re.re.FindStringSubmatchIndex(s)
 		return append(dst, m...), m != nil, nil
 	}
+	if re.captures == 0 {
+		ok, err := re.btMatch(s)
+		return dst, ok, err
+	}
+	return re.btExec(s, dst)
+}
+
+// btMatch is Match on the backtracking engine.
+func (re *Regex) btMatch(s string) (bool, error) {
+	rs := subjectRunes(s)
+	defer runePool.Put(rs)
+	ok, err := re.bt.MatchRunes(*rs)
+	if err != nil {
+		return false, ErrMatchLimit
+	}
+	return ok, nil
+}
+
+// btExec is Exec on the backtracking engine.
+func (re *Regex) btExec(s string, dst []int) (caps []int, ok bool, err error) {
 	rs := subjectRunes(s)
 	defer runePool.Put(rs)
 	err = re.bt.FindRunesMatches(*rs, 0, func(m regexp2.MatchView) bool {
