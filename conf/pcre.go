@@ -579,72 +579,29 @@ func (p *pcreParser) group() (*pcreNode, bool, error) {
 	}
 	p.pos++
 	c := p.peek(0)
+	if op, ok := groupKinds[c]; ok {
+		p.pos++
+		return p.groupBody(&pcreNode{op: op, pos: start})
+	}
+	if what, ok := unsupportedGroups[c]; ok {
+		return nil, false, unsupported("%s", what)
+	}
 	switch c {
-	case ':':
-		p.pos++
-		return p.groupBody(&pcreNode{op: pGroup, pos: start})
-	case '>':
-		p.pos++
-		return p.groupBody(&pcreNode{op: pAtomic, pos: start})
-	case '=':
-		p.pos++
-		return p.groupBody(&pcreNode{op: pLookahead, pos: start})
-	case '!':
-		p.pos++
-		return p.groupBody(&pcreNode{op: pNegLookahead, pos: start})
-	case '|':
-		return nil, false, unsupported("a branch reset group \"(?|\"")
-	case '(':
-		return nil, false, unsupported("a conditional group \"(?(\"")
-	case 'C':
-		return nil, false, unsupported("a callout \"(?C\"")
-	case '*':
-		return nil, false, unsupported("a non-atomic assertion \"(?*\"")
-	case '&':
-		return nil, false, unsupported("a subroutine call \"(?&\"")
-	case 'R':
-		return nil, false, unsupported("recursion \"(?R)\"")
 	case '<':
-		switch p.peek(1) {
-		case '=':
+		if c := p.peek(1); c == '=' || c == '!' {
 			p.pos += 2
-			return p.groupBody(&pcreNode{op: pLookbehind, pos: start})
-		case '!':
-			p.pos += 2
-			return p.groupBody(&pcreNode{op: pNegLookbehind, pos: start})
+			return p.groupBody(&pcreNode{op: map[byte]pcreOp{'=': pLookbehind, '!': pNegLookbehind}[c], pos: start})
 		}
-		p.pos++
-		name, err := p.groupName('>')
-		if err != nil {
-			return nil, false, err
-		}
-		return p.capture(start, name)
+		return p.namedCapture(start, 1, '>')
 	case '\'':
-		p.pos++
-		name, err := p.groupName('\'')
-		if err != nil {
-			return nil, false, err
-		}
-		return p.capture(start, name)
+		return p.namedCapture(start, 1, '\'')
 	case 'P':
 		switch p.peek(1) {
 		case '<':
-			p.pos += 2
-			name, err := p.groupName('>')
-			if err != nil {
-				return nil, false, err
-			}
-			return p.capture(start, name)
+			return p.namedCapture(start, 2, '>')
 		case '=':
 			p.pos += 2
-			off := p.pos
-			name, err := p.groupName(')')
-			if err != nil {
-				return nil, false, err
-			}
-			n := &pcreNode{op: pBackref, caseless: p.fl.caseless}
-			p.refs = append(p.refs, pcreRef{node: n, name: name, off: off})
-			return n, true, nil
+			return p.namedRef(')')
 		case '>':
 			return nil, false, unsupported("a subroutine call \"(?P>\"")
 		case 0:
@@ -658,6 +615,20 @@ func (p *pcreParser) group() (*pcreNode, bool, error) {
 		return nil, false, unsupported("a subroutine call \"(?%c\"", c)
 	}
 	return p.options(start)
+}
+
+// groupKinds are the groups "(?" and one character open.
+var groupKinds = map[byte]pcreOp{':': pGroup, '>': pAtomic, '=': pLookahead, '!': pNegLookahead}
+
+// unsupportedGroups are what "(?" and one character open that edge has no
+// engine for.
+var unsupportedGroups = map[byte]string{
+	'|': `a branch reset group "(?|"`,
+	'(': `a conditional group "(?("`,
+	'C': `a callout "(?C"`,
+	'*': `a non-atomic assertion "(?*"`,
+	'&': `a subroutine call "(?&"`,
+	'R': `recursion "(?R)"`,
 }
 
 // options reads an option setting, (?imnsxU-imnsx) or (?^...), alone or
@@ -715,6 +686,29 @@ func (p *pcreParser) options(start int) (*pcreNode, bool, error) {
 		p.pos++
 	}
 	return nil, false, p.errAt(len(p.src), "missing closing parenthesis")
+}
+
+// namedCapture reads a named group, (?<name>...), (?'name'...) or
+// (?P<name>...), its name skip bytes on and ending with term.
+func (p *pcreParser) namedCapture(start, skip int, term byte) (*pcreNode, bool, error) {
+	p.pos += skip
+	name, err := p.groupName(term)
+	if err != nil {
+		return nil, false, err
+	}
+	return p.capture(start, name)
+}
+
+// namedRef reads the name of a back reference by name up to term.
+func (p *pcreParser) namedRef(term byte) (*pcreNode, bool, error) {
+	off := p.pos
+	name, err := p.groupName(term)
+	if err != nil {
+		return nil, false, err
+	}
+	n := &pcreNode{op: pBackref, caseless: p.fl.caseless}
+	p.refs = append(p.refs, pcreRef{node: n, name: name, off: off})
+	return n, true, nil
 }
 
 // groupName reads a group name up to term.
@@ -1052,11 +1046,7 @@ func (p *pcreParser) gReference(start int) (*pcreNode, bool, error) {
 		p.refs = append(p.refs, pcreRef{node: n, off: off})
 	case braced && sign == 0:
 		p.pos = numStart
-		name, err := p.groupName('}')
-		if err != nil {
-			return nil, false, err
-		}
-		p.refs = append(p.refs, pcreRef{node: n, name: name, off: numStart})
+		return p.namedRef('}')
 	default:
 		return nil, false, p.errAt(p.pos, "\\g is not followed by a braced, angle-bracketed, or quoted name/number or by a plain number")
 	}
@@ -1077,14 +1067,7 @@ func (p *pcreParser) kReference() (*pcreNode, bool, error) {
 		return nil, false, p.errAt(p.pos, "\\k is not followed by a braced, angle-bracketed, or quoted name")
 	}
 	p.pos++
-	off := p.pos
-	name, err := p.groupName(term)
-	if err != nil {
-		return nil, false, err
-	}
-	n := &pcreNode{op: pBackref, caseless: p.fl.caseless}
-	p.refs = append(p.refs, pcreRef{node: n, name: name, off: off})
-	return n, true, nil
+	return p.namedRef(term)
 }
 
 // property reads the rest of \p or \P: a one-letter name or {name}, {^name}.
