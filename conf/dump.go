@@ -159,6 +159,9 @@ func dumpLoc(b *strings.Builder, l *Location, depth int) {
 	}
 	fmt.Fprintf(b, "%s%s\n", ind, label)
 	ind += "  "
+	if l.Regex != nil {
+		fmt.Fprintf(b, "%sregex engine=%s\n", ind, l.Regex.Engine())
+	}
 	root := "-"
 	if l.Root != nil {
 		root = l.Root.Raw

@@ -259,7 +259,7 @@ func setSplitPathInfo(c *compiler, f *frame, d *Directive) error {
 	if err != nil {
 		return err
 	}
-	if re.Captures != 2 {
+	if re.NumCaptures() != 2 {
 		return emergf(d, "pattern \"%s\" must have 2 captures", d.Args[0])
 	}
 	f.loc.FastCGI.SplitPathInfo = re

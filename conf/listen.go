@@ -263,10 +263,13 @@ func (c *compiler) buildNames(g *ListenGroup) (*ServerNames, error) {
 }
 
 // Lookup finds the server for a host name (already lowercased, without
-// port or trailing dot). It returns the group's default server when no
-// name matches, and the regex match's captures through m when a regex
-// server name matched (nil otherwise).
-func (g *ListenGroup) Lookup(host string) (srv *Server, re *Regex) {
+// port or trailing dot): the exact name, the longest wildcards, then the
+// regex names in order, each tried with match, which binds the captures
+// of the one that matches (nil: Regex.Match). It returns the group's
+// default server when no name matches. An error from match ends the
+// search and is returned with the default server (ngx_http_find_virtual_server
+// fails; nginx then closes the connection).
+func (g *ListenGroup) Lookup(host string, match func(*Regex) (bool, error)) (*Server, error) {
 	n := g.Names
 	if s, ok := n.Exact[host]; ok {
 		return s, nil
@@ -282,8 +285,18 @@ func (g *ListenGroup) Lookup(host string) (srv *Server, re *Regex) {
 		}
 	}
 	for _, r := range n.Regex {
-		if r.Regex.Re.MatchString(host) {
-			return r.Server, r.Regex
+		var ok bool
+		var err error
+		if match != nil {
+			ok, err = match(r.Regex)
+		} else {
+			ok, err = r.Regex.Match(host)
+		}
+		if err != nil {
+			return g.Default, err
+		}
+		if ok {
+			return r.Server, nil
 		}
 	}
 	return g.Default, nil

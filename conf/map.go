@@ -115,34 +115,39 @@ func setMap(c *compiler, f *frame, d *Directive) error {
 	return nil
 }
 
-// Find returns the value script for a source value and, when a regex
-// matched, the regex (whose captures the caller binds). A nil script means
-// the empty string (no default given).
-func (m *Map) Find(v string) (*Script, *Regex) {
+// Find returns the value script for a source value (nil means the empty
+// string: no default given). Regex entries are tried in order with match,
+// which binds the captures of the one that matches; an error from match
+// gives the default, as nginx's ngx_http_map_find failing does.
+func (m *Map) Find(v string, match func(*Regex) (bool, error)) *Script {
 	if m.Split != nil {
-		return m.split(v), nil
+		return m.split(v)
 	}
 	lv := strings.ToLower(v)
 	if m.Hostnames {
 		lv = strings.TrimSuffix(lv, ".")
 	}
 	if s, ok := m.Exact[lv]; ok {
-		return s, nil
+		return s
 	}
 	for _, w := range m.WildPrefix {
 		if strings.HasSuffix(lv, w.Pattern) || (w.Dot && lv == w.Pattern[1:]) {
-			return w.Value, nil
+			return w.Value
 		}
 	}
 	for _, w := range m.WildSuffix {
 		if strings.HasPrefix(lv, w.Pattern) {
-			return w.Value, nil
+			return w.Value
 		}
 	}
 	for _, r := range m.Regexes {
-		if r.Regex.Re.MatchString(v) {
-			return r.Value, r.Regex
+		ok, err := match(r.Regex)
+		if err != nil {
+			break
+		}
+		if ok {
+			return r.Value
 		}
 	}
-	return m.Default, nil
+	return m.Default
 }

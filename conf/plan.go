@@ -7,7 +7,6 @@ package conf
 
 import (
 	"net/netip"
-	"regexp"
 	"time"
 )
 
@@ -428,25 +427,4 @@ type MapWild struct {
 type MapRegex struct {
 	Regex *Regex
 	Value *Script
-}
-
-// Regex is a compiled regular expression and where its named captures go.
-type Regex struct {
-	Source string
-	Re     *regexp.Regexp
-	// Named maps capture group numbers to variable slots.
-	Named []NamedCapture
-	// Captures is the number of capture groups.
-	Captures int
-	// Ext, when set, matches like Re without running it: Re is a file
-	// type pattern such as `\.(jpg|png)$` (regexfast.go). Group 1, when
-	// Captures is 1, is the extension.
-	Ext *ExtSet
-}
-
-// NamedCapture binds a regex group to a variable slot.
-type NamedCapture struct {
-	Group int
-	Slot  int
-	Name  string
 }

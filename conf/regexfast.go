@@ -77,19 +77,24 @@ func expandOptional(alt string) ([]string, bool) {
 	return out, true
 }
 
-// Match reports whether s ends with "." and one of the extensions, and
-// where that extension starts.
-func (e *ExtSet) Match(s string) (dot int, ok bool) {
-	dot = strings.LastIndexByte(s, '.')
-	if dot < 0 {
-		return 0, false
+// Match reports whether s ends with "." and one of the extensions (or
+// does before a final newline, where PCRE2's "$" also matches), where
+// that dot is and where the extension ends.
+func (e *ExtSet) Match(s string) (dot, end int, ok bool) {
+	end = len(s)
+	if end > 0 && s[end-1] == '\n' {
+		end--
 	}
-	ext := s[dot+1:]
+	dot = strings.LastIndexByte(s[:end], '.')
+	if dot < 0 {
+		return 0, 0, false
+	}
+	ext := s[dot+1 : end]
 	if len(ext) > e.maxLen || len(ext) == 0 {
-		return 0, false
+		return 0, 0, false
 	}
 	if !e.Caseless {
-		return dot, e.exts[ext]
+		return dot, end, e.exts[ext]
 	}
 	var buf [32]byte
 	b := buf[:0]
@@ -100,5 +105,5 @@ func (e *ExtSet) Match(s string) (dot int, ok bool) {
 		}
 		b = append(b, c)
 	}
-	return dot, e.exts[string(b)]
+	return dot, end, e.exts[string(b)]
 }

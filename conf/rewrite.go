@@ -1,11 +1,9 @@
 // This file holds the rewrite module: rewrite, return, set, break and if,
 // compiled into a small program of operations per server and per location
-// (nginx compiles the same directives into its script code array), plus
-// regex compilation shared by location, server_name, map and if.
+// (nginx compiles the same directives into its script code array).
 package conf
 
 import (
-	"regexp"
 	"strconv"
 	"strings"
 )
@@ -297,35 +295,4 @@ func (c *compiler) parseCond(d *Directive) (*Cond, error) {
 		return cond, nil
 	}
 	return nil, emergf(d, "invalid condition \"%s\"", cur)
-}
-
-// compileRegex compiles a PCRE-style regex with Go's engine. Named
-// captures become per-request variables, as in nginx.
-func (c *compiler) compileRegex(d *Directive, src string, caseless bool) (*Regex, error) {
-	expr := src
-	if caseless {
-		expr = "(?i)" + expr
-	}
-	re, err := regexp.Compile(expr)
-	if err != nil {
-		msg := err.Error()
-		msg = strings.TrimPrefix(msg, "error parsing regexp: ")
-		if strings.Contains(src, "(?=") || strings.Contains(src, "(?!") || strings.Contains(src, "(?<=") || strings.Contains(src, "(?<!") {
-			return nil, emergf(d, "regex \"%s\" uses a lookaround assertion, which edge's regexp engine (RE2) does not support", src)
-		}
-		return nil, emergf(d, "pcre2_compile() failed: %s in \"%s\"", msg, src)
-	}
-	r := &Regex{Source: src, Re: re, Captures: re.NumSubexp()}
-	if r.Captures <= 1 && !strings.Contains(src, "(?P<") && !strings.Contains(src, "(?<") {
-		r.Ext = parseExtSet(src, caseless)
-		if r.Ext != nil && r.Captures == 1 && strings.Contains(src, "(?:") {
-			r.Ext = nil // a capture elsewhere than around the extensions
-		}
-	}
-	for i, name := range re.SubexpNames() {
-		if name != "" {
-			r.Named = append(r.Named, NamedCapture{Group: i, Name: name, Slot: c.declareSlot(name, nil)})
-		}
-	}
-	return r, nil
 }

@@ -80,7 +80,7 @@ func BenchmarkFindLocation(b *testing.B) {
 		b.Run(tt.name, func(b *testing.B) {
 			r := &Request{}
 			r.uri = tt.uri
-			if got := findLocation(r, srv.Loc); got.Name != tt.want {
+			if got, _ := findLocation(r, srv.Loc); got.Name != tt.want {
 				b.Fatalf("%s: found location %q, want %q", tt.uri, got.Name, tt.want)
 			}
 			b.ReportAllocs()
@@ -89,6 +89,69 @@ func BenchmarkFindLocation(b *testing.B) {
 				findLocation(r, srv.Loc)
 			}
 		})
+	}
+}
+
+// benchPCREConf has two servers that differ in one location: the dot-file
+// rule as older configs write it (`/\.ht`, which RE2 runs) and as
+// Laravel's and h5bp's write it (a lookahead, which the backtracking
+// engine runs), each before a capturing route and the PHP location.
+const benchPCREConf = `events {}
+http {
+    server {
+        listen 127.0.0.1:8080;
+        server_name plain;
+        location / { }
+        location ~ /\.ht { deny all; }
+        location ~ "^/(?<section>[^/]+)/(\d+)$" { }
+        location ~ \.php$ { }
+    }
+    server {
+        listen 127.0.0.1:8080;
+        server_name lookahead;
+        location / { }
+        location ~ /\.(?!well-known).* { deny all; }
+        location ~ "^/(?<section>[^/]+)/(\d+)$" { }
+        location ~ \.php$ { }
+    }
+}
+`
+
+// BenchmarkFindLocationPCRE: the location search with a plain regex and
+// with a lookahead in front of the same locations, for a request that the
+// dot-file rule refuses, one it lets past to PHP, one to the capturing
+// route, and one to that route with a UTF-8 path, which it hands to the
+// backtracking engine ("[^/]" reads a UTF-8 character byte by byte).
+func BenchmarkFindLocationPCRE(b *testing.B) {
+	plan := loadTestPlan(b, b.TempDir(), benchPCREConf)
+	tests := []struct {
+		name, uri, want string
+	}{
+		{"dotfile", "/.htaccess", ""},
+		{"php", "/wp-login.php", `\.php$`},
+		{"route", "/blog/42", `^/(?<section>[^/]+)/(\d+)$`},
+		{"route-utf8", "/caf\xc3\xa9/42", `^/(?<section>[^/]+)/(\d+)$`},
+	}
+	for i, engine := range []string{"re2", "lookahead"} {
+		srv := plan.HTTP.Servers[i]
+		for _, tt := range tests {
+			b.Run(engine+"/"+tt.name, func(b *testing.B) {
+				r := &Request{}
+				r.uri = tt.uri
+				want := tt.want
+				if want == "" {
+					want = srv.Loc.Regexes[0].Name
+				}
+				if got, _ := findLocation(r, srv.Loc); got.Name != want {
+					b.Fatalf("%s: found location %q, want %q", tt.uri, got.Name, want)
+				}
+				b.ReportAllocs()
+				for b.Loop() {
+					r.caps = r.caps[:0]
+					findLocation(r, srv.Loc)
+				}
+			})
+		}
 	}
 }
 

@@ -1136,8 +1136,19 @@ func (rt *runtime) splitPathInfo(r *Request) (script, pathInfo string) {
 	f := &r.loc.FastCGI
 	script = r.uri
 	if f.SplitPathInfo != nil {
-		if m := f.SplitPathInfo.Re.FindStringSubmatchIndex(r.uri); m != nil {
-			script = r.uri[m[2]:m[3]]
+		var buf [6]int
+		m, ok, err := f.SplitPathInfo.Exec(r.uri, buf[:0])
+		switch {
+		case err != nil:
+			// Both variables fail, which their users read as empty
+			// (ngx_http_fastcgi_split returns NULL).
+			logMatchLimit(r, f.SplitPathInfo, r.uri)
+			return "", ""
+		case ok:
+			// An unset group is empty, as nginx takes its -1 offsets.
+			if m[2] >= 0 {
+				script = r.uri[m[2]:m[3]]
+			}
 			if m[4] >= 0 {
 				pathInfo = r.uri[m[4]:m[5]]
 			}

@@ -660,7 +660,9 @@ func (rt *runtime) gzipOK(r *Request, g *conf.Gzip) bool {
 		return false
 	}
 	for _, re := range g.Disable {
-		if re.Re.MatchString(ua) {
+		// A match out of budget is logged and does not disable gzip
+		// (ngx_regex_exec_array fails, which is not NGX_OK).
+		if ok, _ := matchRegex(r, re, ua); ok {
 			return false
 		}
 	}

@@ -16,14 +16,18 @@ const (
 	findDeclined findResult = iota // nothing matched at this level
 	findAgain                      // a prefix matched; nested search may refine it
 	findOK                         // final: an exact or regex match
+	findError                      // a regex ran out of its match budget
 )
 
 // findLocation returns the location for r.uri under parent (a server's
-// implicit location), setting captures when a regex matched.
-func findLocation(r *Request, parent *conf.Location) *conf.Location {
+// implicit location), setting captures when a regex matched. The error
+// is a regex that ran out of its match budget (nginx answers 500).
+func findLocation(r *Request, parent *conf.Location) (*conf.Location, error) {
 	loc := parent
-	findIn(r, parent, &loc)
-	return loc
+	if findIn(r, parent, &loc) == findError {
+		return parent, conf.ErrMatchLimit
+	}
+	return loc, nil
 }
 
 // findIn searches one level; *loc holds the best location so far.
@@ -38,8 +42,8 @@ func findIn(r *Request, parent *conf.Location, loc **conf.Location) findResult {
 		noregex = p.Kind == conf.LocNoRegex
 		rc = findAgain
 		if len(p.Prefixes) > 0 || len(p.Regexes) > 0 {
-			if findIn(r, p, loc) == findOK {
-				return findOK
+			if res := findIn(r, p, loc); res == findOK || res == findError {
+				return res
 			}
 		}
 	}
@@ -47,10 +51,16 @@ func findIn(r *Request, parent *conf.Location, loc **conf.Location) findResult {
 		return rc
 	}
 	for _, re := range parent.Regexes {
-		if matchRegex(r, re.Regex, r.uri) {
+		ok, err := matchRegex(r, re.Regex, r.uri)
+		if err != nil {
+			return findError
+		}
+		if ok {
 			*loc = re
 			if len(re.Prefixes) > 0 || len(re.Regexes) > 0 {
-				findIn(r, re, loc)
+				if findIn(r, re, loc) == findError {
+					return findError
+				}
 			}
 			return findOK
 		}
@@ -81,42 +91,36 @@ func findPrefix(uri string, list []*conf.Location) (loc *conf.Location, exact bo
 
 // matchRegex runs a regex against s and, on a match, makes its captures
 // the current ones ($1..$9 and named captures), as nginx does for every
-// successful regex match.
-func matchRegex(r *Request, re *conf.Regex, s string) bool {
-	if re.Ext != nil {
-		dot, ok := re.Ext.Match(s)
-		if !ok {
-			return false
-		}
-		r.capSubject = s
-		r.caps = r.caps[:0]
-		if re.Captures == 1 {
-			r.caps = append(r.caps, dot, len(s), dot+1, len(s))
-		}
-		return true
+// successful regex match (ngx_http_regex_exec). A match that ran out of
+// its budget is logged in nginx's words and returned as an error; what
+// it means depends on the caller, as in nginx.
+func matchRegex(r *Request, re *conf.Regex, s string) (bool, error) {
+	caps, ok, err := re.Exec(s, r.caps)
+	if err != nil {
+		logMatchLimit(r, re, s)
+		return false, err
 	}
-	if re.Captures == 0 {
-		if !re.Re.MatchString(s) {
-			return false
-		}
-		r.capSubject = s
-		r.caps = r.caps[:0]
-		return true
-	}
-	m := re.Re.FindStringSubmatchIndex(s)
-	if m == nil {
-		return false
+	if !ok {
+		return false, nil
 	}
 	r.capSubject = s
-	r.caps = append(r.caps[:0], m...)
-	for _, nc := range re.Named {
+	r.caps = caps
+	for _, nc := range re.Names() {
 		v := ""
-		if m[2*nc.Group] >= 0 {
-			v = s[m[2*nc.Group]:m[2*nc.Group+1]]
+		if 2*nc.Group < len(caps) && caps[2*nc.Group] >= 0 {
+			v = s[caps[2*nc.Group]:caps[2*nc.Group+1]]
 		}
 		r.setSlot(nc.Slot, v)
 	}
-	return true
+	return true, nil
+}
+
+// logMatchLimit logs a match out of its budget as nginx logs PCRE2's match
+// limit, so that log watchers see the same line.
+func logMatchLimit(r *Request, re *conf.Regex, s string) {
+	if r.rt != nil {
+		r.rt.log.alertf(r, "pcre2_match() failed: -47 on \"%s\" using \"%s\"", s, re.Source)
+	}
 }
 
 // capture returns $n of the last match ("" when absent).

@@ -175,6 +175,9 @@ func appendRequestContext(b []byte, r *Request) []byte {
 func (rl requestLog) errorf(r *Request, format string, args ...any) {
 	rl.logf(r, conf.LevelError, format, args...)
 }
+func (rl requestLog) alertf(r *Request, format string, args ...any) {
+	rl.logf(r, conf.LevelAlert, format, args...)
+}
 func (rl requestLog) critf(r *Request, format string, args ...any) {
 	rl.logf(r, conf.LevelCrit, format, args...)
 }

@@ -91,7 +91,11 @@ func (rt *runtime) phase(r *Request, s step) (step, int) {
 		return stepFindLocation, 0
 
 	case stepFindLocation:
-		r.loc = findLocation(r, r.srv.Loc)
+		loc, err := findLocation(r, r.srv.Loc)
+		r.loc = loc
+		if err != nil {
+			return stepDone, 500
+		}
 		if r.loc.Internal && !r.internal {
 			return stepDone, 404
 		}

@@ -40,7 +40,11 @@ func (rt *runtime) runOps(r *Request, ops []conf.Op) (rwResult, int) {
 				return res, status
 			}
 		case conf.OpIf:
-			if rt.cond(r, op.Cond) {
+			ok, err := rt.cond(r, op.Cond)
+			if err != nil {
+				return rwStatus, 500
+			}
+			if ok {
 				r.loc = op.Loc
 				if res, status := rt.runOps(r, op.Body); res != rwContinue {
 					return res, status
@@ -89,7 +93,11 @@ func (rt *runtime) textResponse(r *Request, code int, text string) {
 // doRewrite runs one rewrite directive (ngx_http_script_regex_start_code
 // and regex_end_code).
 func (rt *runtime) doRewrite(r *Request, op *conf.Op) (rwResult, int) {
-	if !matchRegex(r, op.Regex, r.uri) {
+	ok, err := matchRegex(r, op.Regex, r.uri)
+	if err != nil {
+		return rwStatus, 500 // ngx_http_script_regex_start_code
+	}
+	if !ok {
 		return rwContinue, 0
 	}
 	repl, argsAt := rt.evalRewrite(r, op.Replace, r.quotedURI(), op.Redirect)
@@ -145,20 +153,22 @@ func (r *Request) quotedURI() bool {
 	return strings.ContainsAny(path, "%+")
 }
 
-// cond evaluates an if condition.
-func (rt *runtime) cond(r *Request, c *conf.Cond) bool {
+// cond evaluates an if condition; the error is a regex out of its match
+// budget.
+func (rt *runtime) cond(r *Request, c *conf.Cond) (bool, error) {
 	switch c.Kind {
 	case conf.CondVar:
 		v := rt.eval(r, c.Left)
-		return v != "" && v != "0"
+		return v != "" && v != "0", nil
 	case conf.CondEq:
-		return rt.eval(r, c.Left) == rt.eval(r, c.Right)
+		return rt.eval(r, c.Left) == rt.eval(r, c.Right), nil
 	case conf.CondNe:
-		return rt.eval(r, c.Left) != rt.eval(r, c.Right)
-	case conf.CondMatch:
-		return matchRegex(r, c.Regex, rt.eval(r, c.Left))
-	case conf.CondNotMatch:
-		return !c.Regex.Re.MatchString(rt.eval(r, c.Left))
+		return rt.eval(r, c.Left) != rt.eval(r, c.Right), nil
+	case conf.CondMatch, conf.CondNotMatch:
+		// Either way a match sets the captures, as in nginx; a match
+		// out of budget answers 500 (ngx_http_script_regex_start_code).
+		ok, err := matchRegex(r, c.Regex, rt.eval(r, c.Left))
+		return ok == (c.Kind == conf.CondMatch), err
 	}
 	fi := rt.files.stat(rt.eval(r, c.Left))
 	var ok bool
@@ -172,7 +182,7 @@ func (rt *runtime) cond(r *Request, c *conf.Cond) bool {
 	case conf.CondExec:
 		ok = fi.exists && fi.mode&0o111 != 0
 	}
-	return ok != c.Negate
+	return ok != c.Negate, nil
 }
 
 // argsEscape marks the bytes nginx 1.22's NGX_ESCAPE_ARGS escapes in a

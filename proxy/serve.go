@@ -74,12 +74,17 @@ func (rt *runtime) serve(r *Request) {
 		host = r.conn.tls.ServerName
 	}
 	r.host = host
-	srv, re := g.Lookup(host)
-	if re != nil {
-		matchRegex(r, re, host)
-	}
+	srv, err := g.Lookup(host, func(re *conf.Regex) (bool, error) { return matchRegex(r, re, host) })
 	r.srv = srv
 	r.loc = srv.Loc
+	if err != nil {
+		// ngx_http_set_virtual_server closes the request without an
+		// answer when a regex server name fails.
+		r.resp.Status = 500
+		r.resp.Drop = true
+		r.resp.Close = true
+		return
+	}
 	if r.tooManyHeaders(def, t.host != "") {
 		rt.log.infof(r, "client sent too many header lines")
 		rt.badRequest(r, 494)

@@ -138,7 +138,9 @@ func (tg *tlsGroup) listenerConfig() *tls.Config {
 // (ngx_http_ssl_servername): exact name, wildcards, regexps, then the
 // default server, which also serves clients that send no SNI.
 func (tg *tlsGroup) configForClient(hello *tls.ClientHelloInfo) (*tls.Config, error) {
-	srv, _ := tg.group.Lookup(sniHost(hello.ServerName))
+	// A regex name out of its match budget leaves the default server, as
+	// ngx_http_ssl_servername does when the lookup fails.
+	srv, _ := tg.group.Lookup(sniHost(hello.ServerName), nil)
 	cfg := tg.servers[srv]
 	if cfg == nil {
 		return nil, errRejected

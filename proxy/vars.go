@@ -182,10 +182,7 @@ func (rt *runtime) slotValue(r *Request, v *conf.VarRef) string {
 		return out
 	}
 	src := rt.eval(r, m.Source)
-	val, re := m.Find(src)
-	if re != nil {
-		matchRegex(r, re, src)
-	}
+	val := m.Find(src, func(re *conf.Regex) (bool, error) { return matchRegex(r, re, src) })
 	out := rt.eval(r, val)
 	r.setSlot(v.N, out)
 	return out

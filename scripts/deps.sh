@@ -9,7 +9,9 @@
 #          curl, MariaDB, WordPress, testssl.sh: what ./scripts/test.sh needs;
 #          and, with "go install" into $(go env GOPATH)/bin, h2spec and pebble
 #          (Let's Encrypt's test ACME CA) for the TLS tests (testenv/tlstest);
-#          chromium, which renders edge ab's HTML report in a test (package ab)
+#          chromium, which renders edge ab's HTML report in a test (package ab);
+#          pcre2test, nginx's PCRE2 library on the command line, which conf's
+#          TestAgainstPCRE2 checks edge's regexps against
 #   bench  the same as test: what ./scripts/bench.sh needs
 #
 # Other scripts source this file and call deps_main, so that the PATH change
@@ -31,6 +33,8 @@ deps_pkgs_run=(php8.2-fpm php8.2-cli openssl ca-certificates)
 deps_pkgs_test=("${deps_pkgs_run[@]}" nginx php8.2-mysql php8.2-curl php8.2-gd
 	php8.2-xml php8.2-mbstring wrk nghttp2-client apache2-utils curl
 	mariadb-server wordpress wordpress-theme-twentytwentythree testssl.sh chromium
+	# conf's TestAgainstPCRE2
+	pcre2-utils
 	# nginx's own test suite (testenv/nginxtests): its Perl modules, and the
 	# dynamic modules Debian's nginx is built with, which the suite loads
 	perl libfcgi-perl libio-socket-ssl-perl libnet-ssleay-perl libprotocol-websocket-perl
@@ -42,7 +46,7 @@ deps_pkgs_bench=("${deps_pkgs_test[@]}")
 # Commands each set must provide once its packages are in; checked after
 # installing, and the only check on a system without dpkg.
 deps_cmds_run=(php-fpm8.2 php8.2 openssl)
-deps_cmds_test=("${deps_cmds_run[@]}" nginx wrk h2load ab curl testssl chromium)
+deps_cmds_test=("${deps_cmds_run[@]}" nginx wrk h2load ab curl testssl chromium pcre2test)
 deps_cmds_bench=("${deps_cmds_test[@]}")
 
 deps_die() {

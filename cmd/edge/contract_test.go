@@ -247,6 +247,42 @@ var configErrors = []struct {
 		conf: "http {\n}\n",
 		want: `no "events" section in configuration`,
 	},
+	// Regexps PCRE2 rejects, in each context that takes one (issue 14).
+	{
+		name: "regex location",
+		conf: "events {}\nhttp {\n    server {\n        location ~ ^/(foo|bar { return 200; }\n    }\n}\n",
+		want: `pcre2_compile() failed: missing closing parenthesis in "^/(foo|bar" in {CONF}:4`,
+	},
+	{
+		name: "regex lookbehind",
+		conf: "events {}\nhttp {\n    server {\n        rewrite (?<=/a+)b /c;\n    }\n}\n",
+		want: `pcre2_compile() failed: lookbehind assertion is not fixed length in "(?<=/a+)b" at "(?<=/a+)b" in {CONF}:4`,
+	},
+	{
+		name: "regex if",
+		conf: "events {}\nhttp {\n    server {\n        if ($uri ~* \"[z-a]\") { return 404; }\n    }\n}\n",
+		want: `pcre2_compile() failed: range out of order in character class in "[z-a]" at "a]" in {CONF}:4`,
+	},
+	{
+		name: "regex map",
+		conf: "events {}\nhttp {\n    map $uri $x {\n        \"~^(?<n>a)(?P<n>b)\" 1;\n    }\n}\n",
+		want: `pcre2_compile() failed: two named subpatterns have the same name (PCRE2_DUPNAMES not set) in "^(?<n>a)(?P<n>b)" at "b)" in {CONF}:4`,
+	},
+	{
+		name: "regex server_name",
+		conf: "events {}\nhttp {\n    server {\n        server_name \"~^(\\w+)\\2\";\n    }\n}\n",
+		want: `pcre2_compile() failed: reference to non-existent subpattern in "^(\w+)\2" at "2" in {CONF}:4`,
+	},
+	{
+		name: "regex split_path_info",
+		conf: "events {}\nhttp {\n    server {\n        location / {\n            fastcgi_split_path_info \"^(.+\\.php)(/.+){2,1}$\";\n        }\n    }\n}\n",
+		want: `pcre2_compile() failed: numbers out of order in {} quantifier in "^(.+\.php)(/.+){2,1}$" at "}$" in {CONF}:5`,
+	},
+	{
+		name: "regex gzip_disable",
+		conf: "events {}\nhttp {\n    gzip_disable \"msie\\i\";\n}\n",
+		want: `pcre2_compile() failed: unrecognized character follows \ in "msie\i" at "i" in {CONF}:3`,
+	},
 }
 
 func TestConfigTestErrors(t *testing.T) {
