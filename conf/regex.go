@@ -140,6 +140,7 @@ func (re *Regex) Exec(s string, dst []int) (caps []int, ok bool, err error) {
 
 // btMatch is Match on the backtracking engine.
 func (re *Regex) btMatch(s string) (bool, error) {
+	wakeMonitor()
 	rs := subjectRunes(s)
 	defer runePool.Put(rs)
 	ok, err := re.bt.MatchRunes(*rs)
@@ -151,6 +152,7 @@ func (re *Regex) btMatch(s string) (bool, error) {
 
 // btExec is Exec on the backtracking engine.
 func (re *Regex) btExec(s string, dst []int) (caps []int, ok bool, err error) {
+	wakeMonitor()
 	rs := subjectRunes(s)
 	defer runePool.Put(rs)
 	err = re.bt.FindRunesMatches(*rs, 0, func(m regexp2.MatchView) bool {
