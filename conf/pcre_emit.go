@@ -396,3 +396,61 @@ func hasCapture(n *pcreNode) bool {
 	}
 	return false
 }
+
+// required returns the longest run of bytes every match of the pattern
+// holds, "" when there is none: a subject without it cannot match, which
+// spares the backtracking engine most of the subjects it would fail on
+// (Laravel's `/\.(?!well-known).*` needs "/.").
+func (pt *pcrePattern) required() string {
+	return requiredIn(pt.root)
+}
+
+func requiredIn(n *pcreNode) string {
+	switch n.op {
+	case pSet:
+		if n.set.count() == 1 {
+			for c := 0; c < 256; c++ {
+				if n.set.has(byte(c)) {
+					return string([]byte{byte(c)})
+				}
+			}
+		}
+	case pCapture, pGroup, pAtomic:
+		return requiredIn(n.subs[0])
+	case pRepeat:
+		if n.min > 0 && !isAssertion(n.subs[0]) {
+			return requiredIn(n.subs[0])
+		}
+	case pConcat:
+		best, run := "", ""
+		for _, s := range n.subs {
+			if s.op == pSet && s.set.count() == 1 {
+				run += requiredIn(s)
+				continue
+			}
+			if isZeroWidth(s) {
+				continue // an anchor or assertion does not break a run
+			}
+			best, run = longer(best, run), ""
+			best = longer(best, requiredIn(s))
+		}
+		return longer(best, run)
+	}
+	return ""
+}
+
+// isZeroWidth reports whether n matches no bytes (anchors, assertions).
+func isZeroWidth(n *pcreNode) bool {
+	switch n.op {
+	case pBegin, pEnd, pEndNL, pBeginLine, pEndLine, pWordB, pNotWordB:
+		return true
+	}
+	return isAssertion(n)
+}
+
+func longer(a, b string) string {
+	if len(b) > len(a) {
+		return b
+	}
+	return a
+}

@@ -413,3 +413,27 @@ func FuzzRegexEngines(f *testing.F) {
 		compareEngines(t, re, &Regex{Source: src, captures: pt.groups, bt: bt}, []string{subject, subject + "\n"})
 	})
 }
+
+// TestRegexRequired: the run of bytes a backtracking pattern's every match
+// holds, which spares regexp2 the subjects without it.
+func TestRegexRequired(t *testing.T) {
+	for _, c := range []struct{ src, want string }{
+		{`/\.(?!well-known).*`, "/."},
+		{`^/setup/(?!pub/).`, "/setup/"},
+		{`^/wp-includes/.*(?<!(js/tinymce/wp-tinymce))\.php$`, "/wp-includes/"},
+		{`(?<=/static/)(\w+)\.css$`, ".css"},
+		{`^(a+)+(?!x)$`, "a"},
+		{`(?i)abc(?=x)`, ""},
+		{`(?:foo|bar)(?!x)`, ""},
+		{`x(?=y)z(\1)?`, "xz"},
+		{"\xc3\xa9(?!a)", "\xc3\xa9"},
+	} {
+		pt, err := parsePCRE(c.src, false)
+		if err != nil {
+			t.Fatalf("%s: %v", c.src, err)
+		}
+		if got := pt.required(); got != c.want {
+			t.Errorf("%s: required %q, want %q", c.src, got, c.want)
+		}
+	}
+}

@@ -34,6 +34,9 @@ type Regex struct {
 	// go to bt.
 	asciiOnly, finalNL bool
 	bt                 *regexp2.Regexp
+	// required is a run of bytes every match holds, checked before a
+	// subject goes to re or bt.
+	required string
 }
 
 // NamedCapture binds a regex group to a variable slot.
@@ -105,6 +108,9 @@ func (re *Regex) Match(s string) (bool, error) {
 		_, _, ok := re.ext.Match(s)
 		return ok, nil
 	}
+	if !strings.Contains(s, re.required) {
+		return false, nil
+	}
 	if re.onRE2(s) {
 		return re.re.MatchString(s), nil
 	}
@@ -124,6 +130,9 @@ func (re *Regex) Exec(s string, dst []int) (caps []int, ok bool, err error) {
 		}
 		return dst, ok, nil
 	}
+	if !strings.Contains(s, re.required) {
+		return dst, false, nil
+	}
 	if re.onRE2(s) {
 		if re.captures == 0 {
 			return dst, re.re.MatchString(s), nil
@@ -140,6 +149,7 @@ func (re *Regex) Exec(s string, dst []int) (caps []int, ok bool, err error) {
 
 // btMatch is Match on the backtracking engine.
 func (re *Regex) btMatch(s string) (bool, error) {
+	wakeMonitor()
 	rs := subjectRunes(s)
 	defer runePool.Put(rs)
 	ok, err := re.bt.MatchRunes(*rs)
@@ -151,6 +161,7 @@ func (re *Regex) btMatch(s string) (bool, error) {
 
 // btExec is Exec on the backtracking engine.
 func (re *Regex) btExec(s string, dst []int) (caps []int, ok bool, err error) {
+	wakeMonitor()
 	rs := subjectRunes(s)
 	defer runePool.Put(rs)
 	err = re.bt.FindRunesMatches(*rs, 0, func(m regexp2.MatchView) bool {
@@ -222,7 +233,7 @@ func compilePCRE(src string, caseless bool) (*Regex, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &Regex{Source: src, captures: pt.groups}
+	r := &Regex{Source: src, captures: pt.groups, required: pt.required()}
 	for _, n := range pt.names {
 		r.named = append(r.named, NamedCapture{Group: n.group, Name: n.name})
 	}

@@ -18,7 +18,7 @@ var builtModules = []string{
 	"--with-http_v2_module",
 	"--with-http_stub_status_module",
 	"--with-http_gzip_static_module",
-	"--with-pcre (Go regexp, RE2 syntax)",
+	"--with-pcre (PCRE2 10.42 syntax, run on Go's regexp and regexp2)",
 }
 
 var missingModules = []string{
