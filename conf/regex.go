@@ -19,7 +19,8 @@ import (
 // A pattern runs on one of three engines, chosen when it is compiled
 // (pcre_emit.go says how): a file-type pattern such as `\.(jpg|png)$` is a
 // set of extensions (regexfast.go); a pattern RE2 matches as PCRE2 does
-// runs on Go's regexp, in linear time and without allocating; the rest
+// runs on Go's regexp, in linear time (and without allocating, unless it
+// has captures to report); the rest
 // (lookarounds, back references, atomic groups ...) and the subjects on
 // which RE2 would answer differently run on regexp2's backtracking
 // engine, within a match budget.
