@@ -749,6 +749,9 @@ func (rt *runtime) fastcgiResponse(r *Request, b *backend, srv *upServer, resp *
 		return stepDone, status
 	}
 	out.Status = status
+	if len(resp.Reason) > 0 {
+		out.Reason, out.ReasonFor = string(resp.Reason), status
+	}
 	if !out.Header.Has("Content-Type") {
 		out.Header.Set("Content-Type", r.loc.DefaultType)
 	}

@@ -271,6 +271,7 @@ func (rt *runtime) writeHTTP1(ctx *fasthttp.RequestCtx, r *Request) {
 	}
 	out := &ctx.Response
 	out.SetStatusCode(resp.Status)
+	setReason(&out.Header, resp)
 	oh := &out.Header
 	// Names go out as the config, the application or edge spelled them
 	// ("X-URI", "ETag"), as nginx sends them; fasthttp would make them
@@ -447,6 +448,7 @@ func (s *Server) http1Error(ctx *fasthttp.RequestCtx, err error) {
 	rt.badRequest(r, status)
 	resp := r.resp
 	ctx.Response.SetStatusCode(resp.Status)
+	setReason(&ctx.Response.Header, resp)
 	ctx.Response.Header.DisableNormalizing()
 	for _, f := range resp.Header.list {
 		if strings.EqualFold(f.name, "Content-Type") {
@@ -527,4 +529,29 @@ func (r *Request) bodyTimeout() time.Duration {
 		return r.loc.ClientBodyTimeout
 	}
 	return r.conn.bodyTimeout
+}
+
+// nginxReasons are the texts of nginx's status lines where they are not
+// the engine's (ngx_http_status_lines in ngx_http_header_filter_module.c).
+var nginxReasons = map[int][]byte{
+	302: []byte("Moved Temporarily"),
+	405: []byte("Not Allowed"),
+	408: []byte("Request Time-out"),
+	413: []byte("Request Entity Too Large"),
+	414: []byte("Request-URI Too Large"),
+	416: []byte("Requested Range Not Satisfiable"),
+	503: []byte("Service Temporarily Unavailable"),
+	504: []byte("Gateway Time-out"),
+}
+
+// setReason gives the status line nginx's text: the application's, when
+// it named one for this status, else nginx's own where it differs from
+// the engine's. The common statuses keep the engine's ready-made line.
+func setReason(h *fasthttp.ResponseHeader, resp *Response) {
+	switch {
+	case resp.Reason != "" && resp.ReasonFor == resp.Status:
+		h.SetStatusMessage([]byte(resp.Reason))
+	case nginxReasons[resp.Status] != nil:
+		h.SetStatusMessage(nginxReasons[resp.Status])
+	}
 }

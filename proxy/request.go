@@ -180,10 +180,15 @@ const (
 // Response is what the pipeline answers. Adapters write it out.
 type Response struct {
 	Status int
-	Header ResponseHeader
-	Kind   BodyKind
-	Bytes  []byte
-	File   *os.File
+	// Reason, when ReasonFor is Status, is the text of the status line
+	// the application gave ("Status: 404 Gone Fishing"), which nginx
+	// passes on; otherwise the status line carries nginx's own text.
+	Reason    string
+	ReasonFor int
+	Header    ResponseHeader
+	Kind      BodyKind
+	Bytes     []byte
+	File      *os.File
 	// CloseFile tells the adapter to close File after sending it.
 	CloseFile bool
 	Offset    int64

@@ -9,6 +9,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -21,6 +22,8 @@ const rawTimeout = 30 * time.Second
 // RawResponse is one parsed HTTP response.
 type RawResponse struct {
 	Status int
+	// Reason is the status line's text after the code ("Moved Temporarily").
+	Reason string
 	Proto  string // "HTTP/1.1"
 	// Header has canonicalized names. Transfer-Encoding is not in it (net/http
 	// moves it to TransferEncoding) and the body is already de-chunked.
@@ -73,6 +76,7 @@ func readRawResponse(br *bufio.Reader, method string) (*RawResponse, error) {
 	}
 	return &RawResponse{
 		Status:           resp.StatusCode,
+		Reason:           strings.TrimPrefix(strings.TrimPrefix(resp.Status, strconv.Itoa(resp.StatusCode)), " "),
 		Proto:            resp.Proto,
 		Header:           resp.Header,
 		TransferEncoding: resp.TransferEncoding,

@@ -21,6 +21,7 @@ var comparisonRules = []string{
 	"Complete bodies carry a Content-Length",
 	"Compressed bytes differ",
 	"HTTP/1.1 responses leave keep-alive implicit",
+	"Statuses nginx has no text for",
 }
 
 // Sections of docs/nginx-differences.md.
@@ -44,7 +45,11 @@ func builtinPage(o *outcome, status int, title string) {
 	}
 	body := "<html>\r\n<head><title>" + title + "</title></head>\r\n<body>\r\n" + heading +
 		"<hr><center>SERVER</center>\r\n</body>\r\n</html>\r\n"
-	*o = outcome{status: status, proto: "HTTP/1.1", body: []byte(body), rawLen: len(body), head: o.head, http11: o.http11,
+	reason := strings.TrimPrefix(title, strconv.Itoa(status)+" ")
+	if status == 400 {
+		reason = "Bad Request" // the status line of 494-497's pages too
+	}
+	*o = outcome{status: status, reason: reason, proto: "HTTP/1.1", body: []byte(body), rawLen: len(body), head: o.head, http11: o.http11,
 		header: http.Header{"Content-Type": {"text/html"}, "Content-Length": {strconv.Itoa(len(body))}}}
 }
 
