@@ -668,8 +668,11 @@ func FormatTuneState(v PMValues, comment string) string {
 }
 
 // findPool returns the fpm_pool with the given name, or nil.
-func (c *compiler) findPool(name string) *FPMPool {
-	for _, p := range c.fpmPools {
+func (c *compiler) findPool(name string) *FPMPool { return PoolNamed(c.fpmPools, name) }
+
+// PoolNamed returns the fpm_pool of pools named name, or nil.
+func PoolNamed(pools []*FPMPool, name string) *FPMPool {
+	for _, p := range pools {
 		if p.Name == name {
 			return p
 		}

@@ -107,7 +107,7 @@ type targetError struct {
 func (bs *backends) forTarget(target string, f *conf.FastCGI) (*backend, *targetError) {
 	key := target + "|" + strconv.FormatBool(f.KeepConn)
 	bs.mu.Lock()
-	b := bs.byTarget[key]
+	b, full := bs.byTarget[key], bs.dynamic >= maxDynamicTargets
 	bs.mu.Unlock()
 	if b != nil {
 		return b, nil
@@ -129,7 +129,7 @@ func (bs *backends) forTarget(target string, f *conf.FastCGI) (*backend, *target
 		// Only a name without a port is an upstream{}'s (whose port is
 		// none), matched without case as nginx matches it.
 		if p.Upstream = findUpstream(bs.plan.HTTP.Upstreams, target); p.Upstream == nil {
-			p.Pool = findPool(bs.plan.HTTP.Pools, target)
+			p.Pool = conf.PoolNamed(bs.plan.HTTP.Pools, target)
 		}
 		if p.Upstream == nil && p.Pool == nil {
 			return nil, &targetError{500, "no port in upstream \"" + target + "\""}
@@ -138,7 +138,7 @@ func (bs *backends) forTarget(target string, f *conf.FastCGI) (*backend, *target
 	case network == "tcp" && net.ParseIP(host) == nil:
 		return nil, &targetError{502, "no resolver defined to resolve " + host}
 	}
-	if !named && bs.full() {
+	if !named && full {
 		// A target only the request names: served, but not kept (the
 		// variable may come from the client, and each kept target holds
 		// clients and counters for the plan's life).
@@ -151,19 +151,14 @@ func (bs *backends) forTarget(target string, f *conf.FastCGI) (*backend, *target
 	if old := bs.byTarget[key]; old != nil {
 		return old, nil
 	}
-	bs.byTarget[key] = b
 	if !named {
+		if bs.dynamic >= maxDynamicTargets {
+			return b, nil // others filled the table meanwhile: not kept
+		}
 		bs.dynamic++
 	}
+	bs.byTarget[key] = b
 	return b, nil
-}
-
-// full reports whether fastcgi_pass with variables made maxDynamicTargets
-// backends for addresses already.
-func (bs *backends) full() bool {
-	bs.mu.Lock()
-	defer bs.mu.Unlock()
-	return bs.dynamic >= maxDynamicTargets
 }
 
 // oneOffBackend serves one request to an address without keeping
@@ -171,11 +166,17 @@ func (bs *backends) full() bool {
 // keeps none to a target outside an upstream{}.
 func oneOffBackend(p *conf.FastCGIPass, f *conf.FastCGI) *backend {
 	c := newClient(p.Network, p.Address, 0, 0, f, fastcgi.NewIdleConns(0))
-	addr := p.Address
-	if p.Network == "unix" {
-		addr = "unix:" + addr
+	return &backend{name: p.Raw, servers: []*upServer{{addr: serverAddr(p.Network, p.Address), client: c,
+		weight: 1, maxFails: 1, failTimeout: 10 * time.Second}}}
+}
+
+// serverAddr is a server's address as $upstream_addr shows it:
+// "unix:/x.sock" or "127.0.0.1:9000".
+func serverAddr(network, address string) string {
+	if network == "unix" {
+		return "unix:" + address
 	}
-	return &backend{name: p.Raw, servers: []*upServer{{addr: addr, client: c, weight: 1, maxFails: 1, failTimeout: 10 * time.Second}}}
+	return address
 }
 
 // findUpstream returns the upstream{} named name, compared without case.
@@ -186,16 +187,6 @@ func findUpstream(ups map[string]*conf.Upstream, name string) *conf.Upstream {
 	for n, u := range ups {
 		if strings.EqualFold(n, name) {
 			return u
-		}
-	}
-	return nil
-}
-
-// findPool returns the fpm_pool named name, or nil.
-func findPool(pools []*conf.FPMPool, name string) *conf.FPMPool {
-	for _, p := range pools {
-		if p.Name == name {
-			return p
 		}
 	}
 	return nil
@@ -333,11 +324,7 @@ func makeBackend(p *conf.FastCGIPass, f *conf.FastCGI, sh *shared, idle idleBudg
 		}
 		idle.note(network, address, maxIdle)
 		c := sh.client(network, address, maxConns, maxIdle, f)
-		addr := address
-		if network == "unix" {
-			addr = "unix:" + address
-		}
-		b.servers = append(b.servers, &upServer{addr: addr, client: c, weight: max(weight, 1),
+		b.servers = append(b.servers, &upServer{addr: serverAddr(network, address), client: c, weight: max(weight, 1),
 			maxFails: maxFails, failTimeout: failTimeout, backup: backup, down: down})
 	}
 	switch {
