@@ -531,27 +531,49 @@ func (r *Request) bodyTimeout() time.Duration {
 	return r.conn.bodyTimeout
 }
 
-// nginxReasons are the texts of nginx's status lines where they are not
-// the engine's (ngx_http_status_lines in ngx_http_header_filter_module.c).
-var nginxReasons = map[int][]byte{
-	302: []byte("Moved Temporarily"),
-	405: []byte("Not Allowed"),
-	408: []byte("Request Time-out"),
-	413: []byte("Request Entity Too Large"),
-	414: []byte("Request-URI Too Large"),
-	416: []byte("Requested Range Not Satisfiable"),
-	503: []byte("Service Temporarily Unavailable"),
-	504: []byte("Gateway Time-out"),
+// nginxReason is the text of nginx's status line for status where it is
+// not the engine's (ngx_http_status_lines in ngx_http_header_filter_module.c),
+// nil elsewhere. A switch: it runs for every response.
+func nginxReason(status int) []byte {
+	switch status {
+	case 302:
+		return reason302
+	case 405:
+		return reason405
+	case 408:
+		return reason408
+	case 413:
+		return reason413
+	case 414:
+		return reason414
+	case 416:
+		return reason416
+	case 503:
+		return reason503
+	case 504:
+		return reason504
+	}
+	return nil
 }
+
+var (
+	reason302 = []byte("Moved Temporarily")
+	reason405 = []byte("Not Allowed")
+	reason408 = []byte("Request Time-out")
+	reason413 = []byte("Request Entity Too Large")
+	reason414 = []byte("Request-URI Too Large")
+	reason416 = []byte("Requested Range Not Satisfiable")
+	reason503 = []byte("Service Temporarily Unavailable")
+	reason504 = []byte("Gateway Time-out")
+)
 
 // setReason gives the status line nginx's text: the application's, when
 // it named one for this status, else nginx's own where it differs from
 // the engine's. The common statuses keep the engine's ready-made line.
 func setReason(h *fasthttp.ResponseHeader, resp *Response) {
-	switch {
-	case resp.Reason != "" && resp.ReasonFor == resp.Status:
+	if resp.Reason != "" && resp.ReasonFor == resp.Status {
 		h.SetStatusMessage([]byte(resp.Reason))
-	case nginxReasons[resp.Status] != nil:
-		h.SetStatusMessage(nginxReasons[resp.Status])
+	} else if r := nginxReason(resp.Status); r != nil {
+		h.SetStatusMessage(r)
 	}
 }
