@@ -48,12 +48,6 @@ type tap struct {
 	output  string       // the run's output, for a failure's report
 }
 
-// server is one binary the suite runs against.
-type server struct {
-	name string
-	env  []string
-}
-
 func TestNginxSuite(t *testing.T) {
 	root := testenv.RepoRoot(t)
 	suite := filepath.Join(filepath.Dir(root), "shared", "nginx-tests")
@@ -76,11 +70,12 @@ func TestNginxSuite(t *testing.T) {
 	// The suite's files live in 0700 temporary directories; as root,
 	// nginx's workers would run as nobody and answer 403 to everything.
 	globals := "TEST_NGINX_GLOBALS=user " + currentUser() + ";"
-	servers := []server{
-		{"edge", []string{"TEST_NGINX_BINARY=" + testenv.EdgeBinary(t), globals}},
+	// The environment of each server's runs: edge's, then nginx's.
+	servers := [][]string{
+		{"TEST_NGINX_BINARY=" + testenv.EdgeBinary(t), globals},
 		// Debian's nginx loads its dynamic modules, which the suite names
 		// in every config it writes, from here.
-		{"nginx", []string{"TEST_NGINX_BINARY=" + testenv.NginxBinary(t), "TEST_NGINX_MODULES=/usr/lib/nginx/modules", globals}},
+		{"TEST_NGINX_BINARY=" + testenv.NginxBinary(t), "TEST_NGINX_MODULES=/usr/lib/nginx/modules", globals},
 	}
 
 	type job struct {
@@ -99,7 +94,7 @@ func TestNginxSuite(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			for j := range jobs {
-				r := runFile(perl, suite, t.TempDir(), servers[j.srv].env, j.file)
+				r := runFile(perl, suite, t.TempDir(), servers[j.srv], j.file)
 				mu.Lock()
 				results[j.srv][j.file] = r
 				mu.Unlock()
