@@ -38,19 +38,28 @@ func Load(path string, o LoadOptions) (*Plan, error) {
 	if prefix == "" {
 		prefix = filepath.Dir(path)
 	}
-	return Compile(tree, CompileOptions{Path: path, Prefix: prefix})
+	confPrefix := o.ConfPrefix
+	if confPrefix == "" {
+		confPrefix = filepath.Dir(path)
+	}
+	return Compile(tree, CompileOptions{Path: path, Prefix: prefix, ConfPrefix: confPrefix})
 }
 
 // CompileOptions says where a tree came from.
 type CompileOptions struct {
 	Path   string // the main file, for messages
 	Prefix string // relative paths resolve against it
+	// ConfPrefix is nginx's conf prefix, the directory of the main file:
+	// the TLS files (ssl_certificate and its neighbours) resolve against
+	// it, as includes do. Empty means Prefix.
+	ConfPrefix string
 }
 
 // compiler holds the state of one compilation.
 type compiler struct {
-	plan   *Plan
-	prefix string
+	plan       *Plan
+	prefix     string
+	confPrefix string // see CompileOptions.ConfPrefix
 
 	pendingVars []pendingVar
 	slots       map[string]int
@@ -88,14 +97,15 @@ type frame struct {
 // Compile turns a syntax tree into a Plan.
 func Compile(tree *Tree, o CompileOptions) (*Plan, error) {
 	c := &compiler{
-		plan:    &Plan{Tree: tree, Path: o.Path, Prefix: o.Prefix},
-		prefix:  o.Prefix,
-		slots:   map[string]int{},
-		set:     map[*Location]map[string]bool{},
-		ifs:     map[*Location][]*Location{},
-		mainLoc: &Location{},
-		httpLoc: &Location{Kind: LocServer},
-		httpSrv: &Server{},
+		plan:       &Plan{Tree: tree, Path: o.Path, Prefix: o.Prefix},
+		prefix:     o.Prefix,
+		confPrefix: o.ConfPrefix,
+		slots:      map[string]int{},
+		set:        map[*Location]map[string]bool{},
+		ifs:        map[*Location][]*Location{},
+		mainLoc:    &Location{},
+		httpLoc:    &Location{Kind: LocServer},
+		httpSrv:    &Server{},
 	}
 	c.defaults = defaultLocation()
 	// nginx's default root "html" is relative to the prefix.
@@ -165,6 +175,15 @@ func (c *compiler) path(p string) string {
 		return p
 	}
 	return filepath.Join(c.prefix, p)
+}
+
+// confPath resolves a relative path against the conf prefix, as nginx's
+// ngx_conf_full_name(cycle, name, 1) does for the files TLS reads.
+func (c *compiler) confPath(p string) string {
+	if c.confPrefix == "" || p == "" || filepath.IsAbs(p) || strings.HasPrefix(p, "$") {
+		return c.path(p)
+	}
+	return filepath.Join(c.confPrefix, p)
 }
 
 func init() {

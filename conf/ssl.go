@@ -181,7 +181,7 @@ func init() {
 		&spec{name: "ssl_certificate", ctx: ctxHS, args: take1, multi: true, set: setSSLCertificate},
 		&spec{name: "ssl_certificate_key", ctx: ctxHS, args: take1, multi: true, set: setSSLCertificate},
 		&spec{name: "ssl_password_file", ctx: ctxHS, args: take1, set: func(c *compiler, f *frame, d *Directive) error {
-			tlsOf(f.srv).PasswordFile = c.path(d.Args[0])
+			tlsOf(f.srv).PasswordFile = c.confPath(d.Args[0])
 			return nil
 		}},
 		&spec{name: "ssl_protocols", ctx: ctxHS, args: take1More, set: setSSLProtocols},
@@ -210,7 +210,7 @@ func init() {
 			return nil
 		}},
 		&spec{name: "ssl_stapling_file", ctx: ctxHS, args: take1, set: func(c *compiler, f *frame, d *Directive) error {
-			tlsOf(f.srv).StaplingFile = c.path(d.Args[0])
+			tlsOf(f.srv).StaplingFile = c.confPath(d.Args[0])
 			return nil
 		}},
 		&spec{name: "ssl_stapling_responder", ctx: ctxHS, args: take1, set: setSSLStaplingResponder},
@@ -219,7 +219,7 @@ func init() {
 				f.acme.TrustedCertificate = c.path(d.Args[0])
 				return nil
 			}
-			tlsOf(f.srv).TrustedCertificate = c.path(d.Args[0])
+			tlsOf(f.srv).TrustedCertificate = c.confPath(d.Args[0])
 			return nil
 		}},
 		&spec{name: "ssl_buffer_size", ctx: ctxHS, args: take1, set: func(c *compiler, f *frame, d *Directive) error {
@@ -238,7 +238,7 @@ func init() {
 			return nil
 		}},
 		&spec{name: "ssl_dhparam", ctx: ctxHS, args: take1, set: func(c *compiler, f *frame, d *Directive) error {
-			tlsOf(f.srv).DHParam = c.path(d.Args[0])
+			tlsOf(f.srv).DHParam = c.confPath(d.Args[0])
 			c.warnf(d, "the \"ssl_dhparam\" directive is ignored by edge: Go's crypto/tls has no DHE key exchange; "+
 				"ECDHE (X25519MLKEM768, X25519, P-256) is used instead")
 			return nil
@@ -320,7 +320,7 @@ func setSSLCertificate(c *compiler, f *frame, d *Directive) error {
 		return emergf(d, "variables in \"%s\" are not supported by edge (only \"%s\", with acme_certificate)", d.Name, want)
 	}
 	if !acme && !strings.HasPrefix(v, "data:") {
-		v = c.path(v)
+		v = c.confPath(v)
 	}
 	t := tlsOf(f.srv)
 	if d.Name == "ssl_certificate" {
@@ -416,7 +416,7 @@ func setSSLSessionCache(c *compiler, f *frame, d *Directive) error {
 // setSSLTicketKey reads an nginx ticket key file (48 or 80 bytes) now, as
 // nginx does at load time, so "edge -t" reports a bad file.
 func setSSLTicketKey(c *compiler, f *frame, d *Directive) error {
-	p := c.path(d.Args[0])
+	p := c.confPath(d.Args[0])
 	key, err := LoadSSLTicketKey(p)
 	if err != nil {
 		var pe *fs.PathError

@@ -111,7 +111,12 @@ func load(o *options) (*conf.Plan, error) {
 			Msg: fmt.Sprintf("\"%s\" does not exist; using edge's built-in %s", b, filepath.Base(b))})
 	}
 	if o.errLog != "" && !errorLogSet(plan) {
-		plan.Main.ErrorLogs = []conf.ErrorLog{{Path: o.errLog, Level: conf.LevelError}}
+		// nginx opens -e's file against the prefix, as error_log's.
+		path := o.errLog
+		if path != "stderr" && !filepath.IsAbs(path) {
+			path = filepath.Join(plan.Prefix, path)
+		}
+		plan.Main.ErrorLogs = []conf.ErrorLog{{Path: path, Level: conf.LevelError}}
 	}
 	return plan, nil
 }
