@@ -218,6 +218,21 @@ func projectFiles() map[string]string {
 		"other.php":       projectPHP,
 		"docs/index.html": "<p>docs</p>\n",
 	})
+	add("kirby", map[string]string{
+		"index.php":                projectPHP,
+		"content/1_home/home.txt":  "Title: Home\n",
+		"site/config/config.php":   projectPHP,
+		"kirby/bootstrap.php":      projectPHP,
+		".git/config":              "[core]\n",
+		".well-known/security.txt": "Contact: mailto:security@example.com\n",
+		"assets/css/index.css":     css,
+		"assets/js/index.js":       js,
+		"assets/data.unknownext":   "unknown type\n",
+		"app.webmanifest":          "{\"name\": \"kirby\"}\n",
+		"media/pages/home/a.jpg":   "\xff\xd8\xff\xe0jpeg",
+		"composer.json":            "{}\n",
+		"robots.txt":               "User-agent: *\n",
+	})
 	add("cakephp/webroot", map[string]string{
 		"index.php":    projectPHP,
 		"css/cake.css": css,
@@ -381,6 +396,7 @@ var _ = addScenario(scenario{
 		get("favicon", "/favicon.ico", hostEx),
 		get("dir_index_html_no_php_index", "/docs/", hostEx),
 		get("dir_no_slash", "/docs", hostEx),
+		get("dir_no_slash_args", "/docs?x=1", hostEx),
 		head("head_asset", "/css/app.css", hostEx),
 	}, viaPHP(
 		get("front_page", "/", hostEx),
@@ -538,6 +554,7 @@ var _ = addScenario(scenario{
 		get("dot_git_denied", "/.git/config", hostEx),
 		get("dot_file_in_subdir_denied", "/sites/default/.settings.php.swp", hostEx),
 		get("asset_js_expires_max", "/core/misc/drupal.js", hostEx),
+		get("asset_js_ims", "/core/misc/drupal.js", hostEx, "If-Modified-Since: Fri, 01 Mar 2024 12:00:00 GMT"),
 		get("asset_png", "/misc/druplicon.png", hostEx),
 		get("asset_missing_404", "/misc/missing.png", hostEx),
 		get("files_css", "/sites/default/files/a.css", hostEx),
@@ -716,9 +733,11 @@ var _ = addScenario(scenario{
 		get("font_expires_7d", "/core/fonts/font.woff2", hostCloud),
 		get("remote_redirect", "/remote/dav", hostCloud),
 		get("app_dir_index_html", "/apps/theming/", hostCloud),
+		head("asset_head_gzip", "/core/css/style.css", hostCloud, "Accept-Encoding: gzip"),
 	}, viaPHP(
 		get("front_page", "/", hostCloud),
 		get("pretty_url", "/apps/files/", hostCloud),
+		get("pretty_url_dir_no_slash", "/apps/files", hostCloud),
 		get("index_path_info", "/index.php/apps/files/", hostCloud),
 		get("remote_dav_path_info", "/remote.php/dav/files/admin/a.txt", hostCloud),
 		req("remote_propfind", "PROPFIND", "/remote.php/dav/files/admin/", hostCloud, "Depth: 1"),
@@ -898,6 +917,8 @@ var _ = addScenario(scenario{
 	http:   magentoProjectHTTP,
 	cases: cases([]reqCase{
 		get("static_css_expires_1y", "/static/frontend/Magento/luma/styles.css", hostMage),
+		get("static_css_range", "/static/frontend/Magento/luma/styles.css", hostMage, "Range: bytes=0-3"),
+		get("static_css_inm", "/static/frontend/Magento/luma/styles.css", hostMage, "If-None-Match: "+etagFor(len("body { color: #333; }\n"))),
 		get("static_csv_no_store", "/static/frontend/Magento/luma/export.csv", hostMage),
 		get("static_other_type", "/static/frontend/Magento/luma/", hostMage),
 		get("media_jpg_expires_1y", "/media/catalog/product/a.jpg", hostMage),
@@ -1558,5 +1579,71 @@ var _ = addScenario(scenario{
 		get("index_php_path_info_to_front", "/index.php/articles", hostEx),
 		get("missing_asset_to_front", "/css/missing.css", hostEx),
 		post("post_form", "POST", "/users/login", "email=a&password=b", hostEx, "Content-Type: application/x-www-form-urlencoded"),
+	)),
+})
+
+// Kirby: the nginx server block of the getkirby.com documentation (the
+// snippet that sends readers on to the "Kirby meets nginx" cookbook
+// recipe for a line-by-line explanation), a file of the getkirby/getkirby.com
+// repository. Source: https://github.com/getkirby/getkirby.com
+// (rendered at https://getkirby.com/docs/guide/quickstart, "nginx").
+const kirbyProjectHTTP = `
+server {
+  listen {{LISTEN}};
+  index index.php index.html;
+  server_name localhost;
+  root {{ROOT}}/kirby;
+
+  default_type text/plain;
+  add_header X-Content-Type-Options nosniff;
+
+  rewrite ^/(content|site|kirby)/(.*)$ /error last;
+  rewrite /\.(?!well-known/) /error last;
+  rewrite ^/(?!app\.webmanifest)[^/]+$ /index.php last;
+
+  location / {
+    try_files $uri $uri/ /index.php$is_args$args;
+  }
+
+  location ~* \.php$ {
+    try_files $uri =404;
+    fastcgi_pass {{FPM}};
+    include {{FASTCGI_CONF}};
+    fastcgi_split_path_info ^(.+\.php)(/.+)$;
+    fastcgi_param PATH_INFO $fastcgi_path_info;
+    fastcgi_param SERVER_PORT 8080;
+  }
+}
+`
+
+var _ = addScenario(scenario{
+	name:   "project_kirby",
+	source: "https://github.com/getkirby/getkirby.com",
+	http:   kirbyProjectHTTP,
+	cases: cases([]reqCase{
+		get("asset_css", "/assets/css/index.css"),
+		get("asset_js", "/assets/js/index.js"),
+		get("asset_default_type_text", "/assets/data.unknownext"),
+		get("asset_missing_404_to_front", "/assets/css/missing.css"),
+		get("webmanifest_served", "/app.webmanifest"),
+		get("media_jpg", "/media/pages/home/a.jpg"),
+		get("well_known_allowed", "/.well-known/security.txt"),
+	}, viaPHP(
+		get("front_page", "/"),
+		get("pretty_url_one_segment", "/about"),
+		get("pretty_url", "/blog/my-post"),
+		get("pretty_url_query", "/blog/my-post?page=2"),
+		get("panel", "/panel"),
+		get("content_file_denied", "/content/1_home/home.txt"),
+		get("site_config_denied", "/site/config/config.php"),
+		get("kirby_core_denied", "/kirby/bootstrap.php"),
+		get("dot_git_denied", "/.git/config"),
+		get("dot_file_nested_denied", "/assets/.env"),
+		get("root_file_to_front", "/composer.json"),
+		get("robots_to_front", "/robots.txt"),
+		get("index_php", "/index.php"),
+		get("index_php_path_info_to_front", "/index.php/blog"),
+		get("missing_php_404", "/assets/nope.php"),
+		post("post_form", "POST", "/contact", "name=a&message=b", "Content-Type: application/x-www-form-urlencoded"),
 	)),
 })
