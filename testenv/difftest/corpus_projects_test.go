@@ -1,6 +1,7 @@
 // This file is the corpus of real PHP projects' nginx configurations
 // (issue 14, item 6): for each project, the server block it publishes in
-// its own documentation or repository for nginx with php-fpm, written out
+// its own documentation or repository for nginx with php-fpm (for Drupal,
+// MediaWiki and CodeIgniter, the nginx wiki's recipe), written out
 // directive by directive as published. Only what ties a configuration to
 // one machine is changed: listen addresses ({{LISTEN}}; IPv6 listeners
 // dropped, the test listens on loopback only), root paths ({{ROOT}}/<project>),
@@ -10,7 +11,7 @@
 // The test client speaks plain HTTP only, so a TLS server block becomes a
 // plain listener (its ssl_* lines go) and the port-80 block that only
 // redirects to https is left out; each such change is said above the
-// project. Every source was read on 2026-12-01.
+// project.
 //
 // Each project gets a directory of its own in the docroot
 // (projectFiles), and requests for what its configuration does: the front
@@ -252,7 +253,7 @@ const hostEx = "Host: example.com"
 // and the main site with global/restrictions.conf and the single-site
 // global/wordpress.conf included, their locations written in place of the
 // includes) and the upstream of its main file, which names the php-fpm
-// pool. Source:
+// pool. Source (read 2026-12-01):
 // https://github.com/WordPress/Advanced-administration-handbook/blob/1c8cb4bba57c83f9883105fd0759478e13f3bf22/server/web-server/nginx.md
 // (rendered at https://developer.wordpress.org/advanced-administration/server/web-server/nginx/).
 // The upstream's two servers (a unix socket and 127.0.0.1:9000) are the
@@ -342,7 +343,7 @@ var _ = addScenario(scenario{
 	)),
 })
 
-// Laravel: the nginx server block of the deployment page. Source:
+// Laravel: the nginx server block of the deployment page. Source (read 2026-12-01):
 // https://github.com/laravel/docs/blob/003da79085393f91ed3e9b36efe964fb0afd5c31/deployment.md
 // (rendered at https://laravel.com/docs/deployment#nginx).
 const laravelProjectHTTP = `
@@ -415,7 +416,7 @@ var _ = addScenario(scenario{
 })
 
 // Symfony: the "minimum configuration" for nginx of "Configuring a Web
-// Server". Source:
+// Server". Source (read 2026-12-01):
 // https://github.com/symfony/symfony-docs/blob/035af33a75685f21e785818ff3c447de71c6417d/setup/web_server_configuration.rst
 // (rendered at https://symfony.com/doc/current/setup/web_server_configuration.html).
 // The block names no listen (nginx's default is *:80); {{LISTEN}} is added.
@@ -474,9 +475,9 @@ var _ = addScenario(scenario{
 	)),
 })
 
-// Drupal: the nginx wiki's Drupal recipe (Drupal publishes no nginx
-// server block of its own; its documentation points at this recipe).
-// Source:
+// Drupal: the nginx wiki's Drupal recipe (a recipe nginx's wiki keeps,
+// not a file of Drupal's own).
+// Source (read 2026-12-01):
 // https://github.com/nginxinc/nginx-wiki/blob/012bee25ee63af5b6af7370e106136590ed3e616/source/start/topics/recipes/drupal.rst
 // (rendered at https://www.nginx.com/resources/wiki/start/topics/recipes/drupal/).
 // The block names no listen; {{LISTEN}} is added.
@@ -571,7 +572,7 @@ var _ = addScenario(scenario{
 })
 
 // Nextcloud: nginx-root.conf.sample of the admin manual ("Nextcloud in
-// the webroot of nginx", version 2024-07-17). Source:
+// the webroot of nginx", version 2024-07-17). Source (read 2026-12-01):
 // https://github.com/nextcloud/documentation/blob/003f80e10be7353e4b46e2ad3e9a46ee6ebf8ea3/admin_manual/installation/nginx-root.conf.sample
 // (rendered at https://docs.nextcloud.com/server/latest/admin_manual/installation/nginx.html).
 // The TLS server ("listen 443 ssl http2") is a plain listener here, its
@@ -755,7 +756,7 @@ var _ = addScenario(scenario{
 // the example server its header describes (an upstream fastcgi_backend,
 // a server that sets $MAGE_ROOT and $MAGE_MODE and includes the sample);
 // the sample's directives are written here in place of the include.
-// Source:
+// Source (read 2026-12-01):
 // https://github.com/magento/magento2/blob/014b3f43d167016289d36b08e261383a25f396e5/nginx.conf.sample
 const magentoProjectHTTP = `
 upstream fastcgi_backend {
@@ -950,7 +951,7 @@ var _ = addScenario(scenario{
 })
 
 // Matomo: sites-available/matomo.conf of matomo-org/matomo-nginx.
-// Source:
+// Source (read 2026-12-01):
 // https://github.com/matomo-org/matomo-nginx/blob/04f05c54c6426a5c7096120c44de270d1b828af8/sites-available/matomo.conf
 // The TLS server ("listen 443 ssl http2") is a plain listener here, its
 // ssl_certificate lines and "include ssl.conf" gone, and the port-80
@@ -1044,7 +1045,7 @@ var _ = addScenario(scenario{
 })
 
 // PrestaShop: the example server of "Configure Nginx" in the PrestaShop
-// developer documentation. Source:
+// developer documentation. Source (read 2026-12-01):
 // https://github.com/PrestaShop/docs/blob/17402c7a0ce205acd21488f4616c98188ac005b0/basics/installation/nginx.md
 // (rendered at https://devdocs.prestashop-project.org/8/basics/installation/nginx/).
 // Its "listen 443 ssl http2" and ssl_certificate lines go (plain HTTP
@@ -1192,7 +1193,7 @@ var _ = addScenario(scenario{
 	)),
 })
 
-// Grav: webserver-configs/nginx.conf of the Grav repository. Source:
+// Grav: webserver-configs/nginx.conf of the Grav repository. Source (read 2026-12-01):
 // https://github.com/getgrav/grav/blob/1f32360e905c55c3781dfcca477816a5eba1dcfa/webserver-configs/nginx.conf
 // Its listen line is published commented out ("#listen 80;", nginx then
 // listens on *:80); {{LISTEN}} is added.
@@ -1256,8 +1257,8 @@ var _ = addScenario(scenario{
 })
 
 // MediaWiki: the nginx wiki's MediaWiki recipe, "the basic configuration
-// used for the NGINX wiki" (mediawiki.org's Manual:Short URL/Nginx is a
-// wiki page, not a file a repository keeps). Source:
+// used for the NGINX wiki" (nginx's recipe, not mediawiki.org's own
+// Manual:Short URL/Nginx page). Source (read 2026-12-01):
 // https://github.com/nginxinc/nginx-wiki/blob/2dc513606a44fcd7f90e5ed34929f1d4ed703bd5/source/start/topics/recipes/mediawiki.rst
 // (rendered at https://www.nginx.com/resources/wiki/start/topics/recipes/mediawiki/).
 // The block names no listen; {{LISTEN}} is added. Its PHP location
@@ -1339,7 +1340,7 @@ var _ = addScenario(scenario{
 })
 
 // Shopware 6: the nginx reference configuration of the Shopware developer
-// documentation. Source:
+// documentation. Source (read 2026-12-01):
 // https://github.com/shopware/docs/blob/00aea5be80327d154401f1fc5ad22cee580712a6/resources/references/config-reference/server/nginx.md
 // (rendered at https://developer.shopware.com/docs/resources/references/config-reference/server/nginx.html).
 const shopwareProjectHTTP = `
@@ -1475,7 +1476,8 @@ var _ = addScenario(scenario{
 
 // CodeIgniter: the nginx wiki's CodeIgniter recipe, its first server
 // (CodeIgniter's user guide has no nginx section: "Directions coming
-// soon?"). Source:
+// soon?" in user_guide_src/source/installation/running.rst at
+// 007ac5a103587eab8d614e8dad2a72b579b9c144). Source (read 2026-12-01):
 // https://github.com/nginxinc/nginx-wiki/blob/08977e0462a7a42cadc1e15c578267dcfdf5a669/source/start/topics/recipes/codeigniter.rst
 // (rendered at https://www.nginx.com/resources/wiki/start/topics/recipes/codeigniter/).
 // The block names no listen; {{LISTEN}} is added.
@@ -1526,7 +1528,7 @@ var _ = addScenario(scenario{
 
 // CakePHP: the nginx example of the installation page's URL rewriting
 // section, its first form (a server that redirects www to the bare
-// domain, and the application's server). Source:
+// domain, and the application's server). Source (read 2026-12-01):
 // https://github.com/cakephp/docs/blob/67362a8507c3cc4628a57c4af54ba9c38d1aa63c/ja/installation.rst
 // (rendered at https://book.cakephp.org/4/ja/installation.html#nginx).
 const cakephpProjectHTTP = `
@@ -1585,7 +1587,7 @@ var _ = addScenario(scenario{
 // Kirby: the nginx server block of the getkirby.com documentation (the
 // snippet that sends readers on to the "Kirby meets nginx" cookbook
 // recipe for a line-by-line explanation), a file of the getkirby/getkirby.com
-// repository. Source: https://github.com/getkirby/getkirby.com
+// repository. Source (read 2026-12-01): https://github.com/getkirby/getkirby.com
 // (rendered at https://getkirby.com/docs/guide/quickstart, "nginx").
 const kirbyProjectHTTP = `
 server {
