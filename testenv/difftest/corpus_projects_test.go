@@ -67,7 +67,6 @@ func projectFiles() map[string]string {
 		"js/app.js":                  js,
 		".env":                       "APP_KEY=secret\n",
 		".well-known/security.txt":   "Contact: mailto:security@example.com\n",
-		"robots.txt":                 "User-agent: *\n",
 		"favicon.ico":                "\x00\x00\x01\x00icon",
 		"storage/avatar.png":         png,
 		"other.php":                  projectPHP,
@@ -119,6 +118,19 @@ func projectFiles() map[string]string {
 		".well-known/acme-challenge/token123": "acme-token\n",
 		"robots.txt":                          "User-agent: *\nDisallow: /\n",
 		"apps/theming/index.html":             "<p>theming</p>\n",
+	})
+	add("nextcloud_subdir", map[string]string{
+		"nextcloud/index.php":                 projectPHP,
+		"nextcloud/remote.php":                projectPHP,
+		"nextcloud/status.php":                projectPHP,
+		"nextcloud/apps/files/ajax/list.php":  projectPHP,
+		"nextcloud/core/js/app.js":            js,
+		"nextcloud/core/fonts/font.woff2":     "wOF2font",
+		"nextcloud/core/vendor/lib.wasm":      "\x00asm\x01\x00\x00\x00",
+		"nextcloud/config/config.php":         projectPHP,
+		"nextcloud/.htaccess":                 "# apache rules\n",
+		".well-known/acme-challenge/token123": "acme-token\n",
+		"index.html":                          "<p>domain root</p>\n",
 	})
 	add("magento", map[string]string{
 		"pub/index.php":  projectPHP,
@@ -321,6 +333,8 @@ var _ = addScenario(scenario{
 	cases: cases([]reqCase{
 		get("other_host_redirect", "/some/page?x=1"),
 		get("dotfile_denied", "/.htaccess", hostEx),
+		get("dotfile_encoded_denied", "/%2ehtaccess", hostEx),
+		post("post_static_405", "POST", "/readme.html", "a=1", hostEx),
 		get("uploads_php_denied", "/wp-content/uploads/shell.php", hostEx),
 		get("uploads_php_missing_denied", "/wp-content/files/x.php", hostEx),
 		get("asset_css_expires_max", "/wp-content/themes/twenty/style.css", hostEx),
@@ -337,6 +351,8 @@ var _ = addScenario(scenario{
 		get("query_post", "/?p=1", hostEx),
 		get("wp_login", "/wp-login.php?action=lostpassword", hostEx),
 		get("wp_admin_dir", "/wp-admin/", hostEx),
+		get("encoded_dot_segments_php", "/wp-content/%2e%2e/wp-login.php", hostEx),
+		get("upper_php_not_matched", "/WP-LOGIN.PHP", hostEx),
 		get("path_info_to_front", "/index.php/2024/03/hello-world/", hostEx),
 		get("missing_php_404", "/nope.php", hostEx),
 		post("post_login", "POST", "/wp-login.php", "log=admin&pwd=x", hostEx, "Content-Type: application/x-www-form-urlencoded"),
@@ -393,7 +409,6 @@ var _ = addScenario(scenario{
 		get("asset_css", "/css/app.css", hostEx),
 		get("asset_js", "/js/app.js?id=abc", hostEx),
 		get("asset_png", "/storage/avatar.png", hostEx),
-		get("robots", "/robots.txt", hostEx),
 		get("favicon", "/favicon.ico", hostEx),
 		get("dir_index_html_no_php_index", "/docs/", hostEx),
 		get("dir_no_slash", "/docs", hostEx),
@@ -412,6 +427,10 @@ var _ = addScenario(scenario{
 		get("favicon_missing_dir", "/img/favicon.ico", hostEx),
 		post("post_form", "POST", "/login", "email=a%40b.c&password=x", hostEx, "Content-Type: application/x-www-form-urlencoded"),
 		req("delete_route", "DELETE", "/users/42", hostEx),
+		get("robots_missing_error_page_to_front", "/robots.txt", hostEx),
+		head("head_front", "/users/42", hostEx),
+		get("double_slash", "//users//42", hostEx),
+		get("dot_segments", "/css/../users/42", hostEx),
 	)),
 })
 
@@ -743,12 +762,172 @@ var _ = addScenario(scenario{
 		get("remote_dav_path_info", "/remote.php/dav/files/admin/a.txt", hostCloud),
 		req("remote_propfind", "PROPFIND", "/remote.php/dav/files/admin/", hostCloud, "Depth: 1"),
 		get("status", "/status.php", hostCloud),
+		raw("remote_put_chunked", "PUT /remote.php/dav/files/admin/up.txt HTTP/1.1\nHost: cloud.example.com\nTransfer-Encoding: chunked\n\n5\nhello\n0\n\n"),
+		get("path_info_encoded", "/index.php/apps/files%20x/a%2Fb", hostCloud),
+		head("head_status", "/status.php", hostCloud),
 		get("ocs_v1", "/ocs/v1.php/cloud/capabilities?format=json", hostCloud),
 		get("legacy_php_to_front", "/apps/files/ajax/list.php?dir=/", hostCloud),
 		get("missing_php_to_front", "/nope.php", hostCloud),
 		get("missing_asset_to_front", "/core/js/missing.js", hostCloud),
 		get("missing_font_to_front", "/core/fonts/missing.woff", hostCloud),
 		post("post_login", "POST", "/index.php/login", "user=admin&password=x", hostCloud, "Content-Type: application/x-www-form-urlencoded"),
+	)),
+})
+
+// Nextcloud in a subdirectory: nginx-subdir.conf.sample of the admin
+// manual ("Nextcloud in a subdir of the NGINX webroot"). Source (read 2026-12-01):
+// https://github.com/nextcloud/documentation/blob/00eb6409e949958fc609b8755eadbdbf3cf2dfa8/admin_manual/installation/nginx-subdir.conf.sample
+// As for the webroot sample, the TLS server is a plain listener here, its
+// ssl_certificate lines gone, and the port-80 server (its one location
+// redirects /nextcloud to https) is left out.
+const nextcloudSubdirProjectHTTP = `
+upstream php-handler {
+    server {{FPM}};
+}
+
+map $arg_v $asset_immutable {
+    "" "";
+    default "immutable";
+}
+
+server {
+    listen {{LISTEN}};
+    server_name cloud.example.com;
+
+    root {{ROOT}}/nextcloud_subdir;
+
+    server_tokens off;
+
+    location = /robots.txt {
+        allow all;
+        log_not_found off;
+        access_log off;
+    }
+
+    location ^~ /.well-known {
+        location = /.well-known/carddav { return 301 /nextcloud/remote.php/dav/; }
+        location = /.well-known/caldav  { return 301 /nextcloud/remote.php/dav/; }
+
+        location /.well-known/acme-challenge    { try_files $uri $uri/ =404; }
+        location /.well-known/pki-validation    { try_files $uri $uri/ =404; }
+
+        return 301 /nextcloud/index.php$request_uri;
+    }
+
+    location ^~ /nextcloud {
+        client_max_body_size 512M;
+        client_body_timeout 300s;
+        fastcgi_buffers 64 4K;
+
+        gzip on;
+        gzip_vary on;
+        gzip_comp_level 4;
+        gzip_min_length 256;
+        gzip_proxied expired no-cache no-store private no_last_modified no_etag auth;
+        gzip_types application/atom+xml application/javascript application/json application/ld+json application/manifest+json application/rss+xml application/vnd.geo+json application/vnd.ms-fontobject application/wasm application/x-font-ttf application/x-web-app-manifest+json application/xhtml+xml application/xml font/opentype image/bmp image/svg+xml image/x-icon text/cache-manifest text/css text/plain text/vcard text/vnd.rim.location.xloc text/vtt text/x-component text/x-cross-domain-policy;
+
+        add_header Referrer-Policy                      "no-referrer"   always;
+        add_header X-Content-Type-Options               "nosniff"       always;
+        add_header X-Download-Options                   "noopen"        always;
+        add_header X-Frame-Options                      "SAMEORIGIN"    always;
+        add_header X-Permitted-Cross-Domain-Policies    "none"          always;
+        add_header X-Robots-Tag                         "none"          always;
+        add_header X-XSS-Protection                     "1; mode=block" always;
+
+        fastcgi_hide_header X-Powered-By;
+
+        index index.php index.html /nextcloud/index.php$request_uri;
+
+        location = /nextcloud {
+            if ( $http_user_agent ~ ^DavClnt ) {
+                return 302 /nextcloud/remote.php/webdav/$is_args$args;
+            }
+        }
+
+        location ~ ^/nextcloud/(?:build|tests|config|lib|3rdparty|templates|data)(?:$|/)    { return 404; }
+        location ~ ^/nextcloud/(?:\.|autotest|occ|issue|indie|db_|console)                  { return 404; }
+
+        location ~ \.php(?:$|/) {
+            rewrite ^/nextcloud/(?!index|remote|public|cron|core\/ajax\/update|status|ocs\/v[12]|updater\/.+|oc[ms]-provider\/.+|.+\/richdocumentscode\/proxy) /nextcloud/index.php$request_uri;
+
+            fastcgi_split_path_info ^(.+?\.php)(/.*)$;
+            set $path_info $fastcgi_path_info;
+
+            try_files $fastcgi_script_name =404;
+
+            include {{FASTCGI_PARAMS}};
+            fastcgi_param SCRIPT_FILENAME $document_root$fastcgi_script_name;
+            fastcgi_param PATH_INFO $path_info;
+            fastcgi_param HTTPS on;
+
+            fastcgi_param modHeadersAvailable true;
+            fastcgi_param front_controller_active true;
+            fastcgi_pass php-handler;
+
+            fastcgi_intercept_errors on;
+            fastcgi_request_buffering off;
+
+            fastcgi_max_temp_file_size 0;
+        }
+
+        location ~ \.(?:css|js|svg|gif|png|jpg|ico|wasm|tflite|map)$ {
+            try_files $uri /nextcloud/index.php$request_uri;
+            add_header Cache-Control "public, max-age=15778463, $asset_immutable";
+            access_log off;
+
+            location ~ \.wasm$ {
+                default_type application/wasm;
+            }
+        }
+
+        location ~ \.woff2?$ {
+            try_files $uri /nextcloud/index.php$request_uri;
+            expires 7d;
+            access_log off;
+        }
+
+        location /nextcloud/remote {
+            return 301 /nextcloud/remote.php$request_uri;
+        }
+
+        location /nextcloud {
+            try_files $uri $uri/ /nextcloud/index.php$request_uri;
+        }
+    }
+}
+`
+
+var _ = addScenario(scenario{
+	name:   "project_nextcloud_subdir",
+	source: "https://github.com/nextcloud/documentation/blob/00eb6409e949958fc609b8755eadbdbf3cf2dfa8/admin_manual/installation/nginx-subdir.conf.sample",
+	http:   nextcloudSubdirProjectHTTP,
+	cases: cases([]reqCase{
+		get("domain_root", "/", hostCloud),
+		get("robots_missing", "/robots.txt", hostCloud),
+		get("outside_nextcloud_404", "/other/page", hostCloud),
+		get("subdir_no_slash", "/nextcloud", hostCloud),
+		get("dav_client_redirect", "/nextcloud", hostCloud, "User-Agent: DavClnt"),
+		get("well_known_carddav", "/.well-known/carddav", hostCloud),
+		get("well_known_caldav", "/.well-known/caldav", hostCloud),
+		get("well_known_webfinger", "/.well-known/webfinger?resource=acct:a", hostCloud),
+		get("well_known_acme", "/.well-known/acme-challenge/token123", hostCloud),
+		get("config_hidden", "/nextcloud/config/config.php", hostCloud),
+		get("dotfile_hidden", "/nextcloud/.htaccess", hostCloud),
+		get("asset_js", "/nextcloud/core/js/app.js", hostCloud),
+		get("asset_js_versioned_immutable", "/nextcloud/core/js/app.js?v=abc123", hostCloud),
+		get("asset_wasm_nested_type", "/nextcloud/core/vendor/lib.wasm", hostCloud),
+		get("font_expires_7d", "/nextcloud/core/fonts/font.woff2", hostCloud),
+		get("remote_redirect", "/nextcloud/remote/dav", hostCloud),
+	}, viaPHP(
+		get("front_page", "/nextcloud/", hostCloud),
+		get("pretty_url", "/nextcloud/apps/files/", hostCloud),
+		get("pretty_url_dir_no_slash", "/nextcloud/apps/files", hostCloud),
+		get("index_path_info", "/nextcloud/index.php/apps/files/", hostCloud),
+		get("remote_dav_path_info", "/nextcloud/remote.php/dav/files/admin/a.txt", hostCloud),
+		get("status", "/nextcloud/status.php", hostCloud),
+		get("legacy_php_to_front", "/nextcloud/apps/files/ajax/list.php?dir=/", hostCloud),
+		get("missing_php_to_front", "/nextcloud/nope.php", hostCloud),
+		get("missing_asset_to_front", "/nextcloud/core/js/missing.js", hostCloud),
 	)),
 })
 
@@ -929,6 +1108,7 @@ var _ = addScenario(scenario{
 		get("media_theme_xml_denied", "/media/theme_customization/a.xml", hostMage),
 		get("setup_pub_frame_options", "/setup/pub/app.js", hostMage),
 		get("setup_other_denied", "/setup/config.txt", hostMage),
+		get("setup_no_slash", "/setup", hostMage),
 		get("update_pub", "/update/pub/app.js", hostMage),
 		get("update_other_denied", "/update/secret.txt", hostMage),
 		get("cron_denied", "/cron.php", hostMage),
@@ -940,6 +1120,7 @@ var _ = addScenario(scenario{
 		get("pretty_url", "/women/tops-women.html", hostMage),
 		get("pretty_url_query", "/catalogsearch/result/?q=shirt", hostMage),
 		get("static_versioned_to_static_php", "/static/version1700000000/frontend/Magento/luma/en_US/css/x.css", hostMage),
+		get("static_versioned_existing_to_static_php", "/static/version1700000000/frontend/Magento/luma/styles.css", hostMage),
 		get("static_missing_other_type", "/static/frontend/Magento/luma/en_US/requirejs-config.json", hostMage),
 		get("media_missing_to_get_php", "/media/catalog/product/missing.jpg", hostMage),
 		get("media_missing_dir_to_get_php", "/media/wysiwyg/", hostMage),
@@ -1031,6 +1212,7 @@ var _ = addScenario(scenario{
 		get("well_known_allowed", "/.well-known/security.txt", hostMatomo),
 		get("tmp_denied", "/tmp/cache.txt", hostMatomo),
 		get("missing_404", "/missing.html", hostMatomo),
+		get("dir_without_index_404", "/misc/", hostMatomo),
 		get("missing_tracker_php_404", "/js/missing.php", hostMatomo),
 	}, viaPHP(
 		get("front_page", "/", hostMatomo),
@@ -1630,6 +1812,7 @@ var _ = addScenario(scenario{
 		get("webmanifest_served", "/app.webmanifest"),
 		get("media_jpg", "/media/pages/home/a.jpg"),
 		get("well_known_allowed", "/.well-known/security.txt"),
+		get("asset_dir_no_index_403", "/assets/"),
 	}, viaPHP(
 		get("front_page", "/"),
 		get("pretty_url_one_segment", "/about"),
