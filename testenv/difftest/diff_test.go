@@ -25,6 +25,14 @@ type scenario struct {
 	// parent), {{FPM}} (fastcgi_pass address), {{FASTCGI_PARAMS}}.
 	http  string
 	cases []reqCase
+	// source, set for a PHP project's published configuration
+	// (corpus_projects_test.go), says where it was taken from: the run
+	// checks it with "edge -t" first and prints a PROJECT line for it.
+	source string
+	// refused, when set, is what "edge -t" is expected to say in refusing
+	// the project's configuration; its requests are then not sent (nor
+	// counted in the corpus) until edge accepts it.
+	refused string
 }
 
 // reqCase is one request.
@@ -67,11 +75,42 @@ type tally struct {
 	identical, documented, differences int
 	framing                            int // identical but for the documented framing rule
 	byGroup                            map[string]int
+	projects                           map[string]*projectTally
 }
 
-func (t *tally) add(group string, res result, documented bool) {
+// projectTally is one project's line: whether edge -t took its
+// configuration, and how its requests came out.
+type projectTally struct {
+	checked                           bool
+	accepted                          bool
+	sent, identical, documented, diff int
+}
+
+func (t *tally) project(name string) *projectTally {
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	p := t.projects[name]
+	if p == nil {
+		p = &projectTally{}
+		t.projects[name] = p
+	}
+	return p
+}
+
+func (t *tally) add(scenario, group string, res result, documented bool) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if p := t.projects[scenario]; p != nil {
+		p.sent++
+		switch {
+		case res == differs:
+			p.diff++
+		case documented:
+			p.documented++
+		default:
+			p.identical++
+		}
+	}
 	switch {
 	case res == differs:
 		t.differences++
@@ -97,11 +136,16 @@ const (
 
 func TestDifferential(t *testing.T) {
 	e := newEnv(t)
-	tl := &tally{byGroup: map[string]int{}}
+	tl := &tally{byGroup: map[string]int{}, projects: map[string]*projectTally{}}
 	total := 0
 	for _, sc := range scenarios {
-		total += len(sc.cases)
+		if sc.refused == "" {
+			total += len(sc.cases)
+		}
 		t.Run(sc.name, func(t *testing.T) {
+			if sc.source != "" && !checkProject(t, e, tl.project(sc.name), sc) {
+				return
+			}
 			p := e.startPair(t, sc.http)
 			for _, group := range []string{"static", "php"} {
 				t.Run(group, func(t *testing.T) {
@@ -110,7 +154,7 @@ func TestDifferential(t *testing.T) {
 							continue
 						}
 						t.Run(c.name, func(t *testing.T) {
-							tl.add(group, runCase(t, p, c), c.known != nil)
+							tl.add(sc.name, group, runCase(t, p, c), c.known != nil)
 						})
 					}
 				})
@@ -120,6 +164,34 @@ func TestDifferential(t *testing.T) {
 	t.Logf("DIFFTEST: %d requests identical to nginx (%d static, %d php; %d of them framed with Content-Length where nginx chunks); "+
 		"%d with a documented difference; %d differ; %d in the corpus",
 		tl.identical, tl.byGroup["static"], tl.byGroup["php"], tl.framing, tl.documented, tl.differences, total)
+	for _, sc := range scenarios {
+		if p := tl.projects[sc.name]; p != nil && p.checked {
+			check := "ok"
+			if !p.accepted {
+				check = "FAIL"
+			}
+			t.Logf("PROJECT %s: edge -t %s, %d/%d requests identical (%d documented)",
+				strings.TrimPrefix(sc.name, "project_"), check, p.identical, len(sc.cases), p.documented)
+		}
+	}
+}
+
+// checkProject runs "edge -t" on a project's configuration and reports
+// whether its requests are to be sent: edge must accept it, or refuse it
+// with the words the scenario expects.
+func checkProject(t *testing.T, e *env, p *projectTally, sc scenario) bool {
+	t.Helper()
+	out, ok := e.edgeTest(t, sc.http)
+	p.checked, p.accepted = true, ok
+	switch {
+	case sc.refused == "" && !ok:
+		t.Fatalf("edge -t refuses %s's published configuration (%s):\n%s", sc.name, sc.source, out)
+	case sc.refused != "" && ok:
+		t.Errorf("edge -t now accepts %s's configuration, which it refused with %q: send its requests", sc.name, sc.refused)
+	case sc.refused != "" && !strings.Contains(out, sc.refused):
+		t.Errorf("edge -t refuses %s's configuration, expected with %q:\n%s", sc.name, sc.refused, out)
+	}
+	return ok && sc.refused == ""
 }
 
 // runCase sends one request to both servers and reports how edge's

@@ -6,5 +6,8 @@
 // in the case that meets it; every other difference fails the test.
 //
 // Run it with `go test -v ./testenv/difftest`; the line starting with
-// "DIFFTEST:" counts the requests answered identically.
+// "DIFFTEST:" counts the requests answered identically, and a "PROJECT"
+// line for each PHP project's published configuration
+// (corpus_projects_test.go) says whether `edge -t` accepts it and how many
+// of its requests edge answers as nginx does.
 package difftest

@@ -155,6 +155,9 @@ func buildDocroot(t *testing.T, root, outside string) {
 	for rel, content := range files {
 		writeFile(t, filepath.Join(root, rel), content, 0o644)
 	}
+	for rel, content := range projectFiles() {
+		writeFile(t, filepath.Join(root, rel), content, 0o644)
+	}
 	for _, dir := range []string{"empty", "noindex/sub"} {
 		if err := os.MkdirAll(filepath.Join(root, dir), 0o755); err != nil {
 			t.Fatalf("difftest: %v", err)

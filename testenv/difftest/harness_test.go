@@ -7,6 +7,7 @@ package difftest
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -21,6 +22,8 @@ type env struct {
 	outside  string // a directory next to the docroot (traversal targets)
 	mime     string // edge's conf/mime.types
 	fcParams string // edge's conf/fastcgi_params
+	fcConf   string // edge's conf/fastcgi.conf
+	fcPHP    string // Debian's snippets/fastcgi-php.conf, including fcConf
 	fpm      string // fastcgi_pass address of the shared php-fpm pool
 }
 
@@ -34,6 +37,8 @@ func newEnv(t *testing.T) *env {
 		outside:  base,
 		mime:     filepath.Join(repo, "conf", "mime.types"),
 		fcParams: filepath.Join(repo, "conf", "fastcgi_params"),
+		fcConf:   filepath.Join(repo, "conf", "fastcgi.conf"),
+		fcPHP:    filepath.Join(base, "fastcgi-php.conf"),
 	}
 	// nginx's workers run as root in a test run by root (NginxMain); under
 	// another user they read the docroot as that user's "other", and
@@ -44,6 +49,7 @@ func newEnv(t *testing.T) *env {
 		}
 	}
 	buildDocroot(t, e.root, e.outside)
+	writeFile(t, e.fcPHP, strings.ReplaceAll(debianFastCGIPHP, "{{FASTCGI_CONF}}", e.fcConf), 0o644)
 	fpm := testenv.StartFPM(t, testenv.FPMOptions{})
 	e.fpm = "unix:" + fpm.Address
 	if fpm.Network == "tcp" {
@@ -67,6 +73,9 @@ func (e *env) render(body string, port int) string {
 		"{{OUTSIDE}}", e.outside,
 		"{{FPM}}", e.fpm,
 		"{{FASTCGI_PARAMS}}", e.fcParams,
+		"{{FASTCGI_CONF}}", e.fcConf,
+		"{{FASTCGI_PHP}}", e.fcPHP,
+		"{{MIME_TYPES}}", e.mime,
 	).Replace(body)
 }
 
@@ -83,14 +92,43 @@ func (e *env) startPair(t *testing.T, body string) *pair {
 	return p
 }
 
-// startEdge runs edge in the foreground with the same http{} body. edge
+// debianFastCGIPHP is the directives of Debian's snippets/fastcgi-php.conf
+// (nginx-common), which configs include as "snippets/fastcgi-php.conf",
+// with its "include fastcgi.conf" pointing at edge's file.
+const debianFastCGIPHP = `fastcgi_split_path_info ^(.+?\.php)(/.*)$;
+try_files $fastcgi_script_name =404;
+set $path_info $fastcgi_path_info;
+fastcgi_param PATH_INFO $path_info;
+fastcgi_index index.php;
+include {{FASTCGI_CONF}};
+`
+
+// edgeConf is the main configuration edge runs for an http{} body. edge
 // refuses nginx's *_temp_path directives (it has no such files), so its
 // file leaves them out; everything else is the text nginx gets.
+func edgeConf(prefix, httpBody, mime string) string {
+	errLog := filepath.Join(prefix, "logs", "error.log")
+	return testenv.NginxMain(1) + "error_log " + errLog + " info;\n" +
+		"http {\n" + testenv.NginxHTTPLogs("") + "include " + mime + ";\n" + httpBody + "}\n"
+}
+
+// edgeTest runs "edge -t" on the configuration startEdge would run and
+// returns its output and whether it accepted the file.
+func (e *env) edgeTest(t *testing.T, body string) (string, bool) {
+	t.Helper()
+	prefix := testenv.EdgePrefix(t)
+	conf := filepath.Join(prefix, "edge.conf")
+	if err := os.WriteFile(conf, []byte(edgeConf(prefix, e.render(body, testenv.FreePort(t)), e.mime)), 0o644); err != nil {
+		t.Fatalf("difftest: %v", err)
+	}
+	out, err := exec.Command(testenv.EdgeBinary(t), "-t", "-p", prefix+"/", "-c", conf).CombinedOutput()
+	return string(out), err == nil
+}
+
+// startEdge runs edge in the foreground with the same http{} body.
 func startEdge(t *testing.T, httpBody, mime string, port int) string {
 	t.Helper()
 	prefix := testenv.EdgePrefix(t)
-	errLog := filepath.Join(prefix, "logs", "error.log")
-	conf := testenv.NginxMain(1) + "error_log " + errLog + " info;\n" +
-		"http {\n" + testenv.NginxHTTPLogs("") + "include " + mime + ";\n" + httpBody + "}\n"
+	conf := edgeConf(prefix, httpBody, mime)
 	return testenv.StartEdge(t, testenv.EdgeOptions{Prefix: prefix, Conf: conf, Global: "daemon off;", Ports: []int{port}}).Addr()
 }
