@@ -164,19 +164,30 @@ func (rt *runtime) content(r *Request) (step, int) {
 }
 
 // internalRedirect restarts the pipeline at the server rewrite phase with
-// a new URI (nginx's ngx_http_internal_redirect).
+// a new URI and the arguments after its "?" (none when it has no "?"), as
+// try_files, error_page and X-Accel-Redirect do in nginx
+// (ngx_http_split_args, then ngx_http_internal_redirect): a fallback
+// "/index.php" gets no query string, "/index.php?$args" gets the
+// request's.
 func (rt *runtime) internalRedirect(r *Request, uri string) (step, int) {
+	path, args, _ := strings.Cut(uri, "?")
+	return rt.redirectTo(r, path, args)
+}
+
+// redirectTo is ngx_http_internal_redirect: the pipeline restarts at the
+// server rewrite phase with uri and args as they are. The index module
+// calls it with the request's own arguments and an index name unsplit,
+// so "index /front.php$request_uri" keeps "?a=b" in the URI, as nginx
+// does.
+func (rt *runtime) redirectTo(r *Request, uri, args string) (step, int) {
 	r.uriChanges--
 	if r.uriChanges <= 0 {
 		rt.log.errorf(r, "rewrite or internal redirection cycle while internally redirecting to \"%s\"", uri)
 		return stepDone, 500
 	}
-	path, args, hasArgs := strings.Cut(uri, "?")
-	r.uri = path
-	if hasArgs {
-		r.args = args
-	}
-	r.exten = extension(path)
+	r.uri = uri
+	r.args = args
+	r.exten = extension(uri)
 	r.internal = true
 	r.caps = r.caps[:0]
 	return stepServerRewrite, 0

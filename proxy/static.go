@@ -138,7 +138,7 @@ func (rt *runtime) index(r *Request) (step, int) {
 	for _, ix := range l.Index {
 		name := rt.eval(r, ix)
 		if strings.HasPrefix(name, "/") {
-			return rt.internalRedirect(r, name)
+			return rt.redirectTo(r, name, r.args)
 		}
 		fi := rt.files.stat(dirPath + name)
 		if !fi.exists {
@@ -148,7 +148,7 @@ func (rt *runtime) index(r *Request) (step, int) {
 			}
 			continue
 		}
-		return rt.internalRedirect(r, r.uri+name)
+		return rt.redirectTo(r, r.uri+name, r.args)
 	}
 	fi := rt.files.stat(dirPath)
 	if !fi.exists || !fi.isDir {
@@ -193,16 +193,22 @@ func (rt *runtime) emptyGIF(r *Request) int {
 	resp := r.resp
 	resp.Status = 200
 	resp.Header.Set("Content-Type", "image/gif")
+	resp.Header.Set("Last-Modified", emptyGIFModified)
 	resp.Kind = BodyBytes
 	resp.Bytes = emptyGIFBytes
 	resp.Length = int64(len(emptyGIFBytes))
 	return 0
 }
 
-// emptyGIFBytes is a 43-byte transparent 1x1 GIF.
+// emptyGIFModified is the Last-Modified nginx gives the empty GIF: its
+// r->headers_out.last_modified_time 23433600.
+const emptyGIFModified = "Mon, 28 Sep 1970 06:00:00 GMT"
+
+// emptyGIFBytes is nginx's 43-byte transparent 1x1 GIF, byte for byte
+// (ngx_http_empty_gif_module), sent with its fixed Last-Modified.
 var emptyGIFBytes = []byte{
-	'G', 'I', 'F', '8', '9', 'a', 0x01, 0x00, 0x01, 0x00, 0x80, 0x01, 0x00,
-	0x00, 0x00, 0x00, 0xff, 0xff, 0xff, '!', 0xf9, 0x04, 0x01, 0x00, 0x00,
-	0x00, 0x00, ',', 0x00, 0x00, 0x00, 0x00, 0x01, 0x00, 0x01, 0x00, 0x00,
-	0x02, 0x02, 'D', 0x01, 0x00, ';',
+	0x47, 0x49, 0x46, 0x38, 0x39, 0x61, 0x01, 0x00, 0x01, 0x00, 0x80, 0x01, 0x00,
+	0x00, 0x00, 0x00, 0xff, 0xff, 0xff, 0x21, 0xf9, 0x04, 0x01, 0x00, 0x00, 0x01,
+	0x00, 0x2c, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00, 0x01, 0x00, 0x00, 0x02, 0x02,
+	0x4c, 0x01, 0x00, 0x3b,
 }

@@ -280,3 +280,41 @@ var _ = addScenario(scenario{
 		raw("redirect_http10_no_host", "GET /r/301 HTTP/1.0\n\n"),
 	},
 })
+
+// redirectArgsHTTP: which arguments an internal redirect carries. nginx
+// splits try_files' fallback, error_page's URI and X-Accel-Redirect at "?"
+// and gives the target only what follows it (nothing without a "?"),
+// while index keeps the request's arguments and its name whole, "?"
+// included (Drupal's `try_files $uri /index.php;`, Nextcloud's
+// `index index.php index.html /index.php$request_uri;`).
+const redirectArgsHTTP = `
+server {
+    listen {{LISTEN}};
+    server_name localhost;
+    root {{ROOT}};
+    location /tf/ { try_files $uri /target; }
+    location /tfa/ { try_files $uri /target?x=1; }
+    location /tfv/ { try_files $uri /target?$args; }
+    location /ep/ { error_page 404 /target; }
+    location /epa/ { error_page 404 /target?y=2; }
+    location /epv/ { error_page 404 /target$is_args$args; }
+    location /ix/ { index /target$request_uri; }
+    location /dir/ { index /target; }
+    location /target { return 200 "uri=$uri args=$args\n"; }
+}
+`
+
+var _ = addScenario(scenario{
+	name: "redirect_args",
+	http: redirectArgsHTTP,
+	cases: cases([]reqCase{
+		get("try_files_plain", "/tf/x?a=b"),
+		get("try_files_own_args", "/tfa/x?a=b"),
+		get("try_files_args_var", "/tfv/x?a=b"),
+		get("error_page_plain", "/ep/x?a=b"),
+		get("error_page_own_args", "/epa/x?a=b"),
+		get("error_page_vars", "/epv/x?a=b"),
+		get("index_request_uri", "/ix/?a=b"),
+		get("index_plain", "/dir/?a=b"),
+	}),
+})

@@ -582,6 +582,7 @@ var _ = addScenario(scenario{
 	}, viaPHP(
 		get("front_page", "/", hostEx),
 		get("pretty_url", "/node/1", hostEx),
+		get("pretty_url_query", "/node?page=1", hostEx),
 		get("image_style_generated", "/sites/default/files/styles/thumb/public/new.png?itok=abc", hostEx),
 		get("update_php", "/update.php?op=info", hostEx),
 		get("index_php_path_info", "/index.php/node/1", hostEx),
@@ -757,6 +758,7 @@ var _ = addScenario(scenario{
 	}, viaPHP(
 		get("front_page", "/", hostCloud),
 		get("pretty_url", "/apps/files/", hostCloud),
+		get("pretty_url_query", "/apps/files/?dir=/Photos", hostCloud),
 		get("pretty_url_dir_no_slash", "/apps/files", hostCloud),
 		get("index_path_info", "/index.php/apps/files/", hostCloud),
 		get("remote_dav_path_info", "/remote.php/dav/files/admin/a.txt", hostCloud),
@@ -1511,6 +1513,8 @@ var _ = addScenario(scenario{
 		get("dumps_no_slash", "/dumps", hostWiki),
 		get("dumps_file", "/dumps/README.txt", hostWiki),
 		get("dumps_gz", "/dumps/enwiki.xml.gz", hostWiki),
+		get("empty_gif", "/_.gif", hostWiki),
+		get("empty_gif_ims", "/_.gif", hostWiki, "If-Modified-Since: Mon, 28 Sep 1970 06:00:00 GMT"),
 	}, viaPHP(
 		get("front_page", "/", hostWiki),
 		get("pretty_url", "/Main_Page", hostWiki),
@@ -1701,6 +1705,7 @@ var _ = addScenario(scenario{
 	}, viaPHP(
 		get("front_page", "/"),
 		get("pretty_url", "/welcome/index"),
+		get("pretty_url_query", "/news/view/1?x=y"),
 		get("other_php", "/other.php"),
 		get("upper_php", "/OTHER.PHP"),
 		get("missing_php", "/nope.php"),
