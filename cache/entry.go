@@ -16,7 +16,6 @@ import (
 	"errors"
 	"io"
 	"os"
-	"path/filepath"
 	"strings"
 )
 
@@ -32,11 +31,10 @@ func (h Hash) String() string { return hex.EncodeToString(h[:]) }
 // directory named by the characters taken from the end of the name
 // (levels=1:2 puts b7f54b2df7773722d382f4809d65029c in c/29/).
 func filePath(root string, levels []int, h Hash) string {
-	var buf [32 + 3*3]byte
-	name := buf[len(buf)-32:]
-	hex.Encode(name, h[:])
-	b := make([]byte, 0, len(root)+1+len(buf))
-	b = append(b, root...)
+	var name [32]byte
+	hex.Encode(name[:], h[:])
+	var stack [256]byte // one allocation, the string, for usual roots
+	b := append(stack[:0], root...)
 	b = append(b, '/')
 	end := 32
 	for _, l := range levels {
@@ -44,7 +42,7 @@ func filePath(root string, levels []int, h Hash) string {
 		b = append(b, '/')
 		end -= l
 	}
-	b = append(b, name...)
+	b = append(b, name[:]...)
 	return string(b)
 }
 
@@ -54,8 +52,9 @@ var magic = [8]byte{'E', 'D', 'G', 'E', 'C', 'A', 'C', 1}
 const (
 	fixedSize = 8 + 4*8 + 2 + 2 + 5*4 + 16 + 4*8
 
+	// offValidUntil is where ValidUntil and then Date are, rewritten in
+	// place by a revalidation.
 	offValidUntil = 8
-	offDate       = 16
 
 	flagAEFolded = 1 << 0
 )
@@ -298,6 +297,3 @@ func isEntryName(name string) (Hash, bool) {
 	}
 	return h, true
 }
-
-// dirOf is filepath.Dir for the paths filePath builds.
-func dirOf(p string) string { return filepath.Dir(p) }

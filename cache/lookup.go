@@ -8,6 +8,7 @@ package cache
 
 import (
 	"context"
+	"encoding/binary"
 	"errors"
 	"io/fs"
 	"os"
@@ -127,14 +128,17 @@ func (z *Zone) Lookup(ctx context.Context, req Request, pol Policy) *Lookup {
 			continue
 		}
 		t := time.NewTimer(d)
+		z.waiting.Add(1)
 		select {
 		case <-ch:
 		case <-t.C:
 		case <-ctx.Done():
+			z.waiting.Add(-1)
 			t.Stop()
 			l.Status, l.store = StatusMiss, false
 			return l
 		}
+		z.waiting.Add(-1)
 		t.Stop()
 	}
 }
@@ -382,8 +386,8 @@ func (l *Lookup) Revalidated(fields []Field) error {
 	wf, err := os.OpenFile(p, os.O_WRONLY, 0)
 	if err == nil {
 		var b [16]byte
-		putInt64(b[0:], m.ValidUntil)
-		putInt64(b[8:], m.Date)
+		binary.LittleEndian.PutUint64(b[0:], uint64(m.ValidUntil))
+		binary.LittleEndian.PutUint64(b[8:], uint64(m.Date))
 		_, err = wf.WriteAt(b[:], offValidUntil)
 		if cerr := wf.Close(); err == nil {
 			err = cerr
@@ -427,10 +431,4 @@ func headerValue(fields []Field, name string) string {
 		}
 	}
 	return ""
-}
-
-func putInt64(b []byte, v int64) {
-	for i := 0; i < 8; i++ {
-		b[i] = byte(uint64(v) >> (8 * i))
-	}
 }

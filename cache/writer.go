@@ -9,6 +9,7 @@ import (
 	"errors"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 	"syscall"
 
@@ -183,7 +184,7 @@ func (w *Writer) Abort() {
 // directories, and copies it into the zone first when the temporary file
 // is on another file system (use_temp_path with a temp path elsewhere).
 func (z *Zone) place(tmp, final string) error {
-	if err := os.MkdirAll(dirOf(final), 0o700); err != nil {
+	if err := os.MkdirAll(filepath.Dir(final), 0o700); err != nil {
 		return err
 	}
 	err := os.Rename(tmp, final)

@@ -91,7 +91,8 @@ type Zone struct {
 
 	cold      atomic.Bool // the loader has not finished
 	loaded    chan struct{}
-	failing   atomic.Bool // an error was reported and nothing was written since
+	failing   atomic.Bool  // an error was reported and nothing was written since
+	waiting   atomic.Int32 // lookups waiting for a lock
 	stop      chan struct{}
 	closeOnce sync.Once
 	wg        sync.WaitGroup
@@ -205,6 +206,10 @@ func (z *Zone) Len() int {
 	defer z.mu.Unlock()
 	return len(z.nodes)
 }
+
+// Waiting is the number of lookups waiting for another request to fill
+// their key (fastcgi_cache_lock).
+func (z *Zone) Waiting() int { return int(z.waiting.Load()) }
 
 func (z *Zone) Size() int64 {
 	z.mu.Lock()
