@@ -226,6 +226,17 @@ func (e *Entry) Body(gzip bool) (s Section, encoded bool) {
 	return e.Identity, false
 }
 
+// Reader positions the entry's file at s and returns a reader of s.Len
+// bytes: an *io.LimitedReader around the *os.File, which net.TCPConn's
+// ReadFrom (and so fasthttp's body copy) sends with sendfile. Callers
+// with their own sendfile at an offset use s.Off and s.Len directly.
+func (e *Entry) Reader(s Section) (io.Reader, error) {
+	if _, err := e.File.Seek(s.Off, io.SeekStart); err != nil {
+		return nil, err
+	}
+	return &io.LimitedReader{R: e.File, N: s.Len}, nil
+}
+
 // ReadBody reads a section into memory (for callers that cannot use the
 // file directly, and for tests).
 func (e *Entry) ReadBody(s Section) ([]byte, error) {

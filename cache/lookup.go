@@ -26,7 +26,10 @@ type Request struct {
 	// response may still be stored.
 	Bypass bool
 	// Header returns a request header's value (several lines joined with
-	// ", "), for Vary; nil reads every header as empty.
+	// ", "), for Vary; nil reads every header as empty. It is called by
+	// Lookup and Store, so for a background update (which stores after
+	// the client's request ended) it must not read the engine's reused
+	// buffers: give it a copy of the request's headers.
 	Header func(name string) string
 }
 

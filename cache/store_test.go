@@ -496,3 +496,33 @@ func TestEncodeDecodeHead(t *testing.T) {
 		t.Error("magic changed: bump the version byte when the layout changes")
 	}
 }
+
+// TestEntryReader: the section reader is an *io.LimitedReader over the
+// *os.File, the shape net.TCPConn.ReadFrom sends with sendfile.
+func TestEntryReader(t *testing.T) {
+	tz := openZone(t, ZoneConfig{})
+	fields := []Field{{"Content-Type", "text/plain"}}
+	tz.fill(t, key("k"), basePolicy, "0123456789", fields...)
+	fields[0].Value = "changed by the caller after the request"
+	l := tz.Lookup(context.Background(), key("k"), basePolicy)
+	defer l.Done()
+	defer l.Entry.Close()
+	if l.Entry.Header[0].Value != "text/plain" {
+		t.Fatalf("the stored head follows the caller's slice: %v", l.Entry.Header)
+	}
+	r, err := l.Entry.Reader(l.Entry.Identity)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lr, ok := r.(*io.LimitedReader)
+	if !ok {
+		t.Fatalf("%T", r)
+	}
+	if _, ok := lr.R.(*os.File); !ok {
+		t.Fatalf("%T", lr.R)
+	}
+	b, _ := io.ReadAll(r)
+	if string(b) != "0123456789" {
+		t.Fatalf("%q", b)
+	}
+}

@@ -56,8 +56,13 @@ func (l *Lookup) Store(status int, fields []Field, fr Freshness, o StoreOptions)
 		return nil
 	}
 	z := l.z
+	// The Meta outlives the request (the index keeps it for later HITs),
+	// so it holds copies, never the caller's strings, which an engine may
+	// reuse once the request is over.
+	head := encodeHead(fields)
+	fields = decodeHead(head)
 	m := &Meta{
-		Key:                  l.req.Key,
+		Key:                  strings.Clone(l.req.Key),
 		Status:               status,
 		Header:               fields,
 		ValidUntil:           fr.ValidUntil,
@@ -66,7 +71,7 @@ func (l *Lookup) Store(status int, fields []Field, fr Freshness, o StoreOptions)
 		StaleIfError:         fr.StaleIfError,
 		ETag:                 headerValue(fields, "ETag"),
 		LastModified:         headerValue(fields, "Last-Modified"),
-		Vary:                 fr.Vary,
+		Vary:                 strings.Clone(fr.Vary),
 	}
 	encoded := headerValue(fields, "Content-Encoding") != ""
 	target := l.primary
@@ -87,7 +92,7 @@ func (l *Lookup) Store(status int, fields []Field, fr Freshness, o StoreOptions)
 		z.report("open() \"%s\" failed (%v)", dir, err)
 		return nil
 	}
-	w := &Writer{l: l, target: target, meta: m, head: encodeHead(fields), f: f}
+	w := &Writer{l: l, target: target, meta: m, head: head, f: f}
 	if _, err := f.Seek(headerLen(m, w.head), io.SeekStart); err != nil {
 		w.err = err
 	}
