@@ -37,9 +37,7 @@ func TestLockOneFiller(t *testing.T) {
 	for tz.Waiting() < 9 {
 		time.Sleep(time.Millisecond) // until all nine wait for the lock
 	}
-	w := first.Store(200, nil, first.Decide(200, nil), StoreOptions{})
-	io.WriteString(w, "filled")
-	w.Commit()
+	commit(t, first, "filled")
 	first.Done()
 	wg.Wait()
 	if hits.Load() != 9 || misses.Load() != 0 {
@@ -108,9 +106,7 @@ func TestLockAge(t *testing.T) {
 	second.Done()
 	// The first filler's end does not disturb the second's result.
 	first.Done()
-	if st, body := tz.get(t, key("k"), pol); st != StatusHit || body != "second" {
-		t.Fatalf("%v %q", st, body)
-	}
+	tz.want(t, key("k"), pol, StatusHit, "second")
 }
 
 // TestLockContextEnds: a client that goes away stops waiting.
@@ -166,17 +162,11 @@ func TestUpdating(t *testing.T) {
 	if updater.Status != StatusExpired {
 		t.Fatalf("updater: %v", updater.Status)
 	}
-	if st, body := tz.get(t, key("k"), pol); st != StatusUpdating || body != "old" {
-		t.Fatalf("other: %v %q", st, body)
-	}
-	w := updater.Store(200, nil, updater.Decide(200, nil), StoreOptions{})
-	io.WriteString(w, "new")
-	w.Commit()
+	tz.want(t, key("k"), pol, StatusUpdating, "old")
+	commit(t, updater, "new")
 	updater.Entry.Close()
 	updater.Done()
-	if st, body := tz.get(t, key("k"), pol); st != StatusHit || body != "new" {
-		t.Fatalf("after: %v %q", st, body)
-	}
+	tz.want(t, key("k"), pol, StatusHit, "new")
 }
 
 // TestBackgroundUpdate: spec "Background update: STALE immediately,
@@ -193,13 +183,9 @@ func TestBackgroundUpdate(t *testing.T) {
 	if st, _ := tz.get(t, key("k"), pol); st != StatusUpdating {
 		t.Fatalf("during: %v", st)
 	}
-	w := l.Store(200, nil, l.Decide(200, nil), StoreOptions{})
-	io.WriteString(w, "new")
-	w.Commit()
+	commit(t, l, "new")
 	l.Done()
-	if st, body := tz.get(t, key("k"), pol); st != StatusHit || body != "new" {
-		t.Fatalf("after: %v %q", st, body)
-	}
+	tz.want(t, key("k"), pol, StatusHit, "new")
 }
 
 // TestStaleWhileRevalidate: the Cache-Control window allows UPDATING
@@ -292,9 +278,7 @@ func TestRevalidate(t *testing.T) {
 	}
 	l.Entry.Close()
 	l.Done()
-	if st, body := tz.get(t, key("k"), pol); st != StatusHit || body != "old" {
-		t.Fatalf("after: %v %q", st, body)
-	}
+	tz.want(t, key("k"), pol, StatusHit, "old")
 	tz2 := openZone(t, ZoneConfig{Path: tz.Config().Path})
 	tz2.clock.t = tz.clock.Now()
 	if st, _ := tz2.get(t, key("k"), pol); st != StatusHit {
@@ -323,7 +307,5 @@ func TestEntrySurvivesReplace(t *testing.T) {
 	}
 	old.Entry.Close()
 	old.Done()
-	if st, body := tz.get(t, key("k"), basePolicy); st != StatusHit || body != "new body" {
-		t.Fatalf("%v %q", st, body)
-	}
+	tz.want(t, key("k"), basePolicy, StatusHit, "new body")
 }

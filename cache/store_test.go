@@ -94,13 +94,28 @@ func (tz *testZone) fill(t testing.TB, req Request, pol Policy, body string, fie
 	if l.Status == StatusHit {
 		t.Fatalf("fill %q: already a HIT", req.Key)
 	}
+	commit(t, l, body, fields...)
+}
+
+// commit stores body as l's 200 response; the test fails when the lookup
+// may not store.
+func commit(t testing.TB, l *Lookup, body string, fields ...Field) {
+	t.Helper()
 	w := l.Store(200, fields, l.Decide(200, fields), StoreOptions{})
 	if w == nil {
-		t.Fatalf("fill %q (%v): not storable", req.Key, l.Status)
+		t.Fatalf("%q (%v): not storable", l.req.Key, l.Status)
 	}
 	io.WriteString(w, body)
 	if err := w.Commit(); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// want checks a lookup's status and body.
+func (tz *testZone) want(t testing.TB, req Request, pol Policy, st Status, body string) {
+	t.Helper()
+	if gotSt, gotBody := tz.get(t, req, pol); gotSt != st || gotBody != body {
+		t.Fatalf("%q: %v %q, want %v %q", req.Key, gotSt, gotBody, st, body)
 	}
 }
 
@@ -192,9 +207,7 @@ func TestWholeSecondFreshness(t *testing.T) {
 		t.Fatalf("2.5 s: %v", st)
 	}
 	tz.clock.Add(500 * time.Millisecond)
-	if st, body := tz.get(t, key("k"), pol); st != StatusExpired || body != "x" {
-		t.Fatalf("3.0 s: %v %q", st, body)
-	}
+	tz.want(t, key("k"), pol, StatusExpired, "x")
 }
 
 func TestSurvivesRestart(t *testing.T) {
@@ -232,9 +245,7 @@ func TestHalfEntryNeverReadable(t *testing.T) {
 	io.WriteString(w, "second half")
 	w.Commit()
 	l.Done()
-	if st, body := tz.get(t, key("k"), basePolicy); st != StatusHit || body != "first half second half" {
-		t.Fatalf("after commit: %v %q", st, body)
-	}
+	tz.want(t, key("k"), basePolicy, StatusHit, "first half second half")
 	// An aborted write leaves the old entry as it was and no file behind.
 	tz.clock.Add(11 * time.Minute)
 	l = tz.Lookup(context.Background(), key("k"), basePolicy)
@@ -243,9 +254,7 @@ func TestHalfEntryNeverReadable(t *testing.T) {
 	w.Abort()
 	l.Entry.Close()
 	l.Done()
-	if st, body := tz.get(t, key("k"), basePolicy); st != StatusExpired || body != "first half second half" {
-		t.Fatalf("after abort: %v %q", st, body)
-	}
+	tz.want(t, key("k"), basePolicy, StatusExpired, "first half second half")
 	ents, _ := os.ReadDir(tz.Config().Path)
 	for _, e := range ents {
 		if strings.HasPrefix(e.Name(), tempPrefix) {
@@ -410,22 +419,16 @@ func TestBypassStores(t *testing.T) {
 	if l.Status != StatusBypass || l.Entry != nil {
 		t.Fatalf("%v", l.Status)
 	}
-	w := l.Store(200, nil, l.Decide(200, nil), StoreOptions{})
-	io.WriteString(w, "new")
-	w.Commit()
+	commit(t, l, "new")
 	l.Done()
-	if st, body := tz.get(t, key("k"), basePolicy); st != StatusHit || body != "new" {
-		t.Fatalf("%v %q", st, body)
-	}
+	tz.want(t, key("k"), basePolicy, StatusHit, "new")
 }
 
 // TestMissingKey: spec "missing key = one shared entry" (md5 of "").
 func TestMissingKey(t *testing.T) {
 	tz := openZone(t, ZoneConfig{})
 	tz.fill(t, Request{}, basePolicy, "shared")
-	if st, body := tz.get(t, Request{}, basePolicy); st != StatusHit || body != "shared" {
-		t.Fatalf("%v %q", st, body)
-	}
+	tz.want(t, Request{}, basePolicy, StatusHit, "shared")
 }
 
 func TestKeyCollision(t *testing.T) {

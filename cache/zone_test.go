@@ -249,9 +249,7 @@ func TestFaultDiskFull(t *testing.T) {
 	if lines := tz.log.Lines(); len(lines) != 1 || !strings.Contains(lines[0], "no space") {
 		t.Fatalf("want one report, got %q", lines)
 	}
-	if st, body := tz.get(t, key("first"), basePolicy); st != StatusHit || body != page {
-		t.Fatalf("stored entry: %v", st)
-	}
+	tz.want(t, key("first"), basePolicy, StatusHit, page)
 	// No temporary file is left to fill the disk.
 	ents, _ := os.ReadDir(dir)
 	for _, e := range ents {
@@ -284,9 +282,7 @@ func TestFaultReadOnly(t *testing.T) {
 	if lines := tz.log.Lines(); len(lines) != 1 || !strings.Contains(lines[0], "read-only") {
 		t.Fatalf("want one report, got %q", lines)
 	}
-	if st, body := tz.get(t, key("first"), basePolicy); st != StatusHit || body != "stored before" {
-		t.Fatalf("stored entry: %v %q", st, body)
-	}
+	tz.want(t, key("first"), basePolicy, StatusHit, "stored before")
 	exec.Command("mount", "-o", "remount,rw", dir).Run()
 	tz.fill(t, key("again"), basePolicy, "x")
 }
