@@ -141,16 +141,18 @@ func staleFor(f Failure, status int) UseStale {
 
 // ServeStale decides whether an expired entry answers instead of the
 // upstream's failure (ngx_http_upstream_next and the intercept of error
-// statuses): the failure's item must be in use_stale, or the entry must
-// still be inside its stale-if-error window (inErrorWindow), which covers
-// the same failures (spec: "use_stale error / http_500 with an entry:
-// STALE; without entry: error passes").
+// statuses): the failure's item must be in use_stale (spec: "use_stale
+// error / http_500 with an entry: STALE; without entry: error passes").
+// The entry's stale-if-error window (inErrorWindow) also allows it, but
+// only for errors, timeouts and invalid headers, never for a status: nginx
+// 1.19.3 stopped it from keeping an entry over 4xx/5xx responses ("Cache:
+// ignore stale-if-error for 4xx and 5xx codes").
 func ServeStale(use UseStale, f Failure, status int, inErrorWindow bool) bool {
 	item := staleFor(f, status)
 	if item == 0 {
 		return false
 	}
-	return use&item != 0 || inErrorWindow
+	return use&item != 0 || (inErrorWindow && f != FailNone)
 }
 
 // ParseLevels reads the value of fastcgi_cache_path's levels= ("1:2"):

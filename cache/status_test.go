@@ -48,7 +48,9 @@ func TestServeStale(t *testing.T) {
 		{"200 is never a failure", wordops, FailNone, 200, true, false},
 		{"off", 0, FailError, 0, false, false},
 		{"stale-if-error window covers error", 0, FailError, 0, true, true},
-		{"stale-if-error window covers 503", 0, FailNone, 503, true, true},
+		{"stale-if-error window covers timeout", 0, FailTimeout, 0, true, true},
+		{"stale-if-error window not for 503 (1.19.3)", 0, FailNone, 503, true, false},
+		{"stale-if-error window, 503 listed", StaleHTTP503, FailNone, 503, true, true},
 	}
 	for _, c := range cases {
 		if got := ServeStale(c.use, c.f, c.status, c.window); got != c.want {

@@ -147,10 +147,11 @@ const varyMax = 128
 //   - Set-Cookie makes the response uncacheable unless ignored, and nothing
 //     clears that;
 //   - Cache-Control: no-cache/no-store/private (case-insensitive substring)
-//     or a zero or non-numeric s-maxage/max-age make it uncacheable, but a
-//     later valid X-Accel-Expires clears that (>= 1.23); s-maxage beats
-//     max-age; `public` alone sets nothing; an earlier X-Accel-Expires makes
-//     Cache-Control ignored;
+//     or a zero s-maxage/max-age make it uncacheable, but a later valid
+//     X-Accel-Expires clears that (>= 1.23); a non-numeric one makes it
+//     uncacheable for good; s-maxage beats max-age; `public` alone sets
+//     nothing; after an X-Accel-Expires only the stale-while-revalidate and
+//     stale-if-error windows are read;
 //   - Expires counts only when no TTL was set before it; a past or
 //     unparsable date makes the response uncacheable (clearable as above);
 //   - X-Accel-Expires: 0 is never cacheable, n is n seconds, @t is the Unix
@@ -174,35 +175,51 @@ func Decide(now time.Time, status int, fields []Field, valid []ValidRule, ig Ign
 	for _, h := range fields {
 		switch {
 		case strings.EqualFold(h.Name, "Set-Cookie"):
-			if ig&IgnoreSetCookie == 0 && hardStop == Cacheable {
-				hardStop = SetCookie
+			if ig&IgnoreSetCookie == 0 {
+				hardStop = firstReason(hardStop, SetCookie)
 			}
 		case strings.EqualFold(h.Name, "Cache-Control"):
-			if ig&IgnoreCacheControl != 0 || (validSec != 0 && xae) {
+			if ig&IgnoreCacheControl != 0 {
 				continue
 			}
 			v := strings.ToLower(h.Value)
-			if strings.Contains(v, "no-cache") || strings.Contains(v, "no-store") || strings.Contains(v, "private") {
-				noCache, softStop = true, CacheControlNo
+			// After a valid X-Accel-Expires only the stale extensions
+			// count (ngx_http_upstream_process_cache_control's
+			// "extensions" label, >= 1.23).
+			if validSec == 0 || !xae {
+				if strings.Contains(v, "no-cache") || strings.Contains(v, "no-store") || strings.Contains(v, "private") {
+					noCache, softStop = true, CacheControlNo
+					continue
+				}
+				n, found, bad := ccNumber(v, "s-maxage=")
+				if !found {
+					n, found, bad = ccNumber(v, "max-age=")
+				}
+				switch {
+				case bad:
+					// A character other than a digit before , ; or space:
+					// nginx clears u->cacheable, which nothing undoes.
+					hardStop = firstReason(hardStop, CacheControlNo)
+					continue
+				case found && n == 0:
+					noCache, softStop = true, CacheControlNo
+					continue
+				case found:
+					validSec, expired = sec+n, false
+				}
+			}
+			// stale-while-revalidate also opens the stale-if-error window;
+			// an explicit stale-if-error then sets its own.
+			if n, found, bad := ccNumber(v, "stale-while-revalidate="); bad {
+				hardStop = firstReason(hardStop, CacheControlNo)
 				continue
+			} else if found {
+				f.StaleWhileRevalidate, f.StaleIfError = n, n
 			}
-			if n, ok := ccNumber(v, "s-maxage="); ok {
-				if n <= 0 {
-					noCache, softStop = true, CacheControlNo
-					continue
-				}
-				validSec, expired = sec+n, false
-			} else if n, ok := ccNumber(v, "max-age="); ok {
-				if n <= 0 {
-					noCache, softStop = true, CacheControlNo
-					continue
-				}
-				validSec, expired = sec+n, false
-			}
-			if n, ok := ccNumber(v, "stale-while-revalidate="); ok && n > 0 {
-				f.StaleWhileRevalidate = n
-			}
-			if n, ok := ccNumber(v, "stale-if-error="); ok && n > 0 {
+			if n, found, bad := ccNumber(v, "stale-if-error="); bad {
+				hardStop = firstReason(hardStop, CacheControlNo)
+				continue
+			} else if found {
 				f.StaleIfError = n
 			}
 		case strings.EqualFold(h.Name, "Expires"):
@@ -232,9 +249,7 @@ func Decide(now time.Time, status int, fields []Field, valid []ValidRule, ig Ign
 				continue
 			}
 			if n == 0 {
-				if hardStop == Cacheable {
-					hardStop = XAccelExpiresNo
-				}
+				hardStop = firstReason(hardStop, XAccelExpiresNo)
 				continue
 			}
 			validSec, noCache, expired = sec+n, false, false
@@ -281,30 +296,32 @@ func hasRule(rules []ValidRule, status int) bool {
 	return false
 }
 
-// ccNumber finds name (e.g. "max-age=") in a lower-cased Cache-Control value
-// and reads the digits after it; a value that does not start with a digit
-// counts as 0, which nginx treats like max-age=0.
-func ccNumber(v, name string) (int64, bool) {
+// firstReason keeps the first hard refusal seen.
+func firstReason(have, r Reason) Reason {
+	if have != Cacheable {
+		return have
+	}
+	return r
+}
+
+// ccNumber finds name (e.g. "max-age=") in a lower-cased Cache-Control
+// value and reads the number after it as nginx does: digits up to a ",",
+// ";", space or the end (none is 0); bad reports any other character.
+func ccNumber(v, name string) (n int64, found, bad bool) {
 	i := strings.Index(v, name)
 	if i < 0 {
-		return 0, false
+		return 0, false, false
 	}
-	rest := v[i+len(name):]
-	j := 0
-	for j < len(rest) && rest[j] >= '0' && rest[j] <= '9' {
-		j++
+	for _, c := range []byte(v[i+len(name):]) {
+		if c == ',' || c == ';' || c == ' ' {
+			break
+		}
+		if c < '0' || c > '9' {
+			return 0, true, true
+		}
+		n = n*10 + int64(c-'0')
 	}
-	if j == 0 {
-		return 0, true
-	}
-	if j < len(rest) && rest[j] != ',' && rest[j] != ' ' && rest[j] != ';' && rest[j] != '\t' {
-		return 0, true
-	}
-	n, err := strconv.ParseInt(rest[:j], 10, 64)
-	if err != nil {
-		return 0, true
-	}
-	return n, true
+	return n, true, false
 }
 
 // atoi is ngx_atoi: digits only, no sign, no spaces.

@@ -107,6 +107,9 @@ func TestDecide(t *testing.T) {
 		{"s-maxage > max-age", 200, h("Cache-Control", "max-age=5, s-maxage=50"), def, 0, Cacheable, sec + 50},
 		{"max-age=0", 200, h("Cache-Control", "max-age=0"), def, 0, CacheControlNo, 0},
 		{"max-age non-numeric", 200, h("Cache-Control", "max-age=abc"), def, 0, CacheControlNo, 0},
+		{"max-age non-numeric is final", 200, h("Cache-Control", "max-age=1x", "X-Accel-Expires", "20"), def, 0, CacheControlNo, 0},
+		{"max-age= empty is 0, clearable", 200, h("Cache-Control", "max-age=, public", "X-Accel-Expires", "20"), def, 0, Cacheable, sec + 20},
+		{"max-age then semicolon", 200, h("Cache-Control", "max-age=40;x"), def, 0, Cacheable, sec + 40},
 		{"public alone sets no TTL", 200, h("Cache-Control", "public"), def, 0, Cacheable, sec + 10},
 		{"public alone, no valid", 200, h("Cache-Control", "public"), nil, 0, NoTTL, 0},
 		{"XAE relative", 200, h("X-Accel-Expires", "20"), def, 0, Cacheable, sec + 20},
@@ -147,6 +150,12 @@ func TestDecideWindowsAndVary(t *testing.T) {
 	}, nil, 0)
 	if !f.OK() || f.StaleWhileRevalidate != 30 || f.StaleIfError != 60 {
 		t.Fatalf("windows: %+v", f)
+	}
+	// stale-while-revalidate opens both windows; after X-Accel-Expires
+	// only the windows of Cache-Control are read.
+	xae := Decide(now, 200, []Field{{"X-Accel-Expires", "5"}, {"Cache-Control", "no-store, stale-while-revalidate=7"}}, nil, 0)
+	if !xae.OK() || xae.ValidUntil != now.Unix()+5 || xae.StaleWhileRevalidate != 7 || xae.StaleIfError != 7 {
+		t.Fatalf("after XAE: %+v", xae)
 	}
 	// >= 1.23 joins all Vary lines (spec: Vary).
 	if f.Vary != "Accept-Encoding, Cookie" {
