@@ -60,10 +60,13 @@ type Policy struct {
 //   - HIT, UPDATING: send Entry.
 //   - STALE with Background: send Entry, and run the upstream request
 //     anyway (without the client) to Store its response.
+//   - HIT with ErrorStatus (no Entry): answer that status (a cached 502
+//     or 504).
 //   - MISS, BYPASS, EXPIRED: ask the upstream. On EXPIRED with Revalidate,
 //     send Validators() as If-Modified-Since/If-None-Match and answer a
 //     304 with Revalidated. A failure or error status may be answered by
-//     Stale. Otherwise Decide the response and Store it.
+//     Stale; when it is not and edge answers 502/504 itself, tell Failed.
+//     Otherwise Decide the response and Store it.
 //
 // Then Entry.Close once its body is out, and Done exactly once after the
 // last use of the Lookup (for a background update: when it ends).
@@ -75,6 +78,10 @@ type Lookup struct {
 	Entry *Entry
 	// Background: a STALE answer whose update the caller runs.
 	Background bool
+	// ErrorStatus, on a HIT without an Entry, is a 502 or 504 remembered
+	// by Failed: the caller answers it without asking the upstream, as
+	// nginx does for a cached error.
+	ErrorStatus int
 
 	z       *Zone
 	req     Request
@@ -172,6 +179,14 @@ func (l *Lookup) once(deadline time.Time) (step, <-chan struct{}, time.Time) {
 		z.mu.Unlock()
 		l.Status, l.store = StatusMiss, false
 		return stepDone, nil, time.Time{}
+	}
+	if n.errStatus != 0 {
+		if z.now().Unix() <= n.errUntil {
+			z.mu.Unlock()
+			l.Status, l.ErrorStatus = StatusHit, n.errStatus
+			return stepDone, nil, time.Time{}
+		}
+		n.errStatus = 0
 	}
 	exists, meta := n.exists, n.meta
 	z.mu.Unlock()
@@ -293,7 +308,7 @@ func (l *Lookup) release() {
 	l.updating = false
 	// ngx_http_file_cache_free: a key that was never stored leaves the
 	// index, unless min_uses needs its count.
-	if !n.exists && n.busy == 0 && !n.updating && l.pol.MinUses <= 1 && n.prev != nil {
+	if !n.exists && n.busy == 0 && !n.updating && n.errStatus == 0 && l.pol.MinUses <= 1 && n.prev != nil {
 		n.prev.next, n.next.prev = n.next, n.prev
 		n.prev, n.next = nil, nil
 		delete(l.z.nodes, n.hash)
@@ -424,6 +439,27 @@ func (l *Lookup) Stale(f Failure, status int) bool {
 		return true
 	}
 	return false
+}
+
+// Failed records that the upstream request failed and edge answers
+// status itself. A 502 or 504 that fastcgi_cache_valid names (WordOps
+// lists "499 502 503 1m") is remembered in the index for that long, and
+// lookups meanwhile are a HIT with ErrorStatus, without a file
+// (ngx_http_upstream_finalize_request). Other statuses are not kept.
+func (l *Lookup) Failed(status int) {
+	if (status != 502 && status != 504) || !l.store || l.finished {
+		return
+	}
+	ttl := ValidFor(l.pol.Valid, status)
+	if ttl <= 0 {
+		return
+	}
+	z := l.z
+	z.mu.Lock()
+	if n := l.n; n != nil && n.prev != nil {
+		n.errStatus, n.errUntil = status, z.now().Unix()+int64(ttl/time.Second)
+	}
+	z.mu.Unlock()
 }
 
 // headerValue is the first value of a field, "" when absent.

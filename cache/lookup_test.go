@@ -309,3 +309,39 @@ func TestEntrySurvivesReplace(t *testing.T) {
 	old.Done()
 	tz.want(t, key("k"), basePolicy, StatusHit, "new body")
 }
+
+// TestCachedError: with "fastcgi_cache_valid 502 1m" a 502 edge answered
+// itself is a HIT for a minute, even over an expired entry, and then the
+// upstream is asked again.
+func TestCachedError(t *testing.T) {
+	rules, _ := ValidRules([]string{"502"}, time.Minute)
+	pol := Policy{Valid: append(append([]ValidRule(nil), valid10m...), rules...)}
+	tz := expired(t, pol)
+	l := tz.Lookup(context.Background(), key("k"), pol)
+	if l.Stale(FailError, 0) {
+		t.Fatal("stale without use_stale")
+	}
+	l.Failed(502)
+	l.Entry.Close()
+	l.Done()
+	l = tz.Lookup(context.Background(), key("k"), pol)
+	if l.Status != StatusHit || l.ErrorStatus != 502 || l.Entry != nil {
+		t.Fatalf("%v %d", l.Status, l.ErrorStatus)
+	}
+	l.Done()
+	tz.clock.Add(61 * time.Second)
+	tz.want(t, key("k"), pol, StatusExpired, "old")
+	// A 504 no rule names is not remembered; a 502 for a new key is.
+	l = tz.Lookup(context.Background(), key("new"), pol)
+	l.Failed(504)
+	l.Done()
+	tz.want(t, key("new"), pol, StatusMiss, "")
+	l = tz.Lookup(context.Background(), key("new"), pol)
+	l.Failed(502)
+	l.Done()
+	l = tz.Lookup(context.Background(), key("new"), pol)
+	if l.ErrorStatus != 502 {
+		t.Fatalf("new key: %v %d", l.Status, l.ErrorStatus)
+	}
+	l.Done()
+}

@@ -111,6 +111,11 @@ type node struct {
 	meta       *Meta // header of the current file, nil until read
 	busy       int   // lookups holding it; never evicted while > 0
 
+	// errStatus is a 502 or 504 edge answered itself, kept until errUntil
+	// when fastcgi_cache_valid names it (nginx's fcn->error).
+	errStatus int
+	errUntil  int64
+
 	// updating: one request is filling or refreshing the entry. owner is
 	// that request, lockUntil when another may take over (lock_age), and
 	// done is closed when it ends.
@@ -404,6 +409,11 @@ func (z *Zone) manage(interval time.Duration) {
 // file system under min_free. Entries in use are kept.
 func (z *Zone) Sweep() {
 	now := z.now().Unix()
+	var free int64
+	var freeErr error
+	if z.cfg.MinFree > 0 {
+		free, freeErr = z.statfs(z.cfg.Path) // outside the lock: a system call
+	}
 	z.mu.Lock()
 	defer z.mu.Unlock()
 	for n := z.lru.prev; n != &z.lru; {
@@ -420,9 +430,8 @@ func (z *Zone) Sweep() {
 		z.evictWhile(func() bool { return z.size > z.cfg.MaxSize }, nil)
 	}
 	if z.cfg.MinFree > 0 {
-		free, err := z.statfs(z.cfg.Path)
-		if err != nil {
-			z.report("statfs(\"%s\") failed (%v)", z.cfg.Path, err)
+		if freeErr != nil {
+			z.report("statfs(\"%s\") failed (%v)", z.cfg.Path, freeErr)
 			return
 		}
 		z.evictWhile(func() bool { return free < z.cfg.MinFree }, func(freed int64) { free += freed })

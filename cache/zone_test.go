@@ -65,7 +65,7 @@ func TestMinFree(t *testing.T) {
 	var z *Zone
 	const disk = 100 << 10
 	z, err := Open(ZoneConfig{Path: dir, Levels: []int{1}, Name: "one", KeysZoneSize: 1 << 20, MinFree: 70 << 10},
-		Options{Now: clock.Now, ManagerInterval: -1, Statfs: func(string) (int64, error) { return disk - z.size, nil }})
+		Options{Now: clock.Now, ManagerInterval: -1, Statfs: func(string) (int64, error) { return disk - z.Size(), nil }})
 	if err != nil {
 		t.Fatal(err)
 	}
