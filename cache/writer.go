@@ -83,10 +83,7 @@ func (l *Lookup) Store(status int, fields []Field, fr Freshness, o StoreOptions)
 			target = m.Variant
 		}
 	}
-	dir := z.cfg.Path
-	if z.cfg.UseTempPath && z.cfg.TempPath != "" {
-		dir = z.cfg.TempPath
-	}
+	dir := z.tempDir()
 	f, err := os.CreateTemp(dir, tempPrefix+"*")
 	if err != nil {
 		z.report("open() \"%s\" failed (%v)", dir, err)

@@ -11,6 +11,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -72,7 +73,8 @@ type Options struct {
 }
 
 // Zone is one cache: a directory of entries and their index. Its methods
-// are safe for concurrent use. The same *Zone should be kept across
+// are safe for concurrent use. cfg's Path and Levels never change; its
+// other fields are read under mu (Reconfigure). The same *Zone should be kept across
 // reloads while its ZoneConfig is unchanged (as nginx keeps a keys zone's
 // shared memory); a new Zone on the same Path also works, by loading the
 // index from disk.
@@ -147,14 +149,11 @@ func Open(cfg ZoneConfig, opt Options) (*Zone, error) {
 		now:      opt.Now,
 		logf:     opt.Logf,
 		statfs:   opt.Statfs,
-		capacity: int(cfg.KeysZoneSize * KeysPerMiB >> 20),
+		capacity: keysFor(cfg.KeysZoneSize),
 		bsize:    4096,
 		nodes:    make(map[Hash]*node),
 		loaded:   make(chan struct{}),
 		stop:     make(chan struct{}),
-	}
-	if z.capacity < 1 {
-		z.capacity = 1
 	}
 	if z.now == nil {
 		z.now = time.Now
@@ -199,7 +198,52 @@ func (z *Zone) Close() error {
 }
 
 // Config returns the zone's configuration, defaults filled.
-func (z *Zone) Config() ZoneConfig { return z.cfg }
+func (z *Zone) Config() ZoneConfig {
+	z.mu.Lock()
+	defer z.mu.Unlock()
+	return z.cfg
+}
+
+// Reconfigure applies a reload's fastcgi_cache_path to the running zone,
+// as nginx keeps a keys zone across reloads. Path and Levels cannot
+// change (nginx refuses both: "cache ... uses the ... cache path while
+// previously it used ...", "cache ... had previously different levels");
+// the keys zone size, inactive, max_size, min_free and the temp path take
+// effect at once (a smaller keys zone evicts at the next new key).
+func (z *Zone) Reconfigure(cfg ZoneConfig) error {
+	if cfg.Path != z.cfg.Path {
+		return fmt.Errorf("cache: zone \"%s\" uses the \"%s\" cache path while previously it used the \"%s\" cache path", cfg.Name, cfg.Path, z.cfg.Path)
+	}
+	if !slices.Equal(cfg.Levels, z.cfg.Levels) {
+		return fmt.Errorf("cache: zone \"%s\" had previously different levels", cfg.Name)
+	}
+	if cfg.KeysZoneSize < 8192 {
+		return fmt.Errorf("cache: keys zone \"%s\" is too small", cfg.Name)
+	}
+	if cfg.Inactive == 0 {
+		cfg.Inactive = 10 * time.Minute
+	}
+	z.mu.Lock()
+	defer z.mu.Unlock()
+	z.cfg = cfg
+	z.capacity = keysFor(cfg.KeysZoneSize)
+	return nil
+}
+
+// keysFor is the number of keys a keys zone of size bytes holds.
+func keysFor(size int64) int {
+	return max(1, int(size*KeysPerMiB>>20))
+}
+
+// tempDir is where entries are written before they are renamed.
+func (z *Zone) tempDir() string {
+	z.mu.Lock()
+	defer z.mu.Unlock()
+	if z.cfg.UseTempPath && z.cfg.TempPath != "" {
+		return z.cfg.TempPath
+	}
+	return z.cfg.Path
+}
 
 // Loaded is closed once the loader has indexed every entry on disk.
 func (z *Zone) Loaded() <-chan struct{} { return z.loaded }
@@ -411,7 +455,7 @@ func (z *Zone) Sweep() {
 	now := z.now().Unix()
 	var free int64
 	var freeErr error
-	if z.cfg.MinFree > 0 {
+	if z.Config().MinFree > 0 {
 		free, freeErr = z.statfs(z.cfg.Path) // outside the lock: a system call
 	}
 	z.mu.Lock()

@@ -327,3 +327,32 @@ func BenchmarkHit(b *testing.B) {
 		}
 	})
 }
+
+func TestReconfigure(t *testing.T) {
+	tz := openZone(t, ZoneConfig{})
+	cfg := tz.Config()
+	for i := 0; i < 10; i++ {
+		tz.fill(t, key(fmt.Sprint(i)), basePolicy, "x")
+	}
+	bad := cfg
+	bad.Path = t.TempDir()
+	if err := tz.Reconfigure(bad); err == nil || !strings.Contains(err.Error(), "cache path") {
+		t.Fatalf("path change: %v", err)
+	}
+	bad = cfg
+	bad.Levels = []int{2}
+	if err := tz.Reconfigure(bad); err == nil || !strings.Contains(err.Error(), "levels") {
+		t.Fatalf("levels change: %v", err)
+	}
+	// A smaller max_size applies at the next sweep, entries kept otherwise.
+	next := cfg
+	next.MaxSize = 4 * tz.bsize
+	if err := tz.Reconfigure(next); err != nil {
+		t.Fatal(err)
+	}
+	tz.Sweep()
+	if n, size := tz.Len(), tz.Size(); n != 4 || size > next.MaxSize {
+		t.Fatalf("%d keys, %d bytes after a smaller max_size", n, size)
+	}
+	tz.want(t, key("9"), basePolicy, StatusHit, "x")
+}
