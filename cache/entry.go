@@ -17,6 +17,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"time"
 )
 
 // Hash is the md5 of a key (or of a variant), which names the file.
@@ -207,6 +208,20 @@ func decodeHead(s string) []Field {
 		fields = append(fields, Field{name, value})
 	}
 	return fields
+}
+
+// Conditional answers a client's conditional headers from the stored
+// validators (nginx answers them itself while the request is cacheable,
+// spec: "client conditionals answered locally"), with policy.go's Check
+// and the location's if_modified_since mode.
+func (m *Meta) Conditional(req CondRequest, mode IMSMode) CondResult {
+	var lm time.Time
+	if m.LastModified != "" {
+		if t, err := parseHTTPTime(m.LastModified); err == nil {
+			lm = t
+		}
+	}
+	return Check(req, lm, m.ETag, mode)
 }
 
 // Entry is one cached response handed to a request: its Meta and the

@@ -529,3 +529,50 @@ func TestEntryReader(t *testing.T) {
 		t.Fatalf("%q", b)
 	}
 }
+
+func TestConditionalFromEntry(t *testing.T) {
+	tz := openZone(t, ZoneConfig{})
+	lm := "Sun, 29 Nov 2026 12:00:00 GMT"
+	tz.fill(t, key("k"), basePolicy, "x", Field{"Last-Modified", lm}, Field{"ETag", `"v1"`})
+	l := tz.Lookup(context.Background(), key("k"), basePolicy)
+	defer l.Done()
+	defer l.Entry.Close()
+	cases := []struct {
+		req  CondRequest
+		want CondResult
+	}{
+		{CondRequest{IfNoneMatch: `"v1"`}, CondNotModified},
+		{CondRequest{IfModifiedSince: lm}, CondNotModified},
+		{CondRequest{IfNoneMatch: `"v0"`}, CondNone},
+		{CondRequest{IfMatch: `"v0"`}, CondPreconditionFailed},
+	}
+	for _, c := range cases {
+		if got := l.Entry.Conditional(c.req, "exact"); got != c.want {
+			t.Errorf("%+v: %v", c.req, got)
+		}
+	}
+}
+
+// TestColdLookup: while the loader runs, a key it has not indexed yet is
+// looked for on disk (nginx's "cold" cache), and indexed by the lookup.
+func TestColdLookup(t *testing.T) {
+	tz := openZone(t, ZoneConfig{})
+	tz.fill(t, key("k"), basePolicy, "on disk")
+	tz.Close()
+	tz2 := openZone(t, ZoneConfig{Path: tz.Config().Path})
+	// As if the loader had not reached the file yet.
+	tz2.mu.Lock()
+	for h, n := range tz2.nodes {
+		n.prev.next, n.next.prev = n.next, n.prev
+		delete(tz2.nodes, h)
+	}
+	tz2.size = 0
+	tz2.mu.Unlock()
+	tz2.cold.Store(true)
+	tz2.want(t, key("k"), basePolicy, StatusHit, "on disk")
+	if tz2.Len() != 1 || tz2.Size() == 0 {
+		t.Fatalf("the cold lookup did not index the entry: %d keys, %d bytes", tz2.Len(), tz2.Size())
+	}
+	tz2.cold.Store(false)
+	tz2.want(t, key("k"), basePolicy, StatusHit, "on disk")
+}
