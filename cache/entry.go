@@ -92,13 +92,6 @@ type Meta struct {
 	size int64  // the file's length
 }
 
-func (m *Meta) varyNames() []string {
-	if m.Vary == "" {
-		return nil
-	}
-	return splitList(m.Vary)
-}
-
 // encodeHeader writes the fixed part and the strings of m; the body
 // sections must already be set.
 func encodeHeader(m *Meta, head string) []byte {
@@ -285,30 +278,41 @@ func splitList(v string) []string {
 // hash followed by "name:value\r\n" for each header the Vary value names,
 // in its order (order-sensitive, spec: Vary). Accept-* values have their
 // whitespace removed. With folded, Accept-Encoding is left out: the entry
-// holds both encodings.
-func variantHash(primary Hash, names []string, header func(string) string, folded bool) Hash {
-	h := md5.New()
-	h.Write(primary[:])
-	for _, n := range names {
-		if folded && strings.EqualFold(n, "Accept-Encoding") {
+// holds both encodings. The input is built in a stack buffer, so a HIT on
+// a Vary entry does not allocate for it.
+func variantHash(primary Hash, vary string, header func(string) string, folded bool) Hash {
+	var stack [512]byte
+	b := append(stack[:0], primary[:]...)
+	for vary != "" {
+		var n string
+		n, vary, _ = strings.Cut(vary, ",")
+		if n = strings.TrimSpace(n); n == "" || (folded && strings.EqualFold(n, "Accept-Encoding")) {
 			continue
 		}
-		ln := strings.ToLower(n)
-		h.Write([]byte(ln))
-		h.Write([]byte{':'})
+		for i := 0; i < len(n); i++ {
+			c := n[i]
+			if 'A' <= c && c <= 'Z' {
+				c += 'a' - 'A'
+			}
+			b = append(b, c)
+		}
+		b = append(b, ':')
 		v := ""
 		if header != nil {
 			v = header(n)
 		}
-		if strings.HasPrefix(ln, "accept-") {
-			v = strings.Join(strings.Fields(v), "")
+		if len(n) > 7 && strings.EqualFold(n[:7], "accept-") {
+			for i := 0; i < len(v); i++ {
+				if c := v[i]; c != ' ' && c != '\t' {
+					b = append(b, c)
+				}
+			}
+		} else {
+			b = append(b, v...)
 		}
-		h.Write([]byte(v))
-		h.Write([]byte("\r\n"))
+		b = append(b, '\r', '\n')
 	}
-	var out Hash
-	h.Sum(out[:0])
-	return out
+	return md5.Sum(b)
 }
 
 // isEntryName reports whether a file name is a 32-digit lower-case hex

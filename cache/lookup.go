@@ -216,7 +216,7 @@ func (l *Lookup) once(deadline time.Time) (step, <-chan struct{}, time.Time) {
 		e = nil
 	}
 	if e != nil && e.Vary != "" && l.hash == l.primary {
-		v := variantHash(l.primary, e.varyNames(), l.req.Header, e.AEFolded)
+		v := variantHash(l.primary, e.Vary, l.req.Header, e.AEFolded)
 		if v != e.Variant {
 			l.other = e.Meta
 			e.Close()

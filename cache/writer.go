@@ -76,9 +76,8 @@ func (l *Lookup) Store(status int, fields []Field, fr Freshness, o StoreOptions)
 	encoded := headerValue(fields, "Content-Encoding") != ""
 	target := l.primary
 	if m.Vary != "" {
-		names := splitList(m.Vary)
-		m.AEFolded = o.GzipLevel != 0 && !encoded && hasName(names, "Accept-Encoding")
-		m.Variant = variantHash(l.primary, names, l.req.Header, m.AEFolded)
+		m.AEFolded = o.GzipLevel != 0 && !encoded && hasName(splitList(m.Vary), "Accept-Encoding")
+		m.Variant = variantHash(l.primary, m.Vary, l.req.Header, m.AEFolded)
 		if l.other != nil && l.other.Variant != m.Variant {
 			target = m.Variant
 		}
@@ -111,6 +110,11 @@ func hasName(names []string, name string) bool {
 	return false
 }
 
+// maxGzipBuffer bounds the compressed variant, which is kept in memory
+// until Commit: a larger response is stored without one (its gzip clients
+// are then served by the caller's own compression).
+const maxGzipBuffer = 8 << 20
+
 // Write appends body bytes. It always reports len(p), nil.
 func (w *Writer) Write(p []byte) (int, error) {
 	if w.err == nil && !w.closed {
@@ -119,6 +123,9 @@ func (w *Writer) Write(p []byte) (int, error) {
 		w.n += int64(n)
 		if w.gz != nil && w.err == nil {
 			_, w.err = w.gz.Write(p)
+			if w.gzBuf.Len() > maxGzipBuffer {
+				w.gz, w.gzBuf = nil, bytes.Buffer{}
+			}
 		}
 	}
 	return len(p), nil
