@@ -154,6 +154,11 @@ func TestFilePath(t *testing.T) {
 	if got := filePath("/c", nil, h); got != "/c/b7f54b2df7773722d382f4809d65029c" {
 		t.Errorf("none: %s", got)
 	}
+	// Where nginx 1.22.1 stored this key with levels=1:2 (run here with
+	// fastcgi_cache_key "$scheme$request_method$host$request_uri").
+	if got := filePath("/c", []int{1, 2}, HashKey("httpGET127.0.0.1/a?x=1")); got != "/c/2/06/3f94f9a5fe285728692c197ac5830062" {
+		t.Errorf("nginx's file: %s", got)
+	}
 }
 
 func mustHex(t *testing.T, s string) []byte {
