@@ -255,6 +255,17 @@ func TestStaleIfError(t *testing.T) {
 	}
 	l.Entry.Close()
 	l.Done()
+	// stale-while-revalidate alone opens the window too: nginx 1.22.1, run
+	// here with "max-age=1, stale-while-revalidate=100", no use_stale and
+	// php-fpm stopped, answered STALE after 2 s.
+	tz.fill(t, key("swr"), basePolicy, "old", Field{"Cache-Control", "max-age=1, stale-while-revalidate=100"})
+	tz.clock.Add(2 * time.Second)
+	l = tz.Lookup(context.Background(), key("swr"), basePolicy)
+	if l.Status != StatusExpired || !l.Stale(FailError, 0) {
+		t.Errorf("swr window: %v", l.Status)
+	}
+	l.Entry.Close()
+	l.Done()
 }
 
 // TestRevalidate: spec "fastcgi_cache_revalidate: conditional request with

@@ -107,6 +107,7 @@ func TestDecide(t *testing.T) {
 		{"s-maxage > max-age", 200, h("Cache-Control", "max-age=5, s-maxage=50"), def, 0, Cacheable, sec + 50},
 		{"max-age=0", 200, h("Cache-Control", "max-age=0"), def, 0, CacheControlNo, 0},
 		{"max-age non-numeric", 200, h("Cache-Control", "max-age=abc"), def, 0, CacheControlNo, 0},
+		// nginx 1.22.1, run here: "max-age=1x" then X-Accel-Expires: 30 is MISS, MISS.
 		{"max-age non-numeric is final", 200, h("Cache-Control", "max-age=1x", "X-Accel-Expires", "20"), def, 0, CacheControlNo, 0},
 		{"max-age= empty is 0, clearable", 200, h("Cache-Control", "max-age=, public", "X-Accel-Expires", "20"), def, 0, Cacheable, sec + 20},
 		{"max-age then semicolon", 200, h("Cache-Control", "max-age=40;x"), def, 0, Cacheable, sec + 40},
