@@ -8,6 +8,7 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -84,6 +85,13 @@ func (l *Lookup) Store(status int, fields []Field, fr Freshness, o StoreOptions)
 	}
 	dir := z.tempDir()
 	f, err := os.CreateTemp(dir, tempPrefix+"*")
+	if errors.Is(err, fs.ErrNotExist) {
+		// The directory was removed while serving: make it again, as
+		// ngx_create_temp_file does, so caching resumes.
+		if err = os.MkdirAll(dir, 0o700); err == nil {
+			f, err = os.CreateTemp(dir, tempPrefix+"*")
+		}
+	}
 	if err != nil {
 		z.report("open() \"%s\" failed (%v)", dir, err)
 		return nil

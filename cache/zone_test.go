@@ -287,24 +287,20 @@ func TestFaultReadOnly(t *testing.T) {
 	tz.fill(t, key("again"), basePolicy, "x")
 }
 
-// TestFaultDirectoryRemoved: the cache directory goes away while serving.
+// TestFaultDirectoryRemoved: the cache directory goes away while serving;
+// the entry is a MISS, and the next fill makes the directory again.
 func TestFaultDirectoryRemoved(t *testing.T) {
 	tz := openZone(t, ZoneConfig{})
 	tz.fill(t, key("k"), basePolicy, "x")
 	os.RemoveAll(tz.Config().Path)
-	if st, _ := tz.get(t, key("k"), basePolicy); st != StatusMiss {
-		t.Fatalf("%v", st)
-	}
-	l := tz.Lookup(context.Background(), key("k"), basePolicy)
-	if w := l.Store(200, nil, l.Decide(200, nil), StoreOptions{}); w != nil {
-		t.Fatal("writer without a directory")
-	}
-	l.Done()
-	if n := len(tz.log.Lines()); n != 1 {
-		t.Fatalf("%d reports", n)
-	}
+	tz.want(t, key("k"), basePolicy, StatusMiss, "")
 	if tz.Size() != 0 {
 		t.Fatalf("size %d for a vanished entry", tz.Size())
+	}
+	tz.fill(t, key("k"), basePolicy, "again")
+	tz.want(t, key("k"), basePolicy, StatusHit, "again")
+	if lines := tz.log.Lines(); len(lines) != 0 {
+		t.Fatalf("reports %q", lines)
 	}
 }
 
