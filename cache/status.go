@@ -209,3 +209,15 @@ func zeroQuality(params string) bool {
 	}
 	return false
 }
+
+// AnyTrue is ngx_http_test_predicates, the test of fastcgi_cache_bypass
+// and fastcgi_no_cache: true when any evaluated value is non-empty and not
+// exactly "0" (spec: `"" and "0" false`; "00" and " 0" are true).
+func AnyTrue(values ...string) bool {
+	for _, v := range values {
+		if v != "" && v != "0" {
+			return true
+		}
+	}
+	return false
+}

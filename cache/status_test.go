@@ -102,3 +102,24 @@ func TestAcceptsGzip(t *testing.T) {
 		}
 	}
 }
+
+func TestAnyTrue(t *testing.T) {
+	cases := []struct {
+		values []string
+		want   bool
+	}{
+		{nil, false},
+		{[]string{""}, false},
+		{[]string{"0"}, false},
+		{[]string{"", "0"}, false},
+		{[]string{"1"}, true},
+		{[]string{"0", "yes"}, true},
+		{[]string{"00"}, true},
+		{[]string{" 0"}, true},
+	}
+	for _, c := range cases {
+		if got := AnyTrue(c.values...); got != c.want {
+			t.Errorf("%q: %v", c.values, got)
+		}
+	}
+}
