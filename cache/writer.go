@@ -32,7 +32,8 @@ type StoreOptions struct {
 
 // Writer writes one entry. Write never fails for the caller (the client's
 // response must not depend on the cache): a write error is kept, and
-// Commit reports it and stores nothing.
+// Commit reports it and stores nothing. Every Writer ends with Commit (the
+// body is complete) or Abort (it is not), before the Lookup's Done.
 type Writer struct {
 	l      *Lookup
 	target Hash
