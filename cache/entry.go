@@ -176,8 +176,7 @@ func readMeta(f *os.File, size int64) (*Meta, error) {
 		lens[i] = int64(le.Uint32(fixed[44+4*i:]))
 		total += lens[i]
 	}
-	if fixedSize+total != m.Identity.Off || m.Identity.Off+m.Identity.Len > size ||
-		(m.Gzip.Len > 0 && m.Gzip.Off+m.Gzip.Len > size) {
+	if fixedSize+total != m.Identity.Off || !within(m.Identity, size) || !within(m.Gzip, size) {
 		return nil, errCorrupt
 	}
 	strs := make([]byte, total)
@@ -189,6 +188,13 @@ func readMeta(f *os.File, size int64) (*Meta, error) {
 	m.Key, m.Vary, m.ETag, m.LastModified = take(lens[0]), take(lens[1]), take(lens[2]), take(lens[3])
 	m.Header = decodeHead(take(lens[4]))
 	return m, nil
+}
+
+// within reports whether a section read from a header lies in a file of
+// the given size (a corrupt header must not make a reader allocate or
+// seek past it).
+func within(sec Section, size int64) bool {
+	return sec.Off >= 0 && sec.Len >= 0 && sec.Off <= size && sec.Len <= size-sec.Off
 }
 
 func decodeHead(s string) []Field {

@@ -606,3 +606,22 @@ func TestGzipVariantBounded(t *testing.T) {
 		t.Fatalf("%+v %v", s, enc)
 	}
 }
+
+// TestCorruptSections: a header whose body sections point outside the
+// file is refused.
+func TestCorruptSections(t *testing.T) {
+	tz := openZone(t, ZoneConfig{})
+	tz.fill(t, key("k"), basePolicy, "body")
+	p := filePath(tz.Config().Path, []int{1, 2}, HashKey("k"))
+	b, _ := os.ReadFile(p)
+	for _, off := range []int{88, 96, 104} { // Identity.Len, Gzip.Off, Gzip.Len
+		c := append([]byte(nil), b...)
+		for i := 0; i < 8; i++ {
+			c[off+i] = 0xff
+		}
+		c[off+7] = 0x7f
+		os.WriteFile(p, c, 0o600)
+		tz2 := openZone(t, ZoneConfig{Path: tz.Config().Path})
+		tz2.want(t, key("k"), basePolicy, StatusMiss, "")
+	}
+}
