@@ -625,3 +625,31 @@ func TestCorruptSections(t *testing.T) {
 		tz2.want(t, key("k"), basePolicy, StatusMiss, "")
 	}
 }
+
+// FuzzReadMeta: no file content makes the header reader panic or return
+// sections outside the file.
+func FuzzReadMeta(f *testing.F) {
+	m := &Meta{Key: "k", Status: 200, Vary: "Cookie", ETag: `"e"`}
+	head := encodeHead([]Field{{"Content-Type", "text/html"}})
+	m.Identity = Section{headerLen(m, head), 4}
+	f.Add(append(encodeHeader(m, head), "body"...))
+	f.Add([]byte("EDGECAC\x01"))
+	p := filepath.Join(f.TempDir(), "e")
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if err := os.WriteFile(p, data, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		file, err := os.Open(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer file.Close()
+		got, err := readMeta(file, int64(len(data)))
+		if err != nil {
+			return
+		}
+		if !within(got.Identity, int64(len(data))) || !within(got.Gzip, int64(len(data))) {
+			t.Fatalf("sections outside the file: %+v %+v", got.Identity, got.Gzip)
+		}
+	})
+}
