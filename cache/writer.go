@@ -1,0 +1,234 @@
+// This file holds storing a response: a temporary file written while the
+// body streams to the client, with the gzip variant compressed alongside
+// it, then renamed into place so a reader sees either the old entry or the
+// whole new one, never half of one.
+package cache
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+
+	"github.com/klauspost/compress/gzip"
+)
+
+// tempPrefix names temporary files; the loader never takes them for
+// entries.
+const tempPrefix = ".edge-tmp-"
+
+// StoreOptions say how a response is stored.
+type StoreOptions struct {
+	// GzipLevel, when not 0, stores a gzip variant compressed at this
+	// level beside the identity body (a response that already has a
+	// Content-Encoding gets none). The caller sets it when its gzip
+	// settings apply to the response (gzip on, gzip_types, min length).
+	GzipLevel int
+}
+
+// Writer writes one entry. Write never fails for the caller (the client's
+// response must not depend on the cache): a write error is kept, and
+// Commit reports it and stores nothing. Every Writer ends with Commit (the
+// body is complete) or Abort (it is not), before the Lookup's Done.
+type Writer struct {
+	l      *Lookup
+	target Hash
+	meta   *Meta
+	head   string
+	f      *os.File
+	n      int64
+	gz     *gzip.Writer
+	gzBuf  bytes.Buffer
+	err    error
+	closed bool
+}
+
+// Store starts storing the upstream's response: status and fields are the
+// head as it will be replayed to every client (hidden headers removed by
+// the caller; a Set-Cookie the config ignores stays, as nginx replays it),
+// fr is Decide's verdict. It returns nil when the response must not be
+// stored: not cacheable, not yet min_uses, a lock timeout, or a disk that
+// fails (reported once through Options.Logf).
+func (l *Lookup) Store(status int, fields []Field, fr Freshness, o StoreOptions) *Writer {
+	if !l.store || !fr.OK() || l.finished {
+		return nil
+	}
+	z := l.z
+	// The Meta outlives the request (the index keeps it for later HITs),
+	// so it holds copies, never the caller's strings, which an engine may
+	// reuse once the request is over.
+	head := encodeHead(fields)
+	fields = decodeHead(head)
+	m := &Meta{
+		Key:                  strings.Clone(l.req.Key),
+		Status:               status,
+		Header:               fields,
+		ValidUntil:           fr.ValidUntil,
+		Date:                 z.now().Unix(),
+		StaleWhileRevalidate: fr.StaleWhileRevalidate,
+		StaleIfError:         fr.StaleIfError,
+		ETag:                 headerValue(fields, "ETag"),
+		LastModified:         headerValue(fields, "Last-Modified"),
+		Vary:                 strings.Clone(fr.Vary),
+	}
+	encoded := headerValue(fields, "Content-Encoding") != ""
+	target := l.primary
+	if m.Vary != "" {
+		m.AEFolded = o.GzipLevel != 0 && !encoded && hasName(splitList(m.Vary), "Accept-Encoding")
+		m.Variant = variantHash(l.primary, m.Vary, l.req.Header, m.AEFolded)
+		if l.other != nil && l.other.Variant != m.Variant {
+			target = m.Variant
+		}
+	}
+	dir := z.tempDir()
+	f, err := os.CreateTemp(dir, tempPrefix+"*")
+	if errors.Is(err, fs.ErrNotExist) {
+		// The directory was removed while serving: make it again, as
+		// ngx_create_temp_file does, so caching resumes.
+		if err = os.MkdirAll(dir, 0o700); err == nil {
+			f, err = os.CreateTemp(dir, tempPrefix+"*")
+		}
+	}
+	if err != nil {
+		z.report("open() \"%s\" failed (%v)", dir, err)
+		return nil
+	}
+	w := &Writer{l: l, target: target, meta: m, head: head, f: f}
+	if _, err := f.Seek(headerLen(m, w.head), io.SeekStart); err != nil {
+		w.err = err
+	}
+	if o.GzipLevel != 0 && !encoded {
+		w.gz, err = gzip.NewWriterLevel(&w.gzBuf, o.GzipLevel)
+		if err != nil {
+			w.gz = nil
+		}
+	}
+	return w
+}
+
+func hasName(names []string, name string) bool {
+	for _, n := range names {
+		if strings.EqualFold(n, name) {
+			return true
+		}
+	}
+	return false
+}
+
+// maxGzipBuffer bounds the compressed variant, which is kept in memory
+// until Commit: a larger response is stored without one (its gzip clients
+// are then served by the caller's own compression).
+const maxGzipBuffer = 8 << 20
+
+// Write appends body bytes. It always reports len(p), nil.
+func (w *Writer) Write(p []byte) (int, error) {
+	if w.err == nil && !w.closed {
+		var n int
+		n, w.err = w.f.Write(p)
+		w.n += int64(n)
+		if w.gz != nil && w.err == nil {
+			_, w.err = w.gz.Write(p)
+			if w.gzBuf.Len() > maxGzipBuffer {
+				w.gz, w.gzBuf = nil, bytes.Buffer{}
+			}
+		}
+	}
+	return len(p), nil
+}
+
+// Commit completes the entry and puts it in place; the next lookup of the
+// key finds it. An error has already been reported through Options.Logf.
+func (w *Writer) Commit() error {
+	if w.closed {
+		return errors.New("cache: entry already closed")
+	}
+	w.closed = true
+	z, m := w.l.z, w.meta
+	tmp := w.f.Name()
+	err := w.err
+	hl := headerLen(m, w.head)
+	m.Identity = Section{hl, w.n}
+	if err == nil && w.gz != nil {
+		if err = w.gz.Close(); err == nil {
+			m.Gzip = Section{hl + w.n, int64(w.gzBuf.Len())}
+			_, err = w.f.Write(w.gzBuf.Bytes())
+		}
+	}
+	if err == nil {
+		_, err = w.f.WriteAt(encodeHeader(m, w.head), 0)
+	}
+	if err == nil {
+		m.ino, m.size, err = fileID(w.f)
+	}
+	if cerr := w.f.Close(); err == nil {
+		err = cerr
+	}
+	final := z.path(w.target)
+	if err == nil {
+		err = z.place(tmp, final)
+	}
+	if err != nil {
+		os.Remove(tmp)
+		z.report("cache file \"%s\" not stored (%v)", final, err)
+		return err
+	}
+	z.mu.Lock()
+	if n := z.touch(w.target); n != nil {
+		z.setEntry(n, m)
+		if n.uses == 0 {
+			n.uses = 1
+		}
+	}
+	z.mu.Unlock()
+	z.failing.Store(false)
+	return nil
+}
+
+// Abort drops the entry (the upstream's body ended early).
+func (w *Writer) Abort() {
+	if w.closed {
+		return
+	}
+	w.closed = true
+	w.f.Close()
+	os.Remove(w.f.Name())
+}
+
+// place moves a complete temporary file to its name, creating the level
+// directories, and copies it into the zone first when the temporary file
+// is on another file system (use_temp_path with a temp path elsewhere).
+func (z *Zone) place(tmp, final string) error {
+	if err := os.MkdirAll(filepath.Dir(final), 0o700); err != nil {
+		return err
+	}
+	err := os.Rename(tmp, final)
+	if !errors.Is(err, syscall.EXDEV) {
+		return err
+	}
+	src, err := os.Open(tmp)
+	if err != nil {
+		return err
+	}
+	defer src.Close()
+	dst, err := os.CreateTemp(z.cfg.Path, tempPrefix+"*")
+	if err != nil {
+		return err
+	}
+	_, err = io.Copy(dst, src)
+	if cerr := dst.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(dst.Name(), final)
+	}
+	if err != nil {
+		os.Remove(dst.Name())
+		return err
+	}
+	os.Remove(tmp)
+	return nil
+}
