@@ -2,8 +2,9 @@
 // nginx's ngx_crypt does (src/core/ngx_crypt.c): nginx's own {PLAIN},
 // {SHA}, {SSHA} and $apr1$, and the crypt(3) formats that Debian's
 // libxcrypt gives nginx for everything else: $1$ (MD5-crypt), $5$ and $6$
-// (SHA-crypt, Ulrich Drepper's specification) and bcrypt ($2a$, $2b$, $2y$
-// through golang.org/x/crypto/bcrypt). Each is written
+// (SHA-crypt, Ulrich Drepper's specification), bcrypt ($2a$, $2b$, $2y$
+// through golang.org/x/crypto/bcrypt) and traditional DES (des.go). Each is
+// written
 // from its published description; none takes a password longer than nginx
 // passes (crypt gets a NUL-terminated string, so a password stops at its
 // first NUL byte).
@@ -27,9 +28,8 @@ import (
 
 // ErrUnsupportedHash is Verify's error for a stored hash in a crypt(3)
 // format that libxcrypt computes and edge does not (yescrypt $y$, gost
-// $gy$, scrypt $7$, sha1crypt $sha1$, sunmd5 $md5, NT $3$, BSDi "_", the
-// sign-extension bcrypt $2x$, and traditional DES: two salt characters and
-// eleven more, which is also what a plain-text password looks like). nginx
+// $gy$, scrypt $7$, sha1crypt $sha1$, sunmd5 $md5, NT $3$, BSDi "_", and
+// the sign-extension bcrypt $2x$). nginx
 // would check such a password; edge answers as nginx does when crypt()
 // fails: a [crit] "crypt() failed" and a 500.
 var ErrUnsupportedHash = errors.New("unsupported hash")
@@ -97,7 +97,7 @@ func libcCrypt(key, salt []byte) ([]byte, error) {
 		return nil, nil // libxcrypt: "*0"
 	}
 	if len(salt) >= 2 && isCryptChar(salt[0]) && isCryptChar(salt[1]) {
-		return nil, ErrUnsupportedHash // traditional DES
+		return desCrypt(key, salt[:2]), nil
 	}
 	return nil, nil
 }

@@ -42,6 +42,7 @@ var userFile = strings.Join([]string{
 	"alice:{PLAIN}shadowed",
 	"judy:$y$j9T$abcdefghijklmnop$3dL1LkYnZM.OVXuVdnnaKVDlLYT92dRwOzDZ5XiVCe.",
 	"des:AomWQxERVFjdc",
+	"plain:secret",
 	"",
 	"zed:{PLAIN}last",
 }, "\n")
@@ -92,7 +93,9 @@ func authCases() []authCase {
 		{"missing file, no header", "/missing/f.txt", "", 0},
 		{"realm with quotes", "/q/f.txt", "", 0},
 		{"yescrypt", "/a/f.txt", c("judy", "secret"), 500},
-		{"traditional DES", "/a/f.txt", c("des", "secret"), 500},
+		{"traditional DES", "/a/f.txt", c("des", "secret"), 0},
+		{"traditional DES wrong", "/a/f.txt", c("des", "secreT"), 0},
+		{"plain text as DES", "/a/f.txt", c("plain", "secret"), 0},
 	}
 }
 
