@@ -170,25 +170,9 @@ func md5Crypt(pw, setting []byte, magic string) []byte {
 	}
 	final = ctx.Sum(nil)
 
+	c := md5.New()
 	for i := 0; i < 1000; i++ {
-		c := md5.New()
-		if i&1 != 0 {
-			c.Write(pw)
-		} else {
-			c.Write(final)
-		}
-		if i%3 != 0 {
-			c.Write(salt)
-		}
-		if i%7 != 0 {
-			c.Write(pw)
-		}
-		if i&1 != 0 {
-			c.Write(final)
-		} else {
-			c.Write(pw)
-		}
-		final = c.Sum(final[:0])
+		final = stretchRound(c, i, pw, salt, final)
 	}
 
 	out := make([]byte, 0, len(magic)+len(salt)+1+22)
@@ -343,24 +327,7 @@ func shaCrypt(pw, setting []byte, magic string, newHash func() hash.Hash, order 
 
 	c := a
 	for i := 0; i < rounds; i++ {
-		h.Reset()
-		if i&1 != 0 {
-			h.Write(p)
-		} else {
-			h.Write(c)
-		}
-		if i%3 != 0 {
-			h.Write(s)
-		}
-		if i%7 != 0 {
-			h.Write(p)
-		}
-		if i&1 != 0 {
-			h.Write(c)
-		} else {
-			h.Write(p)
-		}
-		c = h.Sum(c[:0])
+		c = stretchRound(h, i, p, s, c)
 	}
 
 	out := append([]byte(nil), magic...)
@@ -380,6 +347,32 @@ func shaCrypt(pw, setting []byte, magic string, newHash func() hash.Hash, order 
 		out = to64(out, uint32(c[63]), 2)
 	}
 	return out
+}
+
+// stretchRound is one round of the loop MD5-crypt introduced and SHA-crypt
+// kept: the previous digest and the password (or, in SHA-crypt, its
+// derived sequence) in an order set by the round number, the salt on
+// rounds not divisible by 3, the password again on rounds not divisible by
+// 7. It returns the new digest in prev's storage.
+func stretchRound(h hash.Hash, i int, pw, salt, prev []byte) []byte {
+	h.Reset()
+	if i&1 != 0 {
+		h.Write(pw)
+	} else {
+		h.Write(prev)
+	}
+	if i%3 != 0 {
+		h.Write(salt)
+	}
+	if i%7 != 0 {
+		h.Write(pw)
+	}
+	if i&1 != 0 {
+		h.Write(prev)
+	} else {
+		h.Write(pw)
+	}
+	return h.Sum(prev[:0])
 }
 
 // repeatTo is digest repeated and cut to n bytes.

@@ -76,13 +76,7 @@ func (z *ConnZone) Count(key string) int {
 func (z *ConnZone) Capacity(keyLen int) int {
 	s := newSlab(z.size)
 	z.reserve(s)
-	n := 0
-	for {
-		if _, ok := s.alloc(connNodeSize(keyLen)); !ok {
-			return n
-		}
-		n++
-	}
+	return s.capacity(connNodeSize(keyLen))
 }
 
 // ConnLimit is one limit_conn directive: at most Conn requests per key.

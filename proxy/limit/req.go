@@ -109,11 +109,15 @@ func NewReqZone(name string, size int64, rate Rate) (*ReqZone, error) {
 		return nil, fmt.Errorf("limit: zone %q: invalid rate", name)
 	}
 	z := &ReqZone{name: name, size: size, rate: rate, nodes: make(map[string]*reqNode), mem: newSlab(size)}
-	// ngx_http_limit_req_shctx_t (rbtree, sentinel, queue: 80 bytes) and
-	// " in limit_req zone \"NAME\"" with its NUL.
-	z.mem.alloc(80)
-	z.mem.alloc(len(` in limit_req zone ""`) + 1 + len(name))
+	z.reserve(z.mem)
 	return z, nil
+}
+
+// reserve takes the zone's own allocations: ngx_http_limit_req_shctx_t
+// (rbtree, sentinel, queue: 80 bytes) and the log context naming the zone.
+func (z *ReqZone) reserve(s *slab) {
+	s.alloc(80)
+	s.alloc(len(` in limit_req zone ""`) + 1 + len(z.name))
 }
 
 // Name is the zone's name, as log messages quote it.
@@ -133,15 +137,8 @@ func (z *ReqZone) Len() int {
 // this zone's size holds (size 1m, 4-byte keys: 8095).
 func (z *ReqZone) Capacity(keyLen int) int {
 	s := newSlab(z.size)
-	s.alloc(80)
-	s.alloc(len(` in limit_req zone ""`) + 1 + len(z.name))
-	n := 0
-	for {
-		if _, ok := s.alloc(reqNodeSize(keyLen)); !ok {
-			return n
-		}
-		n++
-	}
+	z.reserve(s)
+	return s.capacity(reqNodeSize(keyLen))
 }
 
 func (z *ReqZone) ms(now time.Time) int64 {
@@ -218,6 +215,25 @@ func (z *ReqZone) expire(now int64, force bool) {
 	}
 }
 
+// leak is the bucket's step shared by lookup and account: the state's
+// excess after now - last milliseconds at the zone's rate, plus this
+// request. A clock gone back counts as 0 ms, gone back over a minute as
+// 1 ms. A fresh state (created by a request's non-last limit) has nginx's
+// last = 0: the whole uptime has drained it.
+func (z *ReqZone) leak(lr *reqNode, now int64) (excess, ms int64) {
+	ms = now - lr.last
+	if ms < -60000 {
+		ms = 1
+	} else if ms < 0 {
+		ms = 0
+	}
+	excess = lr.excess - int64(z.rate)*ms/1000 + 1000
+	if excess < 0 || lr.fresh {
+		excess = 0
+	}
+	return excess, ms
+}
+
 // lookup result codes, as in ngx_http_limit_req_lookup.
 type lookupResult int
 
@@ -235,18 +251,7 @@ func (z *ReqZone) lookup(l *ReqLimit, key []byte, now int64, account bool) (look
 	lr := z.nodes[string(key)]
 	if lr != nil {
 		z.toFront(lr)
-		ms := now - lr.last
-		if ms < -60000 {
-			ms = 1
-		} else if ms < 0 {
-			ms = 0
-		}
-		excess := lr.excess - int64(z.rate)*ms/1000 + 1000
-		if excess < 0 || lr.fresh {
-			// A fresh state (left by a rolled-back request) has nginx's
-			// last = 0: the whole uptime has drained it.
-			excess = 0
-		}
+		excess, ms := z.leak(lr, now)
 		if excess > l.burst() {
 			return lookupBusy, excess, nil
 		}
@@ -437,16 +442,7 @@ func CheckReq(limits []ReqLimit, keys [][]byte, now time.Time, dryRun bool) ReqD
 		lr := pins[i]
 		z.mu.Lock()
 		t := z.ms(now)
-		ms := t - lr.last
-		if ms < -60000 {
-			ms = 1
-		} else if ms < 0 {
-			ms = 0
-		}
-		e := lr.excess - int64(z.rate)*ms/1000 + 1000
-		if e < 0 || lr.fresh {
-			e = 0
-		}
+		e, ms := z.leak(lr, t)
 		if ms != 0 || lr.fresh {
 			lr.last = t
 		}

@@ -150,6 +150,17 @@ func (s *slab) alloc(size int) (chunk, bool) {
 	return chunk{page: p}, true
 }
 
+// capacity is how many more allocations of size bytes fit; it uses s up.
+func (s *slab) capacity(size int) int {
+	n := 0
+	for {
+		if _, ok := s.alloc(size); !ok {
+			return n
+		}
+		n++
+	}
+}
+
 func (s *slab) release(c chunk) {
 	if c.run != nil {
 		for _, p := range c.run {

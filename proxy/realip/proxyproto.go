@@ -188,29 +188,28 @@ func parseV2(buf []byte, max int) (*Header, int, error) {
 	if command != 1 || transport != 1 {
 		return nil, end, nil // LOCAL, or not a stream: no addresses
 	}
-	h := &Header{}
-	switch family := buf[13] >> 4; family {
+	// The address block: source and destination addresses, then ports.
+	var size int
+	switch buf[13] >> 4 {
 	case 1:
-		if len(body) < 12 {
-			return nil, 0, &HeaderError{}
-		}
-		h.SrcAddr = ntop(netip.AddrFrom4([4]byte(body[0:4])))
-		h.DstAddr = ntop(netip.AddrFrom4([4]byte(body[4:8])))
-		h.SrcPort = binary.BigEndian.Uint16(body[8:10])
-		h.DstPort = binary.BigEndian.Uint16(body[10:12])
-		body = body[12:]
+		size = 4
 	case 2:
-		if len(body) < 36 {
-			return nil, 0, &HeaderError{}
-		}
-		h.SrcAddr = ntop(netip.AddrFrom16([16]byte(body[0:16])))
-		h.DstAddr = ntop(netip.AddrFrom16([16]byte(body[16:32])))
-		h.SrcPort = binary.BigEndian.Uint16(body[32:34])
-		h.DstPort = binary.BigEndian.Uint16(body[34:36])
-		body = body[36:]
+		size = 16
 	default:
 		return nil, end, nil // AF_UNSPEC, AF_UNIX
 	}
+	if len(body) < 2*size+4 {
+		return nil, 0, &HeaderError{}
+	}
+	src, _ := netip.AddrFromSlice(body[:size])
+	dst, _ := netip.AddrFromSlice(body[size : 2*size])
+	h := &Header{
+		SrcAddr: ntop(src),
+		DstAddr: ntop(dst),
+		SrcPort: binary.BigEndian.Uint16(body[2*size:]),
+		DstPort: binary.BigEndian.Uint16(body[2*size+2:]),
+	}
+	body = body[2*size+4:]
 	if len(body) > 0 {
 		h.TLVs = append([]byte(nil), body...)
 	}
