@@ -25,7 +25,7 @@ type backend struct {
 	wg       sync.WaitGroup
 }
 
-func newBackend(t *testing.T, network, addr string, serve func(b *backend, c net.Conn, br *bufio.Reader)) *backend {
+func newBackend(t testing.TB, network, addr string, serve func(b *backend, c net.Conn, br *bufio.Reader)) *backend {
 	t.Helper()
 	ln, err := net.Listen(network, addr)
 	if err != nil {
@@ -34,7 +34,7 @@ func newBackend(t *testing.T, network, addr string, serve func(b *backend, c net
 	return startBackend(t, ln, serve)
 }
 
-func startBackend(t *testing.T, ln net.Listener, serve func(b *backend, c net.Conn, br *bufio.Reader)) *backend {
+func startBackend(t testing.TB, ln net.Listener, serve func(b *backend, c net.Conn, br *bufio.Reader)) *backend {
 	b := &backend{ln: ln}
 	b.wg.Add(1)
 	go func() {

@@ -99,13 +99,34 @@ type conn struct {
 	addr   string
 
 	requests int
+	closed   bool
 	born     time.Time
 	idleFrom time.Time
 }
 
+// close closes the connection and gives its buffers back, for the next
+// connection (without keep-alive every request has a new one).
 func (c *conn) close() {
+	if c.closed {
+		return
+	}
+	c.closed = true
 	c.nc.Close()
+	if c.br != nil && c.br.Size() == defaultBufferSize {
+		c.br.Reset(nil)
+		readers.Put(c.br)
+	}
+	if cap(c.wbuf) > 0 && cap(c.wbuf) <= 2*inlineBody {
+		b := c.wbuf[:0]
+		writeBufs.Put(&b)
+	}
+	c.br, c.wbuf, c.inline = nil, nil, nil
 }
+
+var (
+	readers   sync.Pool // *bufio.Reader of defaultBufferSize
+	writeBufs sync.Pool // *[]byte
+)
 
 // fail wraps err from an operation on c into an *Error, telling a timeout
 // from a close; kind is what any other error is.
@@ -176,7 +197,15 @@ func (u *Upstream) dial(ctx context.Context) (*conn, error) {
 	if size <= 0 {
 		size = defaultBufferSize
 	}
-	c.br = bufio.NewReaderSize(c.rw, size)
+	if br, _ := readers.Get().(*bufio.Reader); br != nil && size == defaultBufferSize {
+		br.Reset(c.rw)
+		c.br = br
+	} else {
+		c.br = bufio.NewReaderSize(c.rw, size)
+	}
+	if b, _ := writeBufs.Get().(*[]byte); b != nil {
+		c.wbuf = *b
+	}
 	c.raw.SetReadTimeout(orDefault(u.ReadTimeout))
 	c.raw.SetWriteTimeout(orDefault(u.SendTimeout))
 	c.born = u.now()
@@ -309,24 +338,19 @@ func (u *Upstream) Do(ctx context.Context, req *Request) (*Response, error) {
 		if err == nil {
 			return resp, nil
 		}
-		c.close()
 		var e *Error
-		if reused && resend && errors.As(err, &e) && e.Kind == KindClosed &&
-			!req.NoRetry && (req.NonIdempotent || Idempotent(req.Method)) {
-			body = resend2body(body, c)
-			continue
+		retry := reused && resend && errors.As(err, &e) && e.Kind == KindClosed &&
+			!req.NoRetry && (req.NonIdempotent || Idempotent(req.Method))
+		if retry && body == nil && c.inline != nil {
+			// The body that left with the head lives in the connection's
+			// buffer, which close gives back: keep a copy.
+			body = append([]byte(nil), c.inline...)
 		}
-		return nil, err
+		c.close()
+		if !retry {
+			return nil, err
+		}
 	}
-}
-
-// resend2body is a helper of Do: the body to send again is the one kept,
-// or the inline part that roundTrip read into the connection's buffer.
-func resend2body(body []byte, c *conn) []byte {
-	if body != nil {
-		return body
-	}
-	return c.inline
 }
 
 // roundTrip sends the request on c and reads the response head. resend
