@@ -3,8 +3,8 @@ package httpproxy
 import (
 	"bufio"
 	"context"
-	"net"
 	"io"
+	"net"
 	"strings"
 	"testing"
 )

@@ -361,7 +361,7 @@ func (r *Response) frame(head bool) error {
 		case strings.EqualFold(h.Name, "Transfer-Encoding"):
 			te = h.Value
 		case strings.EqualFold(h.Name, "Connection"):
-			if containsFold(h.Value, "close") {
+			if indexFold(h.Value, "close") >= 0 { // ngx_strlcasestrn
 				closeConn = true
 			}
 		case len(h.Name) > 8 && strings.EqualFold(h.Name[:8], "X-Accel-"):
@@ -431,16 +431,6 @@ func parseLength(s string) (int64, bool) {
 		n = n*10 + int64(s[i]-'0')
 	}
 	return n, true
-}
-
-// containsFold is nginx's ngx_strlcasestrn for a lower-case needle.
-func containsFold(s, lower string) bool {
-	for i := 0; i+len(lower) <= len(s); i++ {
-		if strings.EqualFold(s[i:i+len(lower)], lower) {
-			return true
-		}
-	}
-	return false
 }
 
 // Read reads the body. It returns io.EOF at the body's end; any other

@@ -63,6 +63,7 @@ func rewritePrefix(rules []Rule, value string, prefix int) (string, bool) {
 	return value, false
 }
 
+// indexFold is the index of lower in s, in any case; -1 when absent.
 func indexFold(s, lower string) int {
 	for i := 0; i+len(lower) <= len(s); i++ {
 		if strings.EqualFold(s[i:i+len(lower)], lower) {

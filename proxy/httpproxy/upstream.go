@@ -97,6 +97,7 @@ type conn struct {
 	// what a resend sends again.
 	inline []byte
 	addr   string
+	tlsc   *TLSConfig // the pool hands c only to the same address and TLS settings
 
 	requests int
 	closed   bool
@@ -175,7 +176,7 @@ func (u *Upstream) dial(ctx context.Context) (*conn, error) {
 		}
 		return nil, &Error{Kind: kind, Op: "connect", Addr: u.Address, Err: err}
 	}
-	c := &conn{nc: nc, addr: u.Address}
+	c := &conn{nc: nc, addr: u.Address, tlsc: u.TLS}
 	c.raw.Init(nc, "")
 	c.rw = &c.raw
 	if u.TLS != nil {
@@ -222,7 +223,7 @@ func (u *Upstream) now() time.Time {
 // get returns an idle connection (reused true) or a new one.
 func (u *Upstream) get(ctx context.Context) (*conn, bool, error) {
 	if k := u.Keepalive; k != nil && k.Max > 0 {
-		if c := k.take(u.Address, u.now()); c != nil {
+		if c := k.take(u.Address, u.TLS, u.now()); c != nil {
 			return c, true, nil
 		}
 	}
@@ -230,15 +231,16 @@ func (u *Upstream) get(ctx context.Context) (*conn, bool, error) {
 	return c, false, err
 }
 
-// take pops the most recent idle connection to addr that is still
-// within keepalive_timeout, closing the expired ones it finds.
-func (k *Keepalive) take(addr string, now time.Time) *conn {
+// take pops the most recent idle connection to addr (with TLS settings
+// tlsc) that is still within keepalive_timeout, closing the expired ones
+// it finds.
+func (k *Keepalive) take(addr string, tlsc *TLSConfig, now time.Time) *conn {
 	timeout := orDefault(k.Timeout)
 	k.mu.Lock()
 	defer k.mu.Unlock()
 	for i := len(k.idle) - 1; i >= 0; i-- {
 		c := k.idle[i]
-		if c.addr != addr {
+		if c.addr != addr || c.tlsc != tlsc {
 			continue
 		}
 		k.idle = append(k.idle[:i], k.idle[i+1:]...)
