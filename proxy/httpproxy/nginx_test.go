@@ -2,6 +2,7 @@ package httpproxy
 
 import (
 	"bufio"
+	"compress/gzip"
 	"context"
 	"fmt"
 	"io"
@@ -228,5 +229,69 @@ func TestResponseAsNginx(t *testing.T) {
 		if edge != tt.edge {
 			t.Errorf("%q: httpproxy answered %d (%v), want %d", tt.resp, edge, err, tt.edge)
 		}
+	}
+}
+
+// TestNginxUpstream uses Debian's nginx as the upstream: its
+// keepalive_requests ends a kept connection with "Connection: close",
+// its keepalive_timeout closes an idle one under the pool (the next
+// request is sent again on a new connection), and gzip makes it answer
+// chunked.
+func TestNginxUpstream(t *testing.T) {
+	port := testenv.FreePort(t)
+	conf := testenv.NginxMain(1) + "http {\n" + testenv.NginxHTTPTemps("") + testenv.NginxHTTPLogs("") + fmt.Sprintf(`
+server {
+    listen 127.0.0.1:%d;
+    keepalive_requests 3;
+    keepalive_timeout 1s;
+    gzip on;
+    gzip_min_length 1;
+    gzip_types text/plain;
+    default_type text/plain;
+    location / { return 200 "conn $connection\n"; }
+}
+}
+`, port)
+	ngx := testenv.StartNginx(t, conf, port)
+	u := &Upstream{Network: "tcp", Address: ngx.Addr(), Keepalive: &Keepalive{Max: 2}}
+	conn := func(req *Request) string {
+		t.Helper()
+		resp, body, err := fetch(t, u, req)
+		if err != nil || resp.Status != 200 {
+			t.Fatalf("%v %v", resp, err)
+		}
+		return body
+	}
+	seen := map[string]bool{}
+	for i := 0; i < 7; i++ {
+		seen[conn(keepaliveGet())] = true
+	}
+	if len(seen) != 3 {
+		t.Errorf("7 requests over %d connections, want 3 (keepalive_requests 3): %v", len(seen), seen)
+	}
+
+	last := conn(keepaliveGet())
+	waitClosed(t, u) // nginx's keepalive_timeout
+	if again := conn(keepaliveGet()); again == last {
+		t.Errorf("the request after nginx closed the idle connection came over it: %q", again)
+	}
+
+	req := keepaliveGet()
+	req.Client = []Header{{"Accept-Encoding", "gzip"}}
+	resp, err := u.Do(context.Background(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Close()
+	if !resp.Chunked || resp.ContentLength != -1 {
+		t.Fatalf("chunked %v length %d", resp.Chunked, resp.ContentLength)
+	}
+	zr, err := gzip.NewReader(resp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	text, err := io.ReadAll(zr)
+	if err != nil || !strings.HasPrefix(string(text), "conn ") {
+		t.Errorf("gunzipped %q %v", text, err)
 	}
 }
