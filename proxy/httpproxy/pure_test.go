@@ -287,3 +287,13 @@ func TestHideHeaders(t *testing.T) {
 		t.Error("DefaultHide")
 	}
 }
+
+func TestAddXForwardedFor(t *testing.T) {
+	if got := AddXForwardedFor(nil, "192.0.2.1"); got != "192.0.2.1" {
+		t.Errorf("none: %q", got)
+	}
+	client := []Header{{"X-Forwarded-For", "10.0.0.1"}, {"Accept", "*/*"}, {"x-forwarded-for", "10.0.0.2, 10.0.0.3"}}
+	if got := AddXForwardedFor(client, "192.0.2.1"); got != "10.0.0.1, 10.0.0.2, 10.0.0.3, 192.0.2.1" {
+		t.Errorf("two headers: %q", got)
+	}
+}

@@ -153,3 +153,26 @@ func (r *Request) clientUpgrade() bool {
 	}
 	return false
 }
+
+// AddXForwardedFor is $proxy_add_x_forwarded_for: the client's
+// X-Forwarded-For values (every such header, in order) joined by ", ",
+// then the client's address; the address alone when there are none.
+func AddXForwardedFor(client []Header, remoteAddr string) string {
+	n := 0
+	for i := range client {
+		if strings.EqualFold(client[i].Name, "X-Forwarded-For") {
+			n += len(client[i].Value) + 2
+		}
+	}
+	if n == 0 {
+		return remoteAddr
+	}
+	b := make([]byte, 0, n+len(remoteAddr))
+	for i := range client {
+		if strings.EqualFold(client[i].Name, "X-Forwarded-For") {
+			b = append(b, client[i].Value...)
+			b = append(b, ", "...)
+		}
+	}
+	return string(append(b, remoteAddr...))
+}

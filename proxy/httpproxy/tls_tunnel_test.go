@@ -283,3 +283,50 @@ func TestTunnel(t *testing.T) {
 		}
 	})
 }
+
+// TestTunnelConcurrent runs echo tunnels side by side: every message
+// comes back once and in order, and every tunnel ends cleanly when its
+// client closes.
+func TestTunnelConcurrent(t *testing.T) {
+	const tunnels, messages = 20, 200
+	b := newBackend(t, "tcp", "127.0.0.1:0", func(b *backend, c net.Conn, br *bufio.Reader) {
+		if _, _, ok := b.readRequest(br); !ok {
+			return
+		}
+		io.WriteString(c, "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: upgrade\r\n\r\n")
+		io.Copy(c, br)
+	})
+	u := b.upstream()
+	errs := make(chan error, tunnels)
+	for i := 0; i < tunnels; i++ {
+		resp, err := u.Do(t.Context(), upgradeRequest())
+		if err != nil {
+			t.Fatal(err)
+		}
+		srv, cli := clientPair(t)
+		done := make(chan error, 1)
+		go func() { done <- resp.Tunnel(srv, time.Minute) }()
+		go func(i int) {
+			br := bufio.NewReader(cli)
+			go func() {
+				for m := 0; m < messages; m++ {
+					fmt.Fprintf(cli, "t%d m%d\n", i, m)
+				}
+			}()
+			for m := 0; m < messages; m++ {
+				line, err := br.ReadString('\n')
+				if want := fmt.Sprintf("t%d m%d\n", i, m); err != nil || line != want {
+					errs <- fmt.Errorf("tunnel %d: got %q %v, want %q", i, line, err, want)
+					return
+				}
+			}
+			cli.Close()
+			errs <- <-done
+		}(i)
+	}
+	for i := 0; i < tunnels; i++ {
+		if err := <-errs; err != nil {
+			t.Error(err)
+		}
+	}
+}
