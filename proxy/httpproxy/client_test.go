@@ -241,11 +241,14 @@ func TestStaleRetry(t *testing.T) {
 		nonIdempotent bool
 		noRetry       bool
 		ok            bool
+		body          string // "big": 50 KB that seeks, "stream": 50 KB that does not
 	}{
-		{"GET", false, false, true},
-		{"POST", false, false, false},
-		{"POST", true, false, true},
-		{"GET", false, true, false},
+		{"GET", false, false, true, ""},
+		{"POST", false, false, false, ""},
+		{"POST", true, false, true, ""},
+		{"GET", false, true, false, ""},
+		{"PUT", false, false, true, "big"},
+		{"PUT", false, false, false, "stream"},
 	} {
 		b := newBackend(t, "tcp", "127.0.0.1:0", closer)
 		u := b.upstream()
@@ -254,7 +257,12 @@ func TestStaleRetry(t *testing.T) {
 			r := keepaliveGet()
 			r.Method = tt.method
 			r.NonIdempotent, r.NoRetry = tt.nonIdempotent, tt.noRetry
-			if tt.method == "POST" {
+			switch {
+			case tt.body == "big":
+				r.Body, r.BodyLength = strings.NewReader(strings.Repeat("b", 50000)), 50000
+			case tt.body == "stream":
+				r.Body, r.BodyLength = io.MultiReader(strings.NewReader(strings.Repeat("s", 50000))), 50000
+			case tt.method == "POST":
 				r.Body, r.BodyLength = strings.NewReader("a=1"), 3
 			}
 			return r
@@ -271,7 +279,7 @@ func TestStaleRetry(t *testing.T) {
 			var e *Error
 			if !errors.As(err, &e) || e.Kind != KindClosed || !e.Sent {
 				t.Errorf("%s nonIdempotent=%v noRetry=%v: %v", tt.method, tt.nonIdempotent, tt.noRetry, err)
-			} else if Retryable(err, tt.method, tt.nonIdempotent) != (tt.method == "GET") {
+			} else if Retryable(err, tt.method, tt.nonIdempotent) != Idempotent(tt.method) {
 				t.Errorf("Retryable(%v, %s)", err, tt.method)
 			}
 		}

@@ -93,10 +93,12 @@ func (e *Error) Status() int {
 }
 
 // Retryable tells whether proxy_next_upstream may try the next server
-// after err: the failure is one it names, nothing of the response went
-// to the client yet (the caller knows that), and a non-idempotent
-// request (POST, LOCK, PATCH) was not sent, unless nonIdempotent
-// (proxy_next_upstream non_idempotent).
+// after err: the failure is one it names, and a non-idempotent request
+// (POST, LOCK, PATCH) was not sent, unless nonIdempotent
+// (proxy_next_upstream non_idempotent). The caller checks the rest of
+// nginx's rule: the kinds its proxy_next_upstream lists, nothing of the
+// response went to the client yet, and a streamed body
+// (proxy_request_buffering off) that was sent cannot go again.
 func Retryable(err error, method string, nonIdempotent bool) bool {
 	var e *Error
 	if !errors.As(err, &e) {

@@ -47,7 +47,11 @@ type Request struct {
 	// body chunked over HTTP/1.1, and over HTTP/1.0 reads it whole first
 	// (nginx buffers such a body whatever proxy_request_buffering says).
 	// With Body nil, BodyLength 0 still sends "Content-Length: 0" (the
-	// client sent one) and -1 sends none.
+	// client sent one) and -1 sends none. Reading a body whole for
+	// HTTP/1.0 is bounded only by what the caller allows
+	// (client_max_body_size). A body that is an io.Seeker can be sent
+	// again on a retry whatever its size; any other only when it fits in
+	// the first write (16 KiB).
 	Body       io.Reader
 	BodyLength int64
 	// NoRetry: proxy_next_upstream has no "error", so a request that

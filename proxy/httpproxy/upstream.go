@@ -331,6 +331,15 @@ func (u *Upstream) Do(ctx context.Context, req *Request) (*Response, error) {
 		}
 		body, bodyLen = b, int64(len(b))
 	}
+	// A body that can seek (a buffered body in a temp file, a
+	// bytes.Reader) can be sent again from where it starts.
+	seeker, _ := req.Body.(io.Seeker)
+	start := int64(-1)
+	if seeker != nil && body == nil {
+		if pos, err := seeker.Seek(0, io.SeekCurrent); err == nil {
+			start = pos
+		}
+	}
 	for {
 		c, reused, err := u.get(ctx)
 		if err != nil {
@@ -341,9 +350,15 @@ func (u *Upstream) Do(ctx context.Context, req *Request) (*Response, error) {
 			return resp, nil
 		}
 		var e *Error
-		retry := reused && resend && errors.As(err, &e) && e.Kind == KindClosed &&
+		retry := reused && (resend || start >= 0) && errors.As(err, &e) && e.Kind == KindClosed &&
 			!req.NoRetry && (req.NonIdempotent || Idempotent(req.Method))
-		if retry && body == nil && c.inline != nil {
+		switch {
+		case !retry:
+		case start >= 0:
+			if _, serr := seeker.Seek(start, io.SeekStart); serr != nil {
+				retry = false
+			}
+		case body == nil && c.inline != nil:
 			// The body that left with the head lives in the connection's
 			// buffer, which close gives back: keep a copy.
 			body = append([]byte(nil), c.inline...)
