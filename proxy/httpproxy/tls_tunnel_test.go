@@ -24,6 +24,11 @@ type tlsSeen struct {
 
 func tlsBackend(t *testing.T, names []string, clientAuth bool) (*backend, *testenv.PKI, func() []tlsSeen) {
 	t.Helper()
+	return tlsBackendServing(t, names, clientAuth, respond("HTTP/1.1 200 OK\r\nContent-Length: 3\r\n\r\ntls"))
+}
+
+func tlsBackendServing(t *testing.T, names []string, clientAuth bool, serve func(b *backend, c net.Conn, br *bufio.Reader)) (*backend, *testenv.PKI, func() []tlsSeen) {
+	t.Helper()
 	pki := testenv.NewPKI(t, t.TempDir())
 	certFile, keyFile := pki.Leaf(t, "up", false, names...)
 	cert, err := tls.LoadX509KeyPair(certFile, keyFile)
@@ -53,7 +58,7 @@ func tlsBackend(t *testing.T, names []string, clientAuth bool) (*backend, *teste
 		mu.Lock()
 		seen = append(seen, s)
 		mu.Unlock()
-		respond("HTTP/1.1 200 OK\r\nContent-Length: 3\r\n\r\ntls")(b, c, br)
+		serve(b, c, br)
 	})
 	return b, pki, func() []tlsSeen {
 		mu.Lock()
@@ -328,5 +333,36 @@ func TestTunnelConcurrent(t *testing.T) {
 		if err := <-errs; err != nil {
 			t.Error(err)
 		}
+	}
+}
+
+// TestTunnelTLS runs a tunnel over an https upstream, where both
+// directions go through one crypto/tls connection at once.
+func TestTunnelTLS(t *testing.T) {
+	b, _, _ := tlsBackendServing(t, []string{"up.test"}, false, func(b *backend, c net.Conn, br *bufio.Reader) {
+		if _, _, ok := b.readRequest(br); !ok {
+			return
+		}
+		io.WriteString(c, "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: upgrade\r\n\r\n")
+		io.Copy(c, br)
+	})
+	u := b.upstream()
+	u.TLS = &TLSConfig{}
+	resp, err := u.Do(t.Context(), upgradeRequest())
+	if err != nil || !resp.Upgrade {
+		t.Fatalf("%v %v", resp, err)
+	}
+	srv, cli := clientPair(t)
+	done := make(chan error, 1)
+	go func() { done <- resp.Tunnel(srv, time.Minute) }()
+	payload := strings.Repeat("0123456789abcdef", 64<<10) // 1 MiB each way at once
+	go io.WriteString(cli, payload)
+	got := make([]byte, len(payload))
+	if _, err := io.ReadFull(cli, got); err != nil || string(got) != payload {
+		t.Fatalf("echo: %v", err)
+	}
+	cli.Close()
+	if err := <-done; err != nil {
+		t.Errorf("tunnel: %v", err)
 	}
 }
