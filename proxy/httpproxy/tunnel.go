@@ -5,6 +5,7 @@
 package httpproxy
 
 import (
+	"errors"
 	"io"
 	"net"
 	"sync"
@@ -25,6 +26,9 @@ import (
 // error is nil when a side closed; an upstream timeout is a KindTimeout
 // *Error. Tunnel closes the Response.
 func (r *Response) Tunnel(client net.Conn, clientSendTimeout time.Duration) error {
+	if !r.Upgrade || r.c == nil {
+		return errors.New("httpproxy: Tunnel without an upgrade")
+	}
 	c := r.c
 	u := r.u
 	defer func() {
