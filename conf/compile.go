@@ -59,14 +59,20 @@ type compiler struct {
 
 	// set records which directives were given at each level (keyed by the
 	// level's Location), for "is duplicate" and for merging.
-	set map[*Location]map[string]bool
+	set map[*Location]map[*spec]bool
 	// ifs holds the "if" locations under each location, for merging.
 	ifs map[*Location][]*Location
 
-	mainLoc  *Location // the level key for main/events directives
-	httpLoc  *Location // http-level location settings
-	httpSrv  *Server   // http-level server settings
-	defaults *Location // nginx's defaults, the root of inheritance
+	mainLoc *Location // the level key for main/events directives
+	httpLoc *Location // http-level location settings
+	httpSrv *Server   // http-level server settings
+	// httpTLS is the http level's TLS settings with the defaults merged,
+	// what servers inherit (ssl.go).
+	httpTLS *ServerTLS
+	// events is true once an events{} block was read.
+	events bool
+	// mainErrorLog is true once an error_log was read at the main level.
+	mainErrorLog bool
 
 	fastcgiPasses []*FastCGIPass
 	// sslAddrs are the TLS addresses ("tcp 127.0.0.1:443"; markSSLAddrs).
@@ -91,16 +97,12 @@ func Compile(tree *Tree, o CompileOptions) (*Plan, error) {
 		plan:    &Plan{Tree: tree, Path: o.Path, Prefix: o.Prefix},
 		prefix:  o.Prefix,
 		slots:   map[string]int{},
-		set:     map[*Location]map[string]bool{},
+		set:     map[*Location]map[*spec]bool{},
 		ifs:     map[*Location][]*Location{},
 		mainLoc: &Location{},
 		httpLoc: &Location{Kind: LocServer},
 		httpSrv: &Server{},
 	}
-	c.defaults = defaultLocation()
-	// nginx's default root "html" is relative to the prefix.
-	c.defaults.Root = StaticScript(c.path("html"))
-	c.defaults.ClientBodyTempPath = c.path("client_body_temp")
 	c.plan.Main = MainConf{WorkerProcesses: 1, Daemon: true, PidFile: c.path("logs/nginx.pid")}
 	f := &frame{ctx: ctxMain, loc: c.mainLoc}
 	if err := c.block(f, tree.Main); err != nil {
@@ -122,30 +124,33 @@ func (c *compiler) block(f *frame, list []*Directive) error {
 		if s == nil {
 			continue
 		}
-		if !s.multi && c.isSet(f.loc, d.Name) {
-			return emergf(d, "\"%s\" directive is duplicate", d.Name)
-		}
-		c.mark(f.loc, d.Name)
-		if err := s.set(c, f, d); err != nil {
+		if err := c.apply(f, s, d); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-func (c *compiler) mark(l *Location, name string) {
-	m := c.set[l]
+// apply runs a directive's setter at the level f, after the duplicate
+// check, and records that it was given there.
+func (c *compiler) apply(f *frame, s *spec, d *Directive) error {
+	m := c.set[f.loc]
 	if m == nil {
-		m = map[string]bool{}
-		c.set[l] = m
+		m = map[*spec]bool{}
+		c.set[f.loc] = m
 	}
-	m[name] = true
+	if !s.multi && m[s] {
+		return emergf(d, "\"%s\" directive is duplicate", d.Name)
+	}
+	m[s] = true
+	return s.set(c, f, d)
 }
 
-func (c *compiler) isSet(l *Location, names ...string) bool {
+// given reports whether one of specs was given at the level l.
+func (c *compiler) given(l *Location, specs []*spec) bool {
 	m := c.set[l]
-	for _, n := range names {
-		if m[n] {
+	for _, s := range specs {
+		if m[s] {
 			return true
 		}
 	}
@@ -171,8 +176,8 @@ func init() {
 	register(
 		&spec{name: "http", ctx: ctxMain, args: take0 | isBlock, set: setHTTP},
 		&spec{name: "events", ctx: ctxMain, args: take0 | isBlock, set: setEvents},
-		&spec{name: "server", ctx: ctxHTTP, args: take0 | isBlock, set: setServer, multi: true},
-		&spec{name: "location", ctx: ctxServer | ctxLocation, args: take12 | isBlock, set: setLocation, multi: true},
+		&spec{name: "server", ctx: ctxHTTP, args: take0 | isBlock, local: true, set: setServer, multi: true},
+		&spec{name: "location", ctx: ctxServer | ctxLocation, args: take12 | isBlock, local: true, set: setLocation, multi: true},
 	)
 }
 
@@ -183,6 +188,7 @@ func setHTTP(c *compiler, f *frame, d *Directive) error {
 }
 
 func setEvents(c *compiler, f *frame, d *Directive) error {
+	c.events = true
 	return c.block(&frame{ctx: ctxEvents, loc: &Location{}}, d.Block)
 }
 
@@ -290,14 +296,13 @@ func (c *compiler) finish() error {
 		return err
 	}
 	h.Vars = c.slotNames
-	c.defaults.AccessLogs = []*AccessLog{{Path: StaticScript(c.path("logs/access.log")), Format: h.LogFormats["combined"]}}
 	if err := c.finishPools(); err != nil {
 		return err
 	}
 	if err := c.resolveFastCGIPasses(); err != nil {
 		return err
 	}
-	c.mergeLoc(c.httpLoc, c.defaults)
+	c.mergeHTTP()
 	c.markSSLAddrs()
 	for _, srv := range h.Servers {
 		c.mergeServer(srv)
@@ -312,9 +317,28 @@ func (c *compiler) finish() error {
 	return c.buildListens()
 }
 
-// mergeTree merges a location and everything under it.
+// mergeHTTP gives the http level nginx's defaults for what it did not
+// set, so that it is the complete parent of every server.
+func (c *compiler) mergeHTTP() {
+	def := &Location{Kind: LocServer}
+	initSlots(c, locSlots, &def.LocConf)
+	mergeSlots(c, locSlots, c.httpLoc, &c.httpLoc.LocConf, &def.LocConf)
+	defSrv := &Server{TLS: &ServerTLS{}}
+	initSlots(c, srvSlots, defSrv)
+	initSlots(c, tlsSlots, defSrv.TLS)
+	mergeSlots(c, srvSlots, c.httpLoc, c.httpSrv, defSrv)
+	c.httpTLS = &ServerTLS{}
+	if c.httpSrv.TLS != nil {
+		*c.httpTLS = *c.httpSrv.TLS
+	}
+	mergeSlots(c, tlsSlots, c.httpLoc, c.httpTLS, defSrv.TLS)
+	c.plan.defaults = planDefaults{loc: def, srv: defSrv}
+}
+
+// mergeTree merges a location and everything under it, the "if" blocks
+// included: each inherits what it did not set from its parent.
 func (c *compiler) mergeTree(l, parent *Location) {
-	c.mergeLoc(l, parent)
+	mergeSlots(c, locSlots, l, &l.LocConf, &parent.LocConf)
 	for _, ch := range c.ifs[l] {
 		c.mergeTree(ch, l)
 	}
@@ -340,7 +364,7 @@ func sortPrefixes(list []*Location) {
 }
 
 func (c *compiler) finishMain() error {
-	if !c.isSet(c.mainLoc, "events") {
+	if !c.events {
 		return &Error{Level: LevelEmerg, Msg: "no \"events\" section in configuration"}
 	}
 	m := &c.plan.Main

@@ -267,15 +267,15 @@ func init() {
 	fpmDirectives["status_listen"] = fpmDirectives["pm.status_listen"]
 
 	register(
-		&spec{name: "fpm_pool", ctx: ctxHTTP, args: take1 | isBlock, multi: true, edgeOnly: true, set: setFPMPool},
-		&spec{name: "fpm_status", ctx: ctxSL, args: take0 | take1, edgeOnly: true, set: func(c *compiler, f *frame, d *Directive) error {
+		&spec{name: "fpm_pool", ctx: ctxHTTP, args: take1 | isBlock, multi: true, edgeOnly: true, local: true, set: setFPMPool},
+		&spec{name: "fpm_status", ctx: ctxSL, args: take0 | take1, edgeOnly: true, local: true, set: func(c *compiler, f *frame, d *Directive) error {
 			f.loc.Content = Content{Kind: ContentFPMStatus}
 			if len(d.Args) == 1 {
 				f.loc.Content.Pool = d.Args[0]
 			}
 			return nil
 		}},
-		&spec{name: "edge_metrics", ctx: ctxSL, args: take0, edgeOnly: true, set: func(c *compiler, f *frame, d *Directive) error {
+		&spec{name: "edge_metrics", ctx: ctxSL, args: take0, edgeOnly: true, local: true, set: func(c *compiler, f *frame, d *Directive) error {
 			f.loc.Content = Content{Kind: ContentMetrics}
 			return nil
 		}},

@@ -84,19 +84,18 @@ type Cond struct {
 
 func init() {
 	register(
-		&spec{name: "rewrite", ctx: ctxRw, args: take23, multi: true, set: setRewrite},
-		&spec{name: "return", ctx: ctxRw, args: take12, multi: true, set: setReturn},
-		&spec{name: "set", ctx: ctxRw, args: take2, multi: true, set: setSet},
-		&spec{name: "break", ctx: ctxRw, args: take0, multi: true, set: func(c *compiler, f *frame, d *Directive) error {
+		// The rewrite program of a level is its own (nginx runs the
+		// server's and then the location's).
+		&spec{name: "rewrite", ctx: ctxRw, args: take23, multi: true, local: true, set: setRewrite},
+		&spec{name: "return", ctx: ctxRw, args: take12, multi: true, local: true, set: setReturn},
+		&spec{name: "set", ctx: ctxRw, args: take2, multi: true, local: true, set: setSet},
+		&spec{name: "break", ctx: ctxRw, args: take0, multi: true, local: true, set: func(c *compiler, f *frame, d *Directive) error {
 			*f.prog = append(*f.prog, Op{Kind: OpBreak, File: d.File, Line: d.Line})
 			return nil
 		}},
-		&spec{name: "if", ctx: ctxServer | ctxLocation, args: take1More | isBlock, multi: true, set: setIf},
-		&spec{name: "rewrite_log", ctx: ctxHSL | ctxServerIf | ctxLocationIf, args: takeFlag, set: func(c *compiler, f *frame, d *Directive) error { f.loc.RewriteLog = flagOn(d); return nil }},
-		&spec{name: "uninitialized_variable_warn", ctx: ctxHSL | ctxServerIf | ctxLocationIf, args: takeFlag, set: func(c *compiler, f *frame, d *Directive) error {
-			f.loc.UninitializedVarWarn = flagOn(d)
-			return nil
-		}},
+		&spec{name: "if", ctx: ctxServer | ctxLocation, args: take1More | isBlock, multi: true, local: true, set: setIf},
+		flagSlot("rewrite_log", ctxHSL|ctxServerIf|ctxLocationIf, atLoc, func(l *LocConf) *bool { return &l.RewriteLog }, false),
+		flagSlot("uninitialized_variable_warn", ctxHSL|ctxServerIf|ctxLocationIf, atLoc, func(l *LocConf) *bool { return &l.UninitializedVarWarn }, true),
 	)
 }
 
