@@ -5,13 +5,16 @@
 package conf
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 )
 
-// LoadOptions controls Load.
+// LoadOptions controls Load and LoadText. Everything the command line
+// changes in a configuration enters here, so that the Plan is complete
+// when it is returned and never edited afterwards.
 type LoadOptions struct {
 	// Prefix is nginx's -p: relative paths in the configuration (pid,
 	// logs, root) resolve against it. Empty means the directory of the
@@ -19,10 +22,18 @@ type LoadOptions struct {
 	// usually set it.
 	Prefix string
 	// ConfPrefix is the directory includes resolve against; empty means
-	// the directory of the main file.
+	// the directory of the main file (for LoadText, Prefix).
 	ConfPrefix string
-	// Extra is the text of -g.
+	// Extra is the text of -g: directives read as if they ended the main
+	// context.
 	Extra string
+	// ErrorLog is nginx's -e: the error log when the main level names
+	// none ("" keeps nginx's default, logs/error.log under the prefix).
+	ErrorLog string
+	// Builtins reads edge's shipped copy of mime.types, fastcgi_params
+	// and fastcgi.conf when the file named does not exist, with a
+	// [notice] for each (ReadFileWithBuiltins).
+	Builtins bool
 	// ReadFile and Glob replace file access (nil: the os package).
 	ReadFile ReadFileFunc
 	Glob     GlobFunc
@@ -30,7 +41,8 @@ type LoadOptions struct {
 
 // Load parses and compiles a configuration file.
 func Load(path string, o LoadOptions) (*Plan, error) {
-	tree, err := ParseFile(path, ParseOptions{Prefix: o.ConfPrefix, ReadFile: o.ReadFile, Glob: o.Glob, Extra: o.Extra})
+	read, notices := o.reader()
+	tree, err := ParseFile(path, ParseOptions{Prefix: o.ConfPrefix, ReadFile: read, Glob: o.Glob, Extra: o.Extra})
 	if err != nil {
 		return nil, err
 	}
@@ -38,7 +50,43 @@ func Load(path string, o LoadOptions) (*Plan, error) {
 	if prefix == "" {
 		prefix = filepath.Dir(path)
 	}
-	return Compile(tree, CompileOptions{Path: path, Prefix: prefix})
+	return compile(tree, CompileOptions{Path: path, Prefix: prefix}, o, *notices)
+}
+
+// LoadText parses and compiles a configuration given as text (edge's
+// built-in site); name stands for its file in messages and dumps.
+func LoadText(name string, src []byte, o LoadOptions) (*Plan, error) {
+	read, notices := o.reader()
+	confPrefix := o.ConfPrefix
+	if confPrefix == "" {
+		confPrefix = o.Prefix
+	}
+	tree, err := ParseBytes(name, src, ParseOptions{Prefix: confPrefix, ReadFile: read, Glob: o.Glob, Extra: o.Extra})
+	if err != nil {
+		return nil, err
+	}
+	return compile(tree, CompileOptions{Path: name, Prefix: o.Prefix}, o, *notices)
+}
+
+// reader is the file reader of o, and where it records the shipped
+// copies it used in their place.
+func (o LoadOptions) reader() (ReadFileFunc, *[]*Error) {
+	notices := new([]*Error)
+	read := o.ReadFile
+	if read == nil {
+		read = os.ReadFile
+	}
+	if !o.Builtins {
+		return read, notices
+	}
+	return func(path string) ([]byte, error) {
+		data, builtin, err := readWithBuiltins(read, path)
+		if builtin {
+			*notices = append(*notices, &Error{Level: LevelNotice,
+				Msg: fmt.Sprintf("\"%s\" does not exist; using edge's built-in %s", path, filepath.Base(path))})
+		}
+		return data, err
+	}, notices
 }
 
 // CompileOptions says where a tree came from.
@@ -73,6 +121,8 @@ type compiler struct {
 	events bool
 	// mainErrorLog is true once an error_log was read at the main level.
 	mainErrorLog bool
+	// errorLog is LoadOptions.ErrorLog (-e).
+	errorLog string
 
 	fastcgiPasses []*FastCGIPass
 	// sslAddrs are the TLS addresses ("tcp 127.0.0.1:443"; markSSLAddrs).
@@ -93,15 +143,22 @@ type frame struct {
 
 // Compile turns a syntax tree into a Plan.
 func Compile(tree *Tree, o CompileOptions) (*Plan, error) {
+	return compile(tree, o, LoadOptions{}, nil)
+}
+
+// compile is Compile with the command line's overrides (lo.ErrorLog) and
+// the notices loading produced, which end the plan's warnings.
+func compile(tree *Tree, o CompileOptions, lo LoadOptions, notices []*Error) (*Plan, error) {
 	c := &compiler{
-		plan:    &Plan{Tree: tree, Path: o.Path, Prefix: o.Prefix},
-		prefix:  o.Prefix,
-		slots:   map[string]int{},
-		set:     map[*Location]map[*spec]bool{},
-		ifs:     map[*Location][]*Location{},
-		mainLoc: &Location{},
-		httpLoc: &Location{Kind: LocServer},
-		httpSrv: &Server{},
+		errorLog: lo.ErrorLog,
+		plan:     &Plan{Tree: tree, Path: o.Path, Prefix: o.Prefix},
+		prefix:   o.Prefix,
+		slots:    map[string]int{},
+		set:      map[*Location]map[*spec]bool{},
+		ifs:      map[*Location][]*Location{},
+		mainLoc:  &Location{},
+		httpLoc:  &Location{Kind: LocServer},
+		httpSrv:  &Server{},
 	}
 	c.plan.Main = MainConf{WorkerProcesses: 1, Daemon: true, PidFile: c.path("logs/nginx.pid")}
 	f := &frame{ctx: ctxMain, loc: c.mainLoc}
@@ -111,6 +168,7 @@ func Compile(tree *Tree, o CompileOptions) (*Plan, error) {
 	if err := c.finish(); err != nil {
 		return nil, err
 	}
+	c.plan.Warnings = append(c.plan.Warnings, notices...)
 	return c.plan, nil
 }
 
@@ -370,6 +428,10 @@ func (c *compiler) finishMain() error {
 	m := &c.plan.Main
 	if m.WorkerConnections == 0 {
 		m.WorkerConnections = 512
+	}
+	if c.errorLog != "" && !c.mainErrorLog {
+		// -e names the error log unless the main level does.
+		m.ErrorLogs = []ErrorLog{{Path: c.errorLog, Level: LevelError}}
 	}
 	if len(m.ErrorLogs) == 0 {
 		m.ErrorLogs = []ErrorLog{{Path: c.path("logs/error.log"), Level: LevelError}}

@@ -65,12 +65,21 @@ func serverSpecs() []*spec {
 var http2Spec = []*spec{flagSlot("http2", ctxHS, atSrv, func(s *Server) *bool { return &s.HTTP2 }, false)}
 
 // rootSlot is root's and alias's: one setting, as in nginx.
-var rootSlot = fields(
-	fieldFunc(func(l *LocConf) **Script { return &l.Root }, func(c *compiler) *Script {
-		// nginx's default root "html" is relative to the prefix.
-		return StaticScript(c.path("html"))
-	}),
-	field(func(l *LocConf) *bool { return &l.Alias }, false))
+var rootSlot = func() *slot[LocConf] {
+	s := fields(
+		fieldFunc(func(l *LocConf) **Script { return &l.Root }, func(c *compiler) *Script {
+			// nginx's default root "html" is relative to the prefix.
+			return StaticScript(c.path("html"))
+		}),
+		field(func(l *LocConf) *bool { return &l.Alias }, false))
+	s.show = func(l *LocConf) string {
+		if l.Alias {
+			return "alias " + l.Root.Raw
+		}
+		return l.Root.Raw
+	}
+	return s
+}()
 
 // accessSlot is allow's and deny's: one list of rules in file order.
 var accessSlot = field(func(l *LocConf) *[]AccessRule { return &l.Access }, nil)

@@ -77,7 +77,7 @@ func fields[C any](parts ...*slot[C]) *slot[C] {
 // one, as do allow and deny): the slot inherits when none of them is
 // given at the level.
 type slotUse[C any] struct {
-	name  string // the first directive's, for Dump
+	name  string // the directives' names, for Dump
 	slot  *slot[C]
 	specs []*spec
 }
@@ -96,6 +96,7 @@ func addSlot[C any](uses *[]*slotUse[C], sl *slot[C], s *spec) {
 	}
 	for _, u := range *uses {
 		if u.slot == sl {
+			u.name += "/" + s.name
 			u.specs = append(u.specs, s)
 			return
 		}
@@ -273,10 +274,15 @@ func showPlanValue(v any) string {
 		sort.Ints(codes)
 		return showList(len(codes), func(i int) string { return fmt.Sprintf("%d>%s", codes[i], v[codes[i]].show()) })
 	case []HeaderAdd:
-		return showList(len(v), func(i int) string { return v[i].Name + ":" + v[i].Value.Raw })
+		return showList(len(v), func(i int) string {
+			if v[i].Always {
+				return v[i].Name + ":" + v[i].Value.Raw + " always"
+			}
+			return v[i].Name + ":" + v[i].Value.Raw
+		})
 	case []*AccessLog:
-		if v == nil {
-			return "-"
+		if len(v) == 0 {
+			return "off"
 		}
 		return showList(len(v), func(i int) string { return v[i].Path.Raw + " " + v[i].Format.Name })
 	case []AccessRule:
