@@ -198,6 +198,15 @@ func setAccessLog(c *compiler, f *frame, d *Directive) error {
 		return emergf(d, "unknown log format \"%s\"", name)
 	}
 	al.Format = lf
+	if err := c.accessLogOptions(d, al, rest); err != nil {
+		return err
+	}
+	f.loc.AccessLogs = append(f.loc.AccessLogs, al)
+	return nil
+}
+
+// accessLogOptions reads access_log's buffer=, flush= and if= options.
+func (c *compiler) accessLogOptions(d *Directive, al *AccessLog, rest []string) error {
 	for _, a := range rest {
 		switch {
 		case strings.HasPrefix(a, "buffer="):
@@ -233,7 +242,6 @@ func setAccessLog(c *compiler, f *frame, d *Directive) error {
 	if al.Flush == 0 && al.Buffer > 0 {
 		al.Flush = time.Second
 	}
-	f.loc.AccessLogs = append(f.loc.AccessLogs, al)
 	return nil
 }
 

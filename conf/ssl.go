@@ -177,7 +177,14 @@ type ACMECertificate struct {
 }
 
 func init() {
-	register(
+	register(tlsSpecs()...)
+	register(acmeSpecs()...)
+}
+
+// tlsSpecs are ngx_http_ssl_module's directives: a server's TLS
+// settings, inherited from the http level.
+func tlsSpecs() []*spec {
+	return []*spec{
 		(&spec{name: "ssl_certificate", ctx: ctxHS, args: take1, multi: true, set: setSSLCertificate}).setSlot(
 			field(func(t *ServerTLS) *[]CertPair { return &t.Certificates }, nil)),
 		// Keys inherit apart from certificates, as in nginx; checkTLS
@@ -234,8 +241,12 @@ func init() {
 			return c.path(d.Args[0]), nil
 		}),
 		flagSlot("ssl_reject_handshake", ctxHS, atTLS, func(t *ServerTLS) *bool { return &t.RejectHandshake }, false),
+	}
+}
 
-		// ngx_http_acme_module
+// acmeSpecs are ngx_http_acme_module's directives.
+func acmeSpecs() []*spec {
+	return []*spec{
 		&spec{name: "acme_issuer", ctx: ctxHTTP, args: take1 | isBlock, multi: true, local: true, set: setACMEIssuer},
 		// acme_certificate is the server's own.
 		&spec{name: "acme_certificate", ctx: ctxServer, args: take1More, local: true, set: setACMECertificate},
@@ -282,7 +293,7 @@ func init() {
 			f.acme.Verify = true
 			return nil
 		}},
-	)
+	}
 }
 
 // tlsOf returns a server's (or the http level's) TLS settings, made on
