@@ -130,6 +130,9 @@ func (p *Plan) Dump() string {
 		fmt.Fprintf(&b, "server #%d names=%s\n", i, serverLabel(s))
 		showSlots(&b, "  ", srvSlots, s, p.defaults.srv)
 		dumpTLS(&b, s.TLS)
+		if s.TLS != nil {
+			showSlots(&b, "  tls ", tlsSlots, s.TLS, p.defaults.srv.TLS)
+		}
 		def := &p.defaults.loc.LocConf
 		dumpOps(&b, s.Rewrite, 1, def)
 		dumpLoc(&b, s.Loc, 1, def)
