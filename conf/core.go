@@ -1,7 +1,7 @@
 // This file holds the directive table of the core modules (main, events,
-// http core, index, access, autoindex, charset) and nginx's defaults and
-// merge rules for location settings (ngx_http_core_merge_loc_conf and its
-// siblings).
+// http core, index, access, autoindex, charset). Each entry of a setting
+// carries nginx's default and merge rule (ngx_http_core_merge_loc_conf
+// and its siblings) in its slot (slots.go).
 package conf
 
 import (
