@@ -5,13 +5,16 @@
 package conf
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 )
 
-// LoadOptions controls Load.
+// LoadOptions controls Load and LoadText. Everything the command line
+// changes in a configuration enters here, so that the Plan is complete
+// when it is returned and never edited afterwards.
 type LoadOptions struct {
 	// Prefix is nginx's -p: relative paths in the configuration (pid,
 	// logs, root) resolve against it. Empty means the directory of the
@@ -19,10 +22,18 @@ type LoadOptions struct {
 	// usually set it.
 	Prefix string
 	// ConfPrefix is the directory includes resolve against; empty means
-	// the directory of the main file.
+	// the directory of the main file (for LoadText, Prefix).
 	ConfPrefix string
-	// Extra is the text of -g.
+	// Extra is the text of -g: directives read as if they ended the main
+	// context.
 	Extra string
+	// ErrorLog is nginx's -e: the error log when the main level names
+	// none ("" keeps nginx's default, logs/error.log under the prefix).
+	ErrorLog string
+	// Builtins reads edge's shipped copy of mime.types, fastcgi_params
+	// and fastcgi.conf when the file named does not exist, with a
+	// [notice] for each (ReadFileWithBuiltins).
+	Builtins bool
 	// ReadFile and Glob replace file access (nil: the os package).
 	ReadFile ReadFileFunc
 	Glob     GlobFunc
@@ -30,7 +41,8 @@ type LoadOptions struct {
 
 // Load parses and compiles a configuration file.
 func Load(path string, o LoadOptions) (*Plan, error) {
-	tree, err := ParseFile(path, ParseOptions{Prefix: o.ConfPrefix, ReadFile: o.ReadFile, Glob: o.Glob, Extra: o.Extra})
+	read, notices := o.reader()
+	tree, err := ParseFile(path, ParseOptions{Prefix: o.ConfPrefix, ReadFile: read, Glob: o.Glob, Extra: o.Extra})
 	if err != nil {
 		return nil, err
 	}
@@ -42,7 +54,43 @@ func Load(path string, o LoadOptions) (*Plan, error) {
 	if confPrefix == "" {
 		confPrefix = filepath.Dir(path)
 	}
-	return Compile(tree, CompileOptions{Path: path, Prefix: prefix, ConfPrefix: confPrefix})
+	return compile(tree, CompileOptions{Path: path, Prefix: prefix, ConfPrefix: confPrefix}, o, *notices)
+}
+
+// LoadText parses and compiles a configuration given as text (edge's
+// built-in site); name stands for its file in messages and dumps.
+func LoadText(name string, src []byte, o LoadOptions) (*Plan, error) {
+	read, notices := o.reader()
+	confPrefix := o.ConfPrefix
+	if confPrefix == "" {
+		confPrefix = o.Prefix
+	}
+	tree, err := ParseBytes(name, src, ParseOptions{Prefix: confPrefix, ReadFile: read, Glob: o.Glob, Extra: o.Extra})
+	if err != nil {
+		return nil, err
+	}
+	return compile(tree, CompileOptions{Path: name, Prefix: o.Prefix, ConfPrefix: confPrefix}, o, *notices)
+}
+
+// reader is the file reader of o, and where it records the shipped
+// copies it used in their place.
+func (o LoadOptions) reader() (ReadFileFunc, *[]*Error) {
+	notices := new([]*Error)
+	read := o.ReadFile
+	if read == nil {
+		read = os.ReadFile
+	}
+	if !o.Builtins {
+		return read, notices
+	}
+	return func(path string) ([]byte, error) {
+		data, builtin, err := readWithBuiltins(read, path)
+		if builtin {
+			*notices = append(*notices, &Error{Level: LevelNotice,
+				Msg: fmt.Sprintf("\"%s\" does not exist; using edge's built-in %s", path, filepath.Base(path))})
+		}
+		return data, err
+	}, notices
 }
 
 // CompileOptions says where a tree came from.
@@ -68,14 +116,22 @@ type compiler struct {
 
 	// set records which directives were given at each level (keyed by the
 	// level's Location), for "is duplicate" and for merging.
-	set map[*Location]map[string]bool
+	set map[*Location]map[*spec]bool
 	// ifs holds the "if" locations under each location, for merging.
 	ifs map[*Location][]*Location
 
-	mainLoc  *Location // the level key for main/events directives
-	httpLoc  *Location // http-level location settings
-	httpSrv  *Server   // http-level server settings
-	defaults *Location // nginx's defaults, the root of inheritance
+	mainLoc *Location // the level key for main/events directives
+	httpLoc *Location // http-level location settings
+	httpSrv *Server   // http-level server settings
+	// httpTLS is the http level's TLS settings with the defaults merged,
+	// what servers inherit (ssl.go).
+	httpTLS *ServerTLS
+	// events is true once an events{} block was read.
+	events bool
+	// mainErrorLog is true once an error_log was read at the main level.
+	mainErrorLog bool
+	// errorLog is LoadOptions.ErrorLog (-e).
+	errorLog string
 
 	fastcgiPasses []*FastCGIPass
 	// sslAddrs are the TLS addresses ("tcp 127.0.0.1:443"; markSSLAddrs).
@@ -96,21 +152,24 @@ type frame struct {
 
 // Compile turns a syntax tree into a Plan.
 func Compile(tree *Tree, o CompileOptions) (*Plan, error) {
+	return compile(tree, o, LoadOptions{}, nil)
+}
+
+// compile is Compile with the command line's overrides (lo.ErrorLog) and
+// the notices loading produced, which end the plan's warnings.
+func compile(tree *Tree, o CompileOptions, lo LoadOptions, notices []*Error) (*Plan, error) {
 	c := &compiler{
+		errorLog:   lo.ErrorLog,
 		plan:       &Plan{Tree: tree, Path: o.Path, Prefix: o.Prefix},
 		prefix:     o.Prefix,
 		confPrefix: o.ConfPrefix,
 		slots:      map[string]int{},
-		set:        map[*Location]map[string]bool{},
+		set:        map[*Location]map[*spec]bool{},
 		ifs:        map[*Location][]*Location{},
 		mainLoc:    &Location{},
 		httpLoc:    &Location{Kind: LocServer},
 		httpSrv:    &Server{},
 	}
-	c.defaults = defaultLocation()
-	// nginx's default root "html" is relative to the prefix.
-	c.defaults.Root = StaticScript(c.path("html"))
-	c.defaults.ClientBodyTempPath = c.path("client_body_temp")
 	c.plan.Main = MainConf{WorkerProcesses: 1, Daemon: true, PidFile: c.path("logs/nginx.pid")}
 	f := &frame{ctx: ctxMain, loc: c.mainLoc}
 	if err := c.block(f, tree.Main); err != nil {
@@ -119,6 +178,7 @@ func Compile(tree *Tree, o CompileOptions) (*Plan, error) {
 	if err := c.finish(); err != nil {
 		return nil, err
 	}
+	c.plan.Warnings = append(c.plan.Warnings, notices...)
 	return c.plan, nil
 }
 
@@ -132,30 +192,33 @@ func (c *compiler) block(f *frame, list []*Directive) error {
 		if s == nil {
 			continue
 		}
-		if !s.multi && c.isSet(f.loc, d.Name) {
-			return emergf(d, "\"%s\" directive is duplicate", d.Name)
-		}
-		c.mark(f.loc, d.Name)
-		if err := s.set(c, f, d); err != nil {
+		if err := c.apply(f, s, d); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-func (c *compiler) mark(l *Location, name string) {
-	m := c.set[l]
+// apply runs a directive's setter at the level f, after the duplicate
+// check, and records that it was given there.
+func (c *compiler) apply(f *frame, s *spec, d *Directive) error {
+	m := c.set[f.loc]
 	if m == nil {
-		m = map[string]bool{}
-		c.set[l] = m
+		m = map[*spec]bool{}
+		c.set[f.loc] = m
 	}
-	m[name] = true
+	if !s.multi && m[s] {
+		return emergf(d, "\"%s\" directive is duplicate", d.Name)
+	}
+	m[s] = true
+	return s.set(c, f, d)
 }
 
-func (c *compiler) isSet(l *Location, names ...string) bool {
+// given reports whether one of specs was given at the level l.
+func (c *compiler) given(l *Location, specs []*spec) bool {
 	m := c.set[l]
-	for _, n := range names {
-		if m[n] {
+	for _, s := range specs {
+		if m[s] {
 			return true
 		}
 	}
@@ -190,8 +253,8 @@ func init() {
 	register(
 		&spec{name: "http", ctx: ctxMain, args: take0 | isBlock, set: setHTTP},
 		&spec{name: "events", ctx: ctxMain, args: take0 | isBlock, set: setEvents},
-		&spec{name: "server", ctx: ctxHTTP, args: take0 | isBlock, set: setServer, multi: true},
-		&spec{name: "location", ctx: ctxServer | ctxLocation, args: take12 | isBlock, set: setLocation, multi: true},
+		&spec{name: "server", ctx: ctxHTTP, args: take0 | isBlock, local: true, set: setServer, multi: true},
+		&spec{name: "location", ctx: ctxServer | ctxLocation, args: take12 | isBlock, local: true, set: setLocation, multi: true},
 	)
 }
 
@@ -202,6 +265,7 @@ func setHTTP(c *compiler, f *frame, d *Directive) error {
 }
 
 func setEvents(c *compiler, f *frame, d *Directive) error {
+	c.events = true
 	return c.block(&frame{ctx: ctxEvents, loc: &Location{}}, d.Block)
 }
 
@@ -309,14 +373,13 @@ func (c *compiler) finish() error {
 		return err
 	}
 	h.Vars = c.slotNames
-	c.defaults.AccessLogs = []*AccessLog{{Path: StaticScript(c.path("logs/access.log")), Format: h.LogFormats["combined"]}}
 	if err := c.finishPools(); err != nil {
 		return err
 	}
 	if err := c.resolveFastCGIPasses(); err != nil {
 		return err
 	}
-	c.mergeLoc(c.httpLoc, c.defaults)
+	c.mergeHTTP()
 	c.markSSLAddrs()
 	for _, srv := range h.Servers {
 		c.mergeServer(srv)
@@ -331,9 +394,28 @@ func (c *compiler) finish() error {
 	return c.buildListens()
 }
 
-// mergeTree merges a location and everything under it.
+// mergeHTTP gives the http level nginx's defaults for what it did not
+// set, so that it is the complete parent of every server.
+func (c *compiler) mergeHTTP() {
+	def := &Location{Kind: LocServer}
+	initSlots(c, locSlots, &def.LocConf)
+	mergeSlots(c, locSlots, c.httpLoc, &c.httpLoc.LocConf, &def.LocConf)
+	defSrv := &Server{TLS: &ServerTLS{}}
+	initSlots(c, srvSlots, defSrv)
+	initSlots(c, tlsSlots, defSrv.TLS)
+	mergeSlots(c, srvSlots, c.httpLoc, c.httpSrv, defSrv)
+	c.httpTLS = &ServerTLS{}
+	if c.httpSrv.TLS != nil {
+		*c.httpTLS = *c.httpSrv.TLS
+	}
+	mergeSlots(c, tlsSlots, c.httpLoc, c.httpTLS, defSrv.TLS)
+	c.plan.defaults = planDefaults{loc: def, srv: defSrv}
+}
+
+// mergeTree merges a location and everything under it, the "if" blocks
+// included: each inherits what it did not set from its parent.
 func (c *compiler) mergeTree(l, parent *Location) {
-	c.mergeLoc(l, parent)
+	mergeSlots(c, locSlots, l, &l.LocConf, &parent.LocConf)
 	for _, ch := range c.ifs[l] {
 		c.mergeTree(ch, l)
 	}
@@ -359,12 +441,21 @@ func sortPrefixes(list []*Location) {
 }
 
 func (c *compiler) finishMain() error {
-	if !c.isSet(c.mainLoc, "events") {
+	if !c.events {
 		return &Error{Level: LevelEmerg, Msg: "no \"events\" section in configuration"}
 	}
 	m := &c.plan.Main
 	if m.WorkerConnections == 0 {
 		m.WorkerConnections = 512
+	}
+	if c.errorLog != "" && !c.mainErrorLog {
+		// -e names the error log unless the main level does; nginx opens
+		// a relative file against the prefix, as error_log's.
+		p := c.errorLog
+		if p != "stderr" {
+			p = c.path(p)
+		}
+		m.ErrorLogs = []ErrorLog{{Path: p, Level: LevelError}}
 	}
 	if len(m.ErrorLogs) == 0 {
 		m.ErrorLogs = []ErrorLog{{Path: c.path("logs/error.log"), Level: LevelError}}

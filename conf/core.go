@@ -1,7 +1,7 @@
 // This file holds the directive table of the core modules (main, events,
-// http core, index, access, autoindex, charset) and nginx's defaults and
-// merge rules for location settings (ngx_http_core_merge_loc_conf and its
-// siblings).
+// http core, index, access, autoindex, charset). Each entry of a setting
+// carries nginx's default and merge rule (ngx_http_core_merge_loc_conf
+// and its siblings) in its slot (slots.go).
 package conf
 
 import (
@@ -13,12 +13,20 @@ import (
 )
 
 func init() {
-	register(
-		// main and events
+	register(mainSpecs()...)
+	register(serverSpecs()...)
+	register(locationSpecs()...)
+	register(locationSpecs2()...)
+}
+
+// mainSpecs are the main and events directives.
+func mainSpecs() []*spec {
+	return []*spec{
 		&spec{name: "worker_processes", ctx: ctxMain, args: take1, set: setWorkerProcesses},
 		&spec{name: "worker_connections", ctx: ctxEvents, args: take1, set: setWorkerConnections},
 		&spec{name: "pid", ctx: ctxMain, args: take1, set: setPid},
-		&spec{name: "error_log", ctx: ctxMain | ctxHSL, args: take1More, set: setErrorLog, multi: true},
+		// error_log is the process's: edge has one error log.
+		&spec{name: "error_log", ctx: ctxMain | ctxHSL, args: take1More, set: setErrorLog, multi: true, local: true},
 		&spec{name: "daemon", ctx: ctxMain, args: takeFlag, set: func(c *compiler, f *frame, d *Directive) error { c.plan.Main.Daemon = flagOn(d); return nil }},
 		&spec{name: "user", ctx: ctxMain, args: take12, set: setUser},
 		&spec{name: "env", ctx: ctxMain, args: take1, multi: true, set: func(c *compiler, f *frame, d *Directive) error {
@@ -30,132 +38,123 @@ func init() {
 			c.plan.Main.WorkerShutdownTimeout = t
 			return err
 		}},
+	}
+}
 
-		// server-level
-		&spec{name: "listen", ctx: ctxServer, args: take1More, set: setListen, multi: true},
-		&spec{name: "server_name", ctx: ctxServer, args: take1More, set: setServerName, multi: true},
-		&spec{name: "merge_slashes", ctx: ctxHS, args: takeFlag, set: func(c *compiler, f *frame, d *Directive) error { f.srv.MergeSlashes = flagOn(d); return nil }},
-		&spec{name: "underscores_in_headers", ctx: ctxHS, args: takeFlag, set: func(c *compiler, f *frame, d *Directive) error { f.srv.UnderscoresInHeaders = flagOn(d); return nil }},
-		&spec{name: "ignore_invalid_headers", ctx: ctxHS, args: takeFlag, set: func(c *compiler, f *frame, d *Directive) error { f.srv.IgnoreInvalidHeaders = flagOn(d); return nil }},
-		&spec{name: "client_header_timeout", ctx: ctxHS, args: take1, set: func(c *compiler, f *frame, d *Directive) (err error) {
-			f.srv.ClientHeaderTimeout, err = parseTime(d, d.Args[0])
-			return
-		}},
-		&spec{name: "large_client_header_buffers", ctx: ctxHS, args: take2, set: setLargeHeaderBuffers},
+// serverSpecs are the settings of a server itself (http -> server).
+func serverSpecs() []*spec {
+	return []*spec{
+		&spec{name: "listen", ctx: ctxServer, args: take1More, set: setListen, multi: true, local: true},
+		&spec{name: "server_name", ctx: ctxServer, args: take1More, set: setServerName, multi: true, local: true},
+		flagSlot("merge_slashes", ctxHS, atSrv, func(s *Server) *bool { return &s.MergeSlashes }, true),
+		flagSlot("underscores_in_headers", ctxHS, atSrv, func(s *Server) *bool { return &s.UnderscoresInHeaders }, false),
+		flagSlot("ignore_invalid_headers", ctxHS, atSrv, func(s *Server) *bool { return &s.IgnoreInvalidHeaders }, true),
+		msecSlot("client_header_timeout", ctxHS, atSrv, func(s *Server) *time.Duration { return &s.ClientHeaderTimeout }, 60*time.Second),
+		(&spec{name: "large_client_header_buffers", ctx: ctxHS, args: take2, set: setLargeHeaderBuffers}).setSlot(fields(
+			field(func(s *Server) *int { return &s.LargeHeaderBuffers }, 4),
+			field(func(s *Server) *int { return &s.LargeHeaderBufferSize }, 8<<10))),
 		// max_headers is nginx 1.29.8's, also in Debian's 1.22.1 since
 		// 1.22.1-9+deb12u11.
-		&spec{name: "max_headers", ctx: ctxHS, args: take1, set: func(c *compiler, f *frame, d *Directive) (err error) {
-			f.srv.MaxHeaders, err = parseInt(d, d.Args[0])
-			return
-		}},
-		&spec{name: "http2", ctx: ctxHS, args: takeFlag, set: func(c *compiler, f *frame, d *Directive) error { f.srv.HTTP2 = flagOn(d); return nil }},
+		numSlot("max_headers", ctxHS, atSrv, func(s *Server) *int { return &s.MaxHeaders }, 1000),
+		http2Spec[0],
+	}
+}
 
-		// location settings
-		&spec{name: "root", ctx: ctxHSLif, args: take1, set: setRoot},
-		&spec{name: "alias", ctx: ctxLocation, args: take1, set: setRoot},
-		&spec{name: "index", ctx: ctxHSL, args: take1More, multi: true, set: setIndex},
-		&spec{name: "try_files", ctx: ctxSL, args: take2More, set: setTryFiles},
-		&spec{name: "internal", ctx: ctxLocation, args: take0, set: func(c *compiler, f *frame, d *Directive) error { f.loc.Internal = true; return nil }},
+// http2Spec is "http2", whose being written anywhere also decides a TLS
+// server's ALPN (mergeTLS).
+var http2Spec = []*spec{flagSlot("http2", ctxHS, atSrv, func(s *Server) *bool { return &s.HTTP2 }, false)}
+
+// rootSlot is root's and alias's: one setting, as in nginx.
+var rootSlot = func() *slot[LocConf] {
+	s := fields(
+		fieldFunc(func(l *LocConf) **Script { return &l.Root }, func(c *compiler) *Script {
+			// nginx's default root "html" is relative to the prefix.
+			return StaticScript(c.path("html"))
+		}),
+		field(func(l *LocConf) *bool { return &l.Alias }, false))
+	s.show = func(l *LocConf) string {
+		if l.Alias {
+			return "alias " + l.Root.Raw
+		}
+		return l.Root.Raw
+	}
+	return s
+}()
+
+// accessSlot is allow's and deny's: one list of rules in file order.
+var accessSlot = field(func(l *LocConf) *[]AccessRule { return &l.Access }, nil)
+
+// locationSpecs are the http core module's location settings.
+func locationSpecs() []*spec {
+	return []*spec{
+		(&spec{name: "root", ctx: ctxHSLif, args: take1, set: setRoot}).setSlot(rootSlot),
+		(&spec{name: "alias", ctx: ctxLocation, args: take1, set: setRoot}).setSlot(rootSlot),
+		(&spec{name: "index", ctx: ctxHSL, args: take1More, multi: true, set: setIndex}).setSlot(
+			field(func(l *LocConf) *[]*Script { return &l.Index }, []*Script{StaticScript("index.html")})),
+		// try_files is never inherited, as in nginx.
+		&spec{name: "try_files", ctx: ctxSL, args: take2More, set: setTryFiles, local: true},
+		&spec{name: "internal", ctx: ctxLocation, args: take0, local: true, set: func(c *compiler, f *frame, d *Directive) error { f.loc.Internal = true; return nil }},
 		// Several types blocks at one level add to one map, as in nginx
 		// (Nextcloud's config follows "include mime.types" with its own).
-		&spec{name: "types", ctx: ctxHSL, args: take0 | isBlock, multi: true, set: setTypes},
-		&spec{name: "default_type", ctx: ctxHSLif, args: take1, set: func(c *compiler, f *frame, d *Directive) error { f.loc.DefaultType = d.Args[0]; return nil }},
-		&spec{name: "error_page", ctx: ctxHSLif, args: take2More, multi: true, set: setErrorPage},
-		&spec{name: "recursive_error_pages", ctx: ctxHSL, args: takeFlag, set: func(c *compiler, f *frame, d *Directive) error { f.loc.RecursiveErrorPages = flagOn(d); return nil }},
-		&spec{name: "log_not_found", ctx: ctxHSL, args: takeFlag, set: func(c *compiler, f *frame, d *Directive) error { f.loc.LogNotFound = flagOn(d); return nil }},
-		&spec{name: "log_subrequest", ctx: ctxHSL, args: takeFlag, set: func(c *compiler, f *frame, d *Directive) error { f.loc.LogSubrequest = flagOn(d); return nil }},
-		&spec{name: "keepalive_timeout", ctx: ctxHSL, args: take12, set: setKeepaliveTimeout},
-		&spec{name: "keepalive_requests", ctx: ctxHSL, args: take1, set: func(c *compiler, f *frame, d *Directive) (err error) {
-			f.loc.KeepaliveRequests, err = parseInt(d, d.Args[0])
-			return
-		}},
-		&spec{name: "keepalive_time", ctx: ctxHSL, args: take1, set: func(c *compiler, f *frame, d *Directive) error {
+		(&spec{name: "types", ctx: ctxHSL, args: take0 | isBlock, multi: true, set: setTypes}).setSlot(
+			field(func(l *LocConf) *map[string]string { return &l.Types }, map[string]string{"html": "text/html", "gif": "image/gif", "jpg": "image/jpeg"})),
+		strSlot("default_type", ctxHSLif, atLoc, func(l *LocConf) *string { return &l.DefaultType }, "text/plain"),
+		(&spec{name: "error_page", ctx: ctxHSLif, args: take2More, multi: true, set: setErrorPage}).setSlot(
+			field(func(l *LocConf) *map[int]*ErrorPage { return &l.ErrorPages }, nil)),
+		flagSlot("recursive_error_pages", ctxHSL, atLoc, func(l *LocConf) *bool { return &l.RecursiveErrorPages }, false),
+		flagSlot("log_not_found", ctxHSL, atLoc, func(l *LocConf) *bool { return &l.LogNotFound }, true),
+		flagSlot("log_subrequest", ctxHSL, atLoc, func(l *LocConf) *bool { return &l.LogSubrequest }, false),
+		(&spec{name: "keepalive_timeout", ctx: ctxHSL, args: take12, set: setKeepaliveTimeout}).setSlot(fields(
+			field(func(l *LocConf) *time.Duration { return &l.KeepaliveTimeout }, 75*time.Second),
+			field(func(l *LocConf) *time.Duration { return &l.KeepaliveHeader }, -1))),
+		numSlot("keepalive_requests", ctxHSL, atLoc, func(l *LocConf) *int { return &l.KeepaliveRequests }, 1000),
+		// keepalive_time and keepalive_disable are accepted (checked, no effect).
+		&spec{name: "keepalive_time", ctx: ctxHSL, args: take1, local: true, set: func(c *compiler, f *frame, d *Directive) error {
 			_, err := parseTime(d, d.Args[0])
 			return err
 		}},
-		&spec{name: "keepalive_disable", ctx: ctxHSL, args: take12, set: func(c *compiler, f *frame, d *Directive) error { return nil }},
-		&spec{name: "client_max_body_size", ctx: ctxHSL, args: take1, set: func(c *compiler, f *frame, d *Directive) (err error) {
-			f.loc.ClientMaxBodySize, err = parseSize(d, d.Args[0])
-			return
-		}},
-		&spec{name: "client_body_buffer_size", ctx: ctxHSL, args: take1, set: func(c *compiler, f *frame, d *Directive) (err error) {
-			f.loc.ClientBodyBufferSize, err = parseSize(d, d.Args[0])
-			return
-		}},
-		&spec{name: "client_body_timeout", ctx: ctxHSL, args: take1, set: func(c *compiler, f *frame, d *Directive) (err error) {
-			f.loc.ClientBodyTimeout, err = parseTime(d, d.Args[0])
-			return
-		}},
-		&spec{name: "client_body_temp_path", ctx: ctxHSL, args: take1234, set: func(c *compiler, f *frame, d *Directive) error {
+		&spec{name: "keepalive_disable", ctx: ctxHSL, args: take12, local: true, set: func(c *compiler, f *frame, d *Directive) error { return nil }},
+		sizeSlot("client_max_body_size", ctxHSL, atLoc, func(l *LocConf) *int64 { return &l.ClientMaxBodySize }, 1<<20),
+		sizeSlot("client_body_buffer_size", ctxHSL, atLoc, func(l *LocConf) *int64 { return &l.ClientBodyBufferSize }, 16<<10),
+		msecSlot("client_body_timeout", ctxHSL, atLoc, func(l *LocConf) *time.Duration { return &l.ClientBodyTimeout }, 60*time.Second),
+		(&spec{name: "client_body_temp_path", ctx: ctxHSL, args: take1234, set: func(c *compiler, f *frame, d *Directive) error {
 			f.loc.ClientBodyTempPath = c.path(d.Args[0])
 			return nil
-		}},
-		&spec{name: "client_body_in_file_only", ctx: ctxHSL, args: take1, set: func(c *compiler, f *frame, d *Directive) error {
-			switch d.Args[0] {
-			case "on", "clean":
-				f.loc.ClientBodyInFileOnly = true
-			case "off":
-			default:
-				return emergf(d, "invalid value \"%s\" in \"%s\" directive", d.Args[0], d.Name)
-			}
-			return nil
-		}},
-		&spec{name: "send_timeout", ctx: ctxHSL, args: take1, set: func(c *compiler, f *frame, d *Directive) (err error) {
-			f.loc.SendTimeout, err = parseTime(d, d.Args[0])
-			return
-		}},
-		&spec{name: "server_tokens", ctx: ctxHSL, args: take1, set: func(c *compiler, f *frame, d *Directive) error {
-			switch d.Args[0] {
-			case "on", "off", "build":
-				f.loc.ServerTokens = d.Args[0]
-				return nil
-			}
-			return emergf(d, "invalid value \"%s\" in \"%s\" directive, it must be \"on\", \"off\" or \"build\"", d.Args[0], d.Name)
-		}},
-		&spec{name: "etag", ctx: ctxHSL, args: takeFlag, set: func(c *compiler, f *frame, d *Directive) error { f.loc.Etag = flagOn(d); return nil }},
-		&spec{name: "if_modified_since", ctx: ctxHSL, args: take1, set: func(c *compiler, f *frame, d *Directive) error {
-			switch d.Args[0] {
-			case "off", "exact", "before":
-				f.loc.IfModifiedSince = d.Args[0]
-				return nil
-			}
-			return emergf(d, "invalid value \"%s\" in \"%s\" directive, it must be \"off\", \"exact\" or \"before\"", d.Args[0], d.Name)
-		}},
-		&spec{name: "absolute_redirect", ctx: ctxHSL, args: takeFlag, set: func(c *compiler, f *frame, d *Directive) error { f.loc.AbsoluteRedirect = flagOn(d); return nil }},
-		&spec{name: "server_name_in_redirect", ctx: ctxHSL, args: takeFlag, set: func(c *compiler, f *frame, d *Directive) error { f.loc.ServerNameInRedirect = flagOn(d); return nil }},
-		&spec{name: "port_in_redirect", ctx: ctxHSL, args: takeFlag, set: func(c *compiler, f *frame, d *Directive) error { f.loc.PortInRedirect = flagOn(d); return nil }},
-		&spec{name: "chunked_transfer_encoding", ctx: ctxHSL, args: takeFlag, set: func(c *compiler, f *frame, d *Directive) error { f.loc.ChunkedTransferEncode = flagOn(d); return nil }},
-		// autoindex (ngx_http_autoindex_module)
-		&spec{name: "autoindex", ctx: ctxHSL, args: takeFlag, set: func(c *compiler, f *frame, d *Directive) error { f.loc.Autoindex = flagOn(d); return nil }},
-		&spec{name: "autoindex_exact_size", ctx: ctxHSL, args: takeFlag, set: func(c *compiler, f *frame, d *Directive) error { f.loc.AutoindexExactSize = flagOn(d); return nil }},
-		&spec{name: "autoindex_localtime", ctx: ctxHSL, args: takeFlag, set: func(c *compiler, f *frame, d *Directive) error { f.loc.AutoindexLocaltime = flagOn(d); return nil }},
-		&spec{name: "autoindex_format", ctx: ctxHSL, args: take1, set: func(c *compiler, f *frame, d *Directive) error {
-			switch d.Args[0] {
-			case "html", "xml", "json", "jsonp":
-				f.loc.AutoindexFormat = d.Args[0]
-				return nil
-			}
-			return emergf(d, "invalid value \"%s\"", d.Args[0])
-		}},
-		&spec{name: "charset", ctx: ctxHSLif, args: take1, set: setCharset},
-		&spec{name: "source_charset", ctx: ctxHSLif, args: take1, set: func(c *compiler, f *frame, d *Directive) error { f.loc.SourceCharset = d.Args[0]; return nil }},
-		&spec{name: "override_charset", ctx: ctxHSLif, args: takeFlag, set: func(c *compiler, f *frame, d *Directive) error { f.loc.OverrideCharset = flagOn(d); return nil }},
-		&spec{name: "charset_types", ctx: ctxHSL, args: take1More, set: func(c *compiler, f *frame, d *Directive) error {
-			// text/html is always in the list (ngx_http_types_slot adds it
-			// to every *_types directive); "*" stands for any type.
-			f.loc.CharsetTypes = map[string]bool{"text/html": true}
-			for _, t := range d.Args {
-				f.loc.CharsetTypes[strings.ToLower(t)] = true
-			}
-			return nil
-		}},
-		&spec{name: "open_file_cache", ctx: ctxHSL, args: take12, set: setOpenFileCache},
-		&spec{name: "open_file_cache_valid", ctx: ctxHSL, args: take1, set: func(c *compiler, f *frame, d *Directive) (err error) {
-			f.loc.OpenFileCacheValid, err = parseTime(d, d.Args[0])
-			return
-		}},
-		&spec{name: "open_file_cache_errors", ctx: ctxHSL, args: takeFlag, set: func(c *compiler, f *frame, d *Directive) error { f.loc.OpenFileCacheErrors = flagOn(d); return nil }},
-		&spec{name: "disable_symlinks", ctx: ctxHSL, args: take12, set: func(c *compiler, f *frame, d *Directive) error {
+		}}).setSlot(fieldFunc(func(l *LocConf) *string { return &l.ClientBodyTempPath }, func(c *compiler) string { return c.path("client_body_temp") })),
+		value("client_body_in_file_only", ctxHSL, take1, atLoc, func(l *LocConf) *bool { return &l.ClientBodyInFileOnly }, false, parseInFileOnly),
+		msecSlot("send_timeout", ctxHSL, atLoc, func(l *LocConf) *time.Duration { return &l.SendTimeout }, 60*time.Second),
+		enumSlot("server_tokens", ctxHSL, atLoc, func(l *LocConf) *string { return &l.ServerTokens }, "on", "on", "off", "build"),
+		flagSlot("etag", ctxHSL, atLoc, func(l *LocConf) *bool { return &l.Etag }, true),
+		enumSlot("if_modified_since", ctxHSL, atLoc, func(l *LocConf) *string { return &l.IfModifiedSince }, "exact", "off", "exact", "before"),
+		flagSlot("absolute_redirect", ctxHSL, atLoc, func(l *LocConf) *bool { return &l.AbsoluteRedirect }, true),
+		flagSlot("server_name_in_redirect", ctxHSL, atLoc, func(l *LocConf) *bool { return &l.ServerNameInRedirect }, false),
+		flagSlot("port_in_redirect", ctxHSL, atLoc, func(l *LocConf) *bool { return &l.PortInRedirect }, true),
+		// chunked_transfer_encoding is accepted (docs/directives.md).
+		&spec{name: "chunked_transfer_encoding", ctx: ctxHSL, args: takeFlag, local: true, set: func(c *compiler, f *frame, d *Directive) error { return nil }},
+	}
+}
+
+// locationSpecs2 are the location settings of the autoindex, charset and
+// access modules and the open file cache.
+func locationSpecs2() []*spec {
+	return []*spec{
+		flagSlot("autoindex", ctxHSL, atLoc, func(l *LocConf) *bool { return &l.Autoindex }, false),
+		flagSlot("autoindex_exact_size", ctxHSL, atLoc, func(l *LocConf) *bool { return &l.AutoindexExactSize }, true),
+		flagSlot("autoindex_localtime", ctxHSL, atLoc, func(l *LocConf) *bool { return &l.AutoindexLocaltime }, false),
+		value("autoindex_format", ctxHSL, take1, atLoc, func(l *LocConf) *string { return &l.AutoindexFormat }, "html", parseAutoindexFormat),
+		(&spec{name: "charset", ctx: ctxHSLif, args: take1, set: setCharset}).setSlot(
+			field(func(l *LocConf) *string { return &l.Charset }, "")),
+		strSlot("source_charset", ctxHSLif, atLoc, func(l *LocConf) *string { return &l.SourceCharset }, ""),
+		flagSlot("override_charset", ctxHSLif, atLoc, func(l *LocConf) *bool { return &l.OverrideCharset }, false),
+		value("charset_types", ctxHSL, take1More, atLoc, func(l *LocConf) *map[string]bool { return &l.CharsetTypes },
+			map[string]bool{"text/html": true, "text/xml": true, "text/plain": true, "text/vnd.wap.wml": true, "application/javascript": true, "application/rss+xml": true},
+			parseTypesList),
+		(&spec{name: "open_file_cache", ctx: ctxHSL, args: take12, set: setOpenFileCache}).setSlot(fields(
+			field(func(l *LocConf) *int { return &l.OpenFileCacheMax }, 0),
+			field(func(l *LocConf) *time.Duration { return &l.OpenFileCacheInactive }, 0))),
+		msecSlot("open_file_cache_valid", ctxHSL, atLoc, func(l *LocConf) *time.Duration { return &l.OpenFileCacheValid }, time.Second),
+		flagSlot("open_file_cache_errors", ctxHSL, atLoc, func(l *LocConf) *bool { return &l.OpenFileCacheErrors }, false),
+		&spec{name: "disable_symlinks", ctx: ctxHSL, args: take12, local: true, set: func(c *compiler, f *frame, d *Directive) error {
 			switch d.Args[0] {
 			case "off":
 				return nil
@@ -164,229 +163,60 @@ func init() {
 		}},
 
 		// access
-		&spec{name: "allow", ctx: ctxHSL, args: take1, multi: true, set: setAccess},
-		&spec{name: "deny", ctx: ctxHSL, args: take1, multi: true, set: setAccess},
+		(&spec{name: "allow", ctx: ctxHSL, args: take1, multi: true, set: setAccess}).setSlot(accessSlot),
+		(&spec{name: "deny", ctx: ctxHSL, args: take1, multi: true, set: setAccess}).setSlot(accessSlot),
 
 		// handlers with no settings
-		&spec{name: "stub_status", ctx: ctxSL, args: take0 | take1, set: func(c *compiler, f *frame, d *Directive) error {
+		&spec{name: "stub_status", ctx: ctxSL, args: take0 | take1, local: true, set: func(c *compiler, f *frame, d *Directive) error {
 			f.loc.Content = Content{Kind: ContentStubStatus}
 			return nil
 		}},
-		&spec{name: "empty_gif", ctx: ctxLocation, args: take0, set: func(c *compiler, f *frame, d *Directive) error {
+		&spec{name: "empty_gif", ctx: ctxLocation, args: take0, local: true, set: func(c *compiler, f *frame, d *Directive) error {
 			f.loc.Content = Content{Kind: ContentEmptyGIF}
 			return nil
 		}},
-	)
+	}
 }
 
-// defaultLocation holds nginx's defaults for every inherited setting.
-func defaultLocation() *Location {
-	l := &Location{Kind: LocServer}
-	l.Root = StaticScript("html")
-	l.Index = []*Script{StaticScript("index.html")}
-	l.Types = map[string]string{"html": "text/html", "gif": "image/gif", "jpg": "image/jpeg"}
-	l.DefaultType = "text/plain"
-	l.LogNotFound = true
-	l.ClientMaxBodySize = 1 << 20
-	l.ClientBodyBufferSize = 16 << 10
-	l.ClientBodyTimeout = 60 * time.Second
-	l.ClientBodyTempPath = "client_body_temp"
-	l.SendTimeout = 60 * time.Second
-	l.KeepaliveTimeout = 75 * time.Second
-	l.KeepaliveHeader = -1
-	l.KeepaliveRequests = 1000
-	l.ServerTokens = "on"
-	l.Etag = true
-	l.IfModifiedSince = "exact"
-	l.AbsoluteRedirect = true
-	l.PortInRedirect = true
-	l.ChunkedTransferEncode = true
-	l.CharsetTypes = map[string]bool{"text/html": true, "text/xml": true, "text/plain": true, "text/vnd.wap.wml": true, "application/javascript": true, "application/rss+xml": true}
-	l.OpenFileCacheValid = time.Second
-	l.AutoindexExactSize = true
-	l.AutoindexFormat = "html"
-	l.UninitializedVarWarn = true
-	l.Gzip = Gzip{Types: map[string]bool{"text/html": true}, MinLength: 20, CompLevel: 1, HTTPVersion: "1.1"}
-	l.GzipStatic = "off"
-	l.FastCGI = defaultFastCGI()
-	return l
-}
-
-// mergeLoc fills every setting of l not given at l's level from parent,
-// following nginx's merge rules: most settings inherit as a whole; lists
-// (add_header, error_page, allow/deny, access_log, fastcgi_param) inherit
-// only when the level has none of its own.
-func (c *compiler) mergeLoc(l, p *Location) {
-	set := func(names ...string) bool { return c.isSet(l, names...) }
-	if !set("root", "alias") {
-		l.Root, l.Alias = p.Root, p.Alias
-	}
-	if !set("index") {
-		l.Index = p.Index
-	}
-	if !set("types") {
-		l.Types = p.Types
-	}
-	if !set("default_type") {
-		l.DefaultType = p.DefaultType
-	}
-	if !set("error_page") {
-		l.ErrorPages = p.ErrorPages
-	}
-	if !set("recursive_error_pages") {
-		l.RecursiveErrorPages = p.RecursiveErrorPages
-	}
-	if !set("log_not_found") {
-		l.LogNotFound = p.LogNotFound
-	}
-	if !set("log_subrequest") {
-		l.LogSubrequest = p.LogSubrequest
-	}
-	if !set("client_max_body_size") {
-		l.ClientMaxBodySize = p.ClientMaxBodySize
-	}
-	if !set("client_body_buffer_size") {
-		l.ClientBodyBufferSize = p.ClientBodyBufferSize
-	}
-	if !set("client_body_timeout") {
-		l.ClientBodyTimeout = p.ClientBodyTimeout
-	}
-	if !set("client_body_temp_path") {
-		l.ClientBodyTempPath = p.ClientBodyTempPath
-	}
-	if !set("client_body_in_file_only") {
-		l.ClientBodyInFileOnly = p.ClientBodyInFileOnly
-	}
-	if !set("send_timeout") {
-		l.SendTimeout = p.SendTimeout
-	}
-	if !set("keepalive_timeout") {
-		l.KeepaliveTimeout, l.KeepaliveHeader = p.KeepaliveTimeout, p.KeepaliveHeader
-	}
-	if !set("keepalive_requests") {
-		l.KeepaliveRequests = p.KeepaliveRequests
-	}
-	if !set("server_tokens") {
-		l.ServerTokens = p.ServerTokens
-	}
-	if !set("etag") {
-		l.Etag = p.Etag
-	}
-	if !set("if_modified_since") {
-		l.IfModifiedSince = p.IfModifiedSince
-	}
-	if !set("absolute_redirect") {
-		l.AbsoluteRedirect = p.AbsoluteRedirect
-	}
-	if !set("server_name_in_redirect") {
-		l.ServerNameInRedirect = p.ServerNameInRedirect
-	}
-	if !set("port_in_redirect") {
-		l.PortInRedirect = p.PortInRedirect
-	}
-	if !set("chunked_transfer_encoding") {
-		l.ChunkedTransferEncode = p.ChunkedTransferEncode
-	}
-	if !set("charset") {
-		l.Charset = p.Charset
-	}
-	if !set("source_charset") {
-		l.SourceCharset = p.SourceCharset
-	}
-	if !set("override_charset") {
-		l.OverrideCharset = p.OverrideCharset
-	}
-	if !set("charset_types") {
-		l.CharsetTypes = p.CharsetTypes
-	}
-	if !set("autoindex") {
-		l.Autoindex = p.Autoindex
-	}
-	if !set("autoindex_exact_size") {
-		l.AutoindexExactSize = p.AutoindexExactSize
-	}
-	if !set("autoindex_localtime") {
-		l.AutoindexLocaltime = p.AutoindexLocaltime
-	}
-	if !set("autoindex_format") {
-		l.AutoindexFormat = p.AutoindexFormat
-	}
-	if !set("open_file_cache") {
-		l.OpenFileCacheMax, l.OpenFileCacheInactive = p.OpenFileCacheMax, p.OpenFileCacheInactive
-	}
-	if !set("open_file_cache_valid") {
-		l.OpenFileCacheValid = p.OpenFileCacheValid
-	}
-	if !set("open_file_cache_errors") {
-		l.OpenFileCacheErrors = p.OpenFileCacheErrors
-	}
-	if !set("allow", "deny") {
-		l.Access = p.Access
-	}
-	if !set("access_log") {
-		l.AccessLogs = p.AccessLogs
-	}
-	if !set("open_log_file_cache") {
-		l.LogFileCache = p.LogFileCache
-	}
-	if !set("add_header") {
-		l.AddHeaders = p.AddHeaders
-	}
-	if !set("expires") {
-		l.Expires = p.Expires
-	}
-	if !set("rewrite_log") {
-		l.RewriteLog = p.RewriteLog
-	}
-	if !set("uninitialized_variable_warn") {
-		l.UninitializedVarWarn = p.UninitializedVarWarn
-	}
-	c.mergeGzip(l, p)
-	c.mergeFastCGI(l, p)
-}
-
-// mergeServer fills a server's own settings from the http level.
+// mergeServer fills a server's own settings from the http level, and its
+// TLS settings (ssl.go).
 func (c *compiler) mergeServer(s *Server) {
-	h := c.httpSrv
-	set := func(name string) bool { return c.isSet(s.Loc, name) }
-	hset := func(name string) bool { return c.isSet(c.httpLoc, name) }
-	pick := func(name string, def bool, own, http bool) bool {
-		if set(name) {
-			return own
-		}
-		if hset(name) {
-			return http
-		}
-		return def
-	}
-	s.MergeSlashes = pick("merge_slashes", true, s.MergeSlashes, h.MergeSlashes)
-	s.UnderscoresInHeaders = pick("underscores_in_headers", false, s.UnderscoresInHeaders, h.UnderscoresInHeaders)
-	s.IgnoreInvalidHeaders = pick("ignore_invalid_headers", true, s.IgnoreInvalidHeaders, h.IgnoreInvalidHeaders)
-	s.HTTP2 = pick("http2", false, s.HTTP2, h.HTTP2)
-	if !set("client_header_timeout") {
-		s.ClientHeaderTimeout = h.ClientHeaderTimeout
-		if !hset("client_header_timeout") {
-			s.ClientHeaderTimeout = 60 * time.Second
-		}
-	}
-	if !set("large_client_header_buffers") {
-		s.LargeHeaderBuffers, s.LargeHeaderBufferSize = h.LargeHeaderBuffers, h.LargeHeaderBufferSize
-		if !hset("large_client_header_buffers") {
-			s.LargeHeaderBuffers, s.LargeHeaderBufferSize = 4, 8<<10
-		}
-	}
-	if !set("max_headers") {
-		s.MaxHeaders = h.MaxHeaders
-		if !hset("max_headers") {
-			s.MaxHeaders = 1000
-		}
-	}
+	mergeSlots(c, srvSlots, s.Loc, s, c.httpSrv)
 	if s.TLS == nil && c.onSSL(s) {
 		s.TLS = &ServerTLS{}
 	}
 	if s.TLS != nil {
 		c.mergeTLS(s)
 	}
+}
+
+func parseInFileOnly(c *compiler, d *Directive) (bool, error) {
+	switch d.Args[0] {
+	case "on", "clean":
+		return true, nil
+	case "off":
+		return false, nil
+	}
+	return false, emergf(d, "invalid value \"%s\" in \"%s\" directive", d.Args[0], d.Name)
+}
+
+func parseAutoindexFormat(c *compiler, d *Directive) (string, error) {
+	switch d.Args[0] {
+	case "html", "xml", "json", "jsonp":
+		return d.Args[0], nil
+	}
+	return "", emergf(d, "invalid value \"%s\"", d.Args[0])
+}
+
+// parseTypesList reads a *_types list: text/html is always in it
+// (ngx_http_types_slot adds it to every *_types directive); "*" stands
+// for any type.
+func parseTypesList(c *compiler, d *Directive) (map[string]bool, error) {
+	m := map[string]bool{"text/html": true}
+	for _, t := range d.Args {
+		m[strings.ToLower(t)] = true
+	}
+	return m, nil
 }
 
 func setWorkerProcesses(c *compiler, f *frame, d *Directive) error {
@@ -462,9 +292,8 @@ func setErrorLog(c *compiler, f *frame, d *Directive) error {
 	if f.ctx != ctxMain {
 		c.warnf(d, "edge writes one error log; \"error_log\" here is applied to the whole process")
 	}
-	if !c.isSet(c.mainLoc, "error_log_seen") {
-		c.plan.Main.ErrorLogs = nil
-		c.mark(c.mainLoc, "error_log_seen")
+	if f.ctx == ctxMain {
+		c.mainErrorLog = true
 	}
 	c.plan.Main.ErrorLogs = append(c.plan.Main.ErrorLogs, el)
 	return nil
@@ -491,7 +320,9 @@ func setRoot(c *compiler, f *frame, d *Directive) error {
 	if d.Name == "alias" {
 		other = "root"
 	}
-	if c.isSet(f.loc, other) {
+	// f.loc.Root is set at this level only by root or alias (merging
+	// comes later).
+	if f.loc.Root != nil {
 		return emergf(d, "\"%s\" directive is duplicate, \"%s\" directive was specified earlier", d.Name, other)
 	}
 	if f.loc.Kind == LocNamed && d.Name == "alias" {
@@ -516,10 +347,6 @@ func setRoot(c *compiler, f *frame, d *Directive) error {
 }
 
 func setIndex(c *compiler, f *frame, d *Directive) error {
-	if !c.isSet(f.loc, "index_seen") {
-		f.loc.Index = nil
-		c.mark(f.loc, "index_seen")
-	}
 	for _, a := range d.Args {
 		if a == "" {
 			return emergf(d, "index \"%s\" in \"index\" directive is invalid", a)
@@ -570,9 +397,8 @@ func setTryFiles(c *compiler, f *frame, d *Directive) error {
 
 // setTypes reads a types{} block: each entry is "mime/type ext ext ...".
 func setTypes(c *compiler, f *frame, d *Directive) error {
-	if !c.isSet(f.loc, "types_seen") {
+	if f.loc.Types == nil {
 		f.loc.Types = map[string]string{}
-		c.mark(f.loc, "types_seen")
 	}
 	for _, e := range d.Block {
 		if e.HasBlock || len(e.Args) == 0 {
@@ -591,9 +417,8 @@ func setTypes(c *compiler, f *frame, d *Directive) error {
 
 // setErrorPage reads "error_page code ... [=[response]] uri".
 func setErrorPage(c *compiler, f *frame, d *Directive) error {
-	if !c.isSet(f.loc, "error_page_seen") {
+	if f.loc.ErrorPages == nil {
 		f.loc.ErrorPages = map[int]*ErrorPage{}
-		c.mark(f.loc, "error_page_seen")
 	}
 	args := d.Args
 	uri := args[len(args)-1]

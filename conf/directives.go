@@ -70,7 +70,21 @@ type spec struct {
 	// edgeOnly marks directives nginx does not have; "edge -T --nginx"
 	// leaves them out.
 	edgeOnly bool
+
+	// The setting the directive stores and how it inherits (slots.go): at
+	// most one of them, at the level it belongs to.
+	loc *slot[LocConf]
+	srv *slot[Server]
+	tls *slot[ServerTLS]
+	// local marks directives whose effect is not inherited by inner
+	// levels: blocks, handlers, rewrite programs, plan-wide tables, and
+	// settings that stay where they are written (try_files). Every other
+	// directive of the http levels has a slot; register checks.
+	local bool
 }
+
+// httpLevels are the contexts where settings inherit.
+const httpLevels = ctxHTTP | ctxServer | ctxLocation | ctxServerIf | ctxLocationIf
 
 // table is every directive edge implements, by name.
 var table = map[string]*spec{}
@@ -81,7 +95,13 @@ func register(specs ...*spec) {
 		if _, dup := table[s.name]; dup {
 			panic("conf: directive registered twice: " + s.name)
 		}
+		if s.ctx&httpLevels != 0 && s.loc == nil && s.srv == nil && s.tls == nil && !s.local {
+			panic("conf: directive " + s.name + " says neither how it inherits (a slot) nor that it does not (local)")
+		}
 		table[s.name] = s
+		addSlot(&locSlots, s.loc, s)
+		addSlot(&srvSlots, s.srv, s)
+		addSlot(&tlsSlots, s.tls, s)
 	}
 }
 

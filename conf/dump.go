@@ -128,16 +128,21 @@ func (p *Plan) Dump() string {
 	}
 	for i, s := range p.HTTP.Servers {
 		fmt.Fprintf(&b, "server #%d names=%s\n", i, serverLabel(s))
+		showSlots(&b, "  ", srvSlots, s, p.defaults.srv)
 		dumpTLS(&b, s.TLS)
-		dumpOps(&b, s.Rewrite, 1)
-		dumpLoc(&b, s.Loc, 1)
+		if s.TLS != nil {
+			showSlots(&b, "  tls ", tlsSlots, s.TLS, p.defaults.srv.TLS)
+		}
+		def := &p.defaults.loc.LocConf
+		dumpOps(&b, s.Rewrite, 1, def)
+		dumpLoc(&b, s.Loc, 1, def)
 		var named []string
 		for n := range s.Named {
 			named = append(named, n)
 		}
 		sort.Strings(named)
 		for _, n := range named {
-			dumpLoc(&b, s.Named[n], 1)
+			dumpLoc(&b, s.Named[n], 1, def)
 		}
 	}
 	return b.String()
@@ -151,7 +156,10 @@ func serverLabel(s *Server) string {
 	return strings.Join(names, ",")
 }
 
-func dumpLoc(b *strings.Builder, l *Location, depth int) {
+// dumpLoc describes a location and the locations under it: every
+// setting that differs from nginx's default (def), whether the location
+// set it or inherited it, as "= directive value".
+func dumpLoc(b *strings.Builder, l *Location, depth int, def *LocConf) {
 	ind := strings.Repeat("  ", depth)
 	label := "location " + l.describe()
 	if l.Kind == LocServer {
@@ -162,14 +170,6 @@ func dumpLoc(b *strings.Builder, l *Location, depth int) {
 	if l.Regex != nil {
 		fmt.Fprintf(b, "%sregex engine=%s\n", ind, l.Regex.Engine())
 	}
-	root := "-"
-	if l.Root != nil {
-		root = l.Root.Raw
-		if l.Alias {
-			root = "alias " + root
-		}
-	}
-	fmt.Fprintf(b, "%sroot %s\n", ind, root)
 	if len(l.TryFiles) > 0 {
 		var parts []string
 		for _, t := range l.TryFiles {
@@ -188,42 +188,26 @@ func dumpLoc(b *strings.Builder, l *Location, depth int) {
 		}
 		fmt.Fprintf(b, "%stry_files %s\n", ind, strings.Join(parts, " "))
 	}
-	if l.Expires.Mode != ExpiresOff {
-		fmt.Fprintf(b, "%sexpires mode=%d time=%s\n", ind, l.Expires.Mode, l.Expires.Time)
-	}
-	for _, h := range l.AddHeaders {
-		fmt.Fprintf(b, "%sadd_header %s %q always=%v\n", ind, h.Name, h.Value.Raw, h.Always)
-	}
-	if len(l.AccessLogs) == 0 {
-		fmt.Fprintf(b, "%saccess_log off\n", ind)
-	} else {
-		for _, a := range l.AccessLogs {
-			fmt.Fprintf(b, "%saccess_log %s %s\n", ind, a.Path.Raw, a.Format.Name)
-		}
-	}
-	if !l.LogNotFound {
-		fmt.Fprintf(b, "%slog_not_found off\n", ind)
-	}
-	if l.Gzip.On {
-		fmt.Fprintf(b, "%sgzip on level=%d min_length=%d\n", ind, l.Gzip.CompLevel, l.Gzip.MinLength)
-	}
 	if l.Content.Kind == ContentFastCGI {
 		vars := ""
 		if l.Content.FastCGI.Script != nil {
 			vars = " per-request"
 		}
-		fmt.Fprintf(b, "%sfastcgi_pass %s%s params=%d\n", ind, l.Content.FastCGI.Raw, vars, len(l.FastCGI.Params))
+		fmt.Fprintf(b, "%sfastcgi_pass %s%s\n", ind, l.Content.FastCGI.Raw, vars)
 	}
-	dumpOps(b, l.Rewrite, depth+1)
+	showSlots(b, ind, locSlots, &l.LocConf, def)
+	dumpOps(b, l.Rewrite, depth+1, def)
 	for _, c := range l.Prefixes {
-		dumpLoc(b, c, depth+1)
+		dumpLoc(b, c, depth+1, def)
 	}
 	for _, c := range l.Regexes {
-		dumpLoc(b, c, depth+1)
+		dumpLoc(b, c, depth+1, def)
 	}
 }
 
-func dumpOps(b *strings.Builder, ops []Op, depth int) {
+// dumpOps describes a rewrite program; an if block shows its settings
+// (what it set or inherited) before its body.
+func dumpOps(b *strings.Builder, ops []Op, depth int, def *LocConf) {
 	ind := strings.Repeat("  ", depth)
 	for _, op := range ops {
 		switch op.Kind {
@@ -241,7 +225,8 @@ func dumpOps(b *strings.Builder, ops []Op, depth int) {
 			fmt.Fprintf(b, "%sbreak\n", ind)
 		case OpIf:
 			fmt.Fprintf(b, "%sif kind=%d negate=%v\n", ind, op.Cond.Kind, op.Cond.Negate)
-			dumpOps(b, op.Body, depth+1)
+			showSlots(b, ind+"  ", locSlots, &op.Loc.LocConf, def)
+			dumpOps(b, op.Body, depth+1, def)
 		}
 	}
 }

@@ -27,7 +27,12 @@ var shippedNames = map[string]bool{"mime.types": true, "fastcgi_params": true, "
 // edge's copy is used instead, so a config moved off a machine with nginx
 // still loads. The second result says the builtin copy was used.
 func ReadFileWithBuiltins(path string) ([]byte, bool, error) {
-	data, err := os.ReadFile(path)
+	return readWithBuiltins(os.ReadFile, path)
+}
+
+// readWithBuiltins is ReadFileWithBuiltins over another reader.
+func readWithBuiltins(read ReadFileFunc, path string) ([]byte, bool, error) {
+	data, err := read(path)
 	if err == nil || !errors.Is(err, fs.ErrNotExist) {
 		return data, false, err
 	}

@@ -107,65 +107,53 @@ type UpstreamServer struct {
 	MaxConns    int
 }
 
-func defaultFastCGI() FastCGI {
-	return FastCGI{
-		ConnectTimeout:     60 * time.Second,
-		SendTimeout:        60 * time.Second,
-		ReadTimeout:        60 * time.Second,
-		Buffering:          true,
-		RequestBuffering:   true,
-		KeepConn:           true,
-		NextUpstream:       []string{"error", "timeout"},
-		PassRequestHeaders: true,
-		PassRequestBody:    true,
-	}
-}
-
 func init() {
-	dur := func(get func(*FastCGI) *time.Duration) func(c *compiler, f *frame, d *Directive) error {
-		return func(c *compiler, f *frame, d *Directive) (err error) {
-			*get(&f.loc.FastCGI), err = parseTime(d, d.Args[0])
-			return
-		}
+	fc := func(l *LocConf) *FastCGI { return &l.FastCGI }
+	flag := func(name string, get func(*FastCGI) *bool, def bool) *spec {
+		return flagSlot(name, ctxHSL, atLoc, func(l *LocConf) *bool { return get(fc(l)) }, def)
 	}
-	onoff := func(get func(*FastCGI) *bool) func(c *compiler, f *frame, d *Directive) error {
-		return func(c *compiler, f *frame, d *Directive) error { *get(&f.loc.FastCGI) = flagOn(d); return nil }
+	msec := func(name string, get func(*FastCGI) *time.Duration) *spec {
+		return msecSlot(name, ctxHSL, atLoc, func(l *LocConf) *time.Duration { return get(fc(l)) }, 60*time.Second)
+	}
+	list := func(name string, get func(*FastCGI) *[]string, lower bool) *spec {
+		s := &spec{name: name, ctx: ctxHSL, args: take1, multi: true, set: func(c *compiler, f *frame, d *Directive) error {
+			v := d.Args[0]
+			if lower {
+				v = strings.ToLower(v)
+			}
+			p := get(fc(&f.loc.LocConf))
+			*p = append(*p, v)
+			return nil
+		}}
+		return s.setSlot(field(func(l *LocConf) *[]string { return get(fc(l)) }, nil))
 	}
 	register(
-		&spec{name: "fastcgi_pass", ctx: ctxLocation | ctxLocationIf, args: take1, set: setFastCGIPass},
-		&spec{name: "fastcgi_param", ctx: ctxHSL, args: take23, multi: true, set: setFastCGIParam},
-		&spec{name: "fastcgi_index", ctx: ctxHSL, args: take1, set: func(c *compiler, f *frame, d *Directive) error { f.loc.FastCGI.Index = d.Args[0]; return nil }},
-		&spec{name: "fastcgi_split_path_info", ctx: ctxLocation, args: take1, set: setSplitPathInfo},
-		&spec{name: "fastcgi_intercept_errors", ctx: ctxHSL, args: takeFlag, set: onoff(func(x *FastCGI) *bool { return &x.InterceptErrors })},
-		&spec{name: "fastcgi_connect_timeout", ctx: ctxHSL, args: take1, set: dur(func(x *FastCGI) *time.Duration { return &x.ConnectTimeout })},
-		&spec{name: "fastcgi_send_timeout", ctx: ctxHSL, args: take1, set: dur(func(x *FastCGI) *time.Duration { return &x.SendTimeout })},
-		&spec{name: "fastcgi_read_timeout", ctx: ctxHSL, args: take1, set: dur(func(x *FastCGI) *time.Duration { return &x.ReadTimeout })},
-		&spec{name: "fastcgi_buffering", ctx: ctxHSL, args: takeFlag, set: onoff(func(x *FastCGI) *bool { return &x.Buffering })},
-		&spec{name: "fastcgi_request_buffering", ctx: ctxHSL, args: takeFlag, set: onoff(func(x *FastCGI) *bool { return &x.RequestBuffering })},
-		&spec{name: "fastcgi_keep_conn", ctx: ctxHSL, args: takeFlag, set: onoff(func(x *FastCGI) *bool { return &x.KeepConn })},
-		&spec{name: "fastcgi_pass_request_headers", ctx: ctxHSL, args: takeFlag, set: onoff(func(x *FastCGI) *bool { return &x.PassRequestHeaders })},
-		&spec{name: "fastcgi_pass_request_body", ctx: ctxHSL, args: takeFlag, set: onoff(func(x *FastCGI) *bool { return &x.PassRequestBody })},
-		&spec{name: "fastcgi_ignore_client_abort", ctx: ctxHSL, args: takeFlag, set: onoff(func(x *FastCGI) *bool { return &x.IgnoreClientAbort })},
-		&spec{name: "fastcgi_hide_header", ctx: ctxHSL, args: take1, multi: true, set: func(c *compiler, f *frame, d *Directive) error {
-			f.loc.FastCGI.HideHeaders = append(f.loc.FastCGI.HideHeaders, strings.ToLower(d.Args[0]))
-			return nil
-		}},
-		&spec{name: "fastcgi_pass_header", ctx: ctxHSL, args: take1, multi: true, set: func(c *compiler, f *frame, d *Directive) error {
-			f.loc.FastCGI.PassHeaders = append(f.loc.FastCGI.PassHeaders, strings.ToLower(d.Args[0]))
-			return nil
-		}},
-		&spec{name: "fastcgi_ignore_headers", ctx: ctxHSL, args: take1More, set: setFastCGIIgnoreHeaders},
-		&spec{name: "fastcgi_next_upstream", ctx: ctxHSL, args: take1More, set: setFastCGINextUpstream},
-		&spec{name: "fastcgi_next_upstream_tries", ctx: ctxHSL, args: take1, set: func(c *compiler, f *frame, d *Directive) (err error) {
-			f.loc.FastCGI.NextUpstreamTries, err = parseInt(d, d.Args[0])
-			return
-		}},
-		&spec{name: "fastcgi_catch_stderr", ctx: ctxHSL, args: take1, multi: true, set: func(c *compiler, f *frame, d *Directive) error {
-			f.loc.FastCGI.CatchStderr = append(f.loc.FastCGI.CatchStderr, d.Args[0])
-			return nil
-		}},
+		&spec{name: "fastcgi_pass", ctx: ctxLocation | ctxLocationIf, args: take1, local: true, set: setFastCGIPass},
+		(&spec{name: "fastcgi_param", ctx: ctxHSL, args: take23, multi: true, set: setFastCGIParam}).setSlot(
+			field(func(l *LocConf) *[]FastCGIParam { return &l.FastCGI.Params }, nil)),
+		strSlot("fastcgi_index", ctxHSL, atLoc, func(l *LocConf) *string { return &l.FastCGI.Index }, ""),
+		// fastcgi_split_path_info is a location-only directive, but nginx
+		// still inherits it into nested locations.
+		value("fastcgi_split_path_info", ctxLocation, take1, atLoc, func(l *LocConf) **Regex { return &l.FastCGI.SplitPathInfo }, nil, parseSplitPathInfo),
+		flag("fastcgi_intercept_errors", func(x *FastCGI) *bool { return &x.InterceptErrors }, false),
+		msec("fastcgi_connect_timeout", func(x *FastCGI) *time.Duration { return &x.ConnectTimeout }),
+		msec("fastcgi_send_timeout", func(x *FastCGI) *time.Duration { return &x.SendTimeout }),
+		msec("fastcgi_read_timeout", func(x *FastCGI) *time.Duration { return &x.ReadTimeout }),
+		flag("fastcgi_buffering", func(x *FastCGI) *bool { return &x.Buffering }, true),
+		flag("fastcgi_request_buffering", func(x *FastCGI) *bool { return &x.RequestBuffering }, true),
+		// edge's default keeps connections (docs/nginx-differences.md).
+		flag("fastcgi_keep_conn", func(x *FastCGI) *bool { return &x.KeepConn }, true),
+		flag("fastcgi_pass_request_headers", func(x *FastCGI) *bool { return &x.PassRequestHeaders }, true),
+		flag("fastcgi_pass_request_body", func(x *FastCGI) *bool { return &x.PassRequestBody }, true),
+		flag("fastcgi_ignore_client_abort", func(x *FastCGI) *bool { return &x.IgnoreClientAbort }, false),
+		list("fastcgi_hide_header", func(x *FastCGI) *[]string { return &x.HideHeaders }, true),
+		list("fastcgi_pass_header", func(x *FastCGI) *[]string { return &x.PassHeaders }, true),
+		value("fastcgi_ignore_headers", ctxHSL, take1More, atLoc, func(l *LocConf) *[]string { return &l.FastCGI.IgnoreHeaders }, nil, parseFastCGIIgnoreHeaders),
+		value("fastcgi_next_upstream", ctxHSL, take1More, atLoc, func(l *LocConf) *[]string { return &l.FastCGI.NextUpstream }, []string{"error", "timeout"}, parseFastCGINextUpstream),
+		numSlot("fastcgi_next_upstream_tries", ctxHSL, atLoc, func(l *LocConf) *int { return &l.FastCGI.NextUpstreamTries }, 0),
+		list("fastcgi_catch_stderr", func(x *FastCGI) *[]string { return &x.CatchStderr }, false),
 
-		&spec{name: "upstream", ctx: ctxHTTP, args: take1 | isBlock, multi: true, set: setUpstream},
+		&spec{name: "upstream", ctx: ctxHTTP, args: take1 | isBlock, multi: true, local: true, set: setUpstream},
 		&spec{name: "keepalive", ctx: ctxUpstream, args: take1, set: func(c *compiler, f *frame, d *Directive) (err error) {
 			f.up.Keepalive, err = parseInt(d, d.Args[0])
 			return
@@ -233,10 +221,6 @@ func (c *compiler) resolveFastCGIPasses() error {
 }
 
 func setFastCGIParam(c *compiler, f *frame, d *Directive) error {
-	if !c.isSet(f.loc, "fastcgi_param_seen") {
-		f.loc.FastCGI.Params = nil
-		c.mark(f.loc, "fastcgi_param_seen")
-	}
 	p := FastCGIParam{Name: d.Args[0]}
 	if len(d.Args) == 3 {
 		if d.Args[2] != "if_not_empty" {
@@ -253,81 +237,43 @@ func setFastCGIParam(c *compiler, f *frame, d *Directive) error {
 	return nil
 }
 
-// setSplitPathInfo requires exactly two captures, as nginx does.
-func setSplitPathInfo(c *compiler, f *frame, d *Directive) error {
+// parseSplitPathInfo requires exactly two captures, as nginx does.
+func parseSplitPathInfo(c *compiler, d *Directive) (*Regex, error) {
 	re, err := c.compileRegex(d, d.Args[0], false)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if re.NumCaptures() != 2 {
-		return emergf(d, "pattern \"%s\" must have 2 captures", d.Args[0])
+		return nil, emergf(d, "pattern \"%s\" must have 2 captures", d.Args[0])
 	}
-	f.loc.FastCGI.SplitPathInfo = re
-	return nil
+	return re, nil
 }
 
 var fastcgiIgnorable = map[string]bool{"x-accel-redirect": true, "x-accel-expires": true, "x-accel-limit-rate": true,
 	"x-accel-buffering": true, "x-accel-charset": true, "expires": true, "cache-control": true, "set-cookie": true, "vary": true}
 
-func setFastCGIIgnoreHeaders(c *compiler, f *frame, d *Directive) error {
+func parseFastCGIIgnoreHeaders(c *compiler, d *Directive) ([]string, error) {
 	var list []string
 	for _, a := range d.Args {
 		l := strings.ToLower(a)
 		if !fastcgiIgnorable[l] {
-			return emergf(d, "invalid value \"%s\" in \"%s\" directive", a, d.Name)
+			return nil, emergf(d, "invalid value \"%s\" in \"%s\" directive", a, d.Name)
 		}
 		list = append(list, l)
 	}
-	f.loc.FastCGI.IgnoreHeaders = list
-	return nil
+	return list, nil
 }
 
 var nextUpstreamValues = map[string]bool{"error": true, "timeout": true, "invalid_header": true, "http_500": true,
 	"http_503": true, "http_403": true, "http_404": true, "http_429": true, "non_idempotent": true, "off": true}
 
-func setFastCGINextUpstream(c *compiler, f *frame, d *Directive) error {
+func parseFastCGINextUpstream(c *compiler, d *Directive) ([]string, error) {
 	for _, a := range d.Args {
 		if !nextUpstreamValues[a] {
-			return emergf(d, "invalid value \"%s\" in \"%s\" directive", a, d.Name)
+			return nil, emergf(d, "invalid value \"%s\" in \"%s\" directive", a, d.Name)
 		}
 	}
-	f.loc.FastCGI.NextUpstream = append([]string(nil), d.Args...)
-	return nil
-}
-
-// mergeFastCGI inherits FastCGI settings directive by directive; the
-// param list inherits only as a whole (nginx's rule).
-func (c *compiler) mergeFastCGI(l, p *Location) {
-	set := func(n string) bool { return c.isSet(l, n) }
-	x, px := &l.FastCGI, &p.FastCGI
-	inherit := func(name string, apply func()) {
-		if !set(name) {
-			apply()
-		}
-	}
-	inherit("fastcgi_param", func() { x.Params = px.Params })
-	inherit("fastcgi_index", func() { x.Index = px.Index })
-	inherit("fastcgi_intercept_errors", func() { x.InterceptErrors = px.InterceptErrors })
-	inherit("fastcgi_connect_timeout", func() { x.ConnectTimeout = px.ConnectTimeout })
-	inherit("fastcgi_send_timeout", func() { x.SendTimeout = px.SendTimeout })
-	inherit("fastcgi_read_timeout", func() { x.ReadTimeout = px.ReadTimeout })
-	inherit("fastcgi_buffering", func() { x.Buffering = px.Buffering })
-	inherit("fastcgi_request_buffering", func() { x.RequestBuffering = px.RequestBuffering })
-	inherit("fastcgi_keep_conn", func() { x.KeepConn = px.KeepConn })
-	inherit("fastcgi_pass_request_headers", func() { x.PassRequestHeaders = px.PassRequestHeaders })
-	inherit("fastcgi_pass_request_body", func() { x.PassRequestBody = px.PassRequestBody })
-	inherit("fastcgi_ignore_client_abort", func() { x.IgnoreClientAbort = px.IgnoreClientAbort })
-	inherit("fastcgi_hide_header", func() { x.HideHeaders = px.HideHeaders })
-	inherit("fastcgi_pass_header", func() { x.PassHeaders = px.PassHeaders })
-	inherit("fastcgi_ignore_headers", func() { x.IgnoreHeaders = px.IgnoreHeaders })
-	inherit("fastcgi_next_upstream", func() { x.NextUpstream = px.NextUpstream })
-	inherit("fastcgi_next_upstream_tries", func() { x.NextUpstreamTries = px.NextUpstreamTries })
-	inherit("fastcgi_catch_stderr", func() { x.CatchStderr = px.CatchStderr })
-	// fastcgi_split_path_info is a location-only directive, but nginx
-	// still inherits it into nested locations.
-	if x.SplitPathInfo == nil {
-		x.SplitPathInfo = px.SplitPathInfo
-	}
+	return append([]string(nil), d.Args...), nil
 }
 
 // setUpstream reads an upstream{} block.
@@ -351,11 +297,7 @@ func setUpstream(c *compiler, f *frame, d *Directive) error {
 		} else if !checkArgs(s, len(e.Args)) {
 			return emergf(e, "invalid number of arguments in \"%s\" directive", e.Name)
 		}
-		if !s.multi && c.isSet(uf.loc, e.Name) {
-			return emergf(e, "\"%s\" directive is duplicate", e.Name)
-		}
-		c.mark(uf.loc, e.Name)
-		if err := s.set(c, uf, e); err != nil {
+		if err := c.apply(uf, s, e); err != nil {
 			return err
 		}
 	}

@@ -204,6 +204,26 @@ type fpmSpec struct {
 	// owned marks settings only a pool edge starts can have.
 	owned bool
 	set   func(c *compiler, b *fpmBuild, d *Directive) error
+	// def writes the setting's default (php-fpm's, or edge's where noted
+	// in FPMPool) into a new pool; nil for a zero default. Defaults that
+	// depend on other settings are fillPMDefaults'.
+	def func(p *FPMPool)
+}
+
+// fpmValue makes the entry of an fpm_pool directive that sets one field
+// of the pool, with its default.
+func fpmValue[T any](owned bool, args argRule, get func(*FPMPool) *T, def T, parse argParser[T]) *fpmSpec {
+	return &fpmSpec{args: args, owned: owned,
+		set: func(c *compiler, b *fpmBuild, d *Directive) error {
+			v, err := parse(c, d)
+			if err != nil {
+				return err
+			}
+			*get(b.pool) = v
+			return nil
+		},
+		def: func(p *FPMPool) { *get(p) = def },
+	}
 }
 
 // fpmDirectives are the directives of fpm_pool{} (context ctxFPMPool).
@@ -215,67 +235,56 @@ var fpmDirectives map[string]*fpmSpec
 var fpmArrayDirectives = []string{"php_value", "php_flag", "php_admin_value", "php_admin_flag", "env"}
 
 func init() {
-	intField := func(get func(*FPMPool) *int) func(c *compiler, b *fpmBuild, d *Directive) error {
-		return func(c *compiler, b *fpmBuild, d *Directive) (err error) {
-			*get(b.pool), err = parseInt(d, d.Args[0])
-			return
-		}
+	const owned = true
+	str := func(owned bool, get func(*FPMPool) *string) *fpmSpec { return fpmValue(owned, take1, get, "", strArg) }
+	path := func(get func(*FPMPool) *string) *fpmSpec { return fpmValue(false, take1, get, "", pathArg) }
+	num := func(owned bool, get func(*FPMPool) *int, def int) *fpmSpec {
+		return fpmValue(owned, take1, get, def, numArg)
 	}
-	timeField := func(get func(*FPMPool) *time.Duration) func(c *compiler, b *fpmBuild, d *Directive) error {
-		return func(c *compiler, b *fpmBuild, d *Directive) (err error) {
-			*get(b.pool), err = parseTime(d, d.Args[0])
-			return
-		}
+	msec := func(get func(*FPMPool) *time.Duration, def time.Duration) *fpmSpec {
+		return fpmValue(owned, take1, get, def, timeArg)
 	}
-	pathField := func(get func(*FPMPool) *string) func(c *compiler, b *fpmBuild, d *Directive) error {
-		return func(c *compiler, b *fpmBuild, d *Directive) error { *get(b.pool) = c.path(d.Args[0]); return nil }
-	}
-	wordField := func(get func(*FPMPool) *string) func(c *compiler, b *fpmBuild, d *Directive) error {
-		return func(c *compiler, b *fpmBuild, d *Directive) error { *get(b.pool) = d.Args[0]; return nil }
-	}
-	flagField := func(get func(*FPMPool) *bool) func(c *compiler, b *fpmBuild, d *Directive) error {
-		return func(c *compiler, b *fpmBuild, d *Directive) error { *get(b.pool) = flagOn(d); return nil }
-	}
+	flag := func(get func(*FPMPool) *bool, def bool) *fpmSpec { return fpmValue(owned, takeFlag, get, def, flagArg) }
 	fpmDirectives = map[string]*fpmSpec{
 		"listen":                    {args: take1, set: setFPMListen},
 		"external":                  {args: take1, set: setFPMExternal},
-		"user":                      {args: take1, owned: true, set: wordField(func(p *FPMPool) *string { return &p.User })},
-		"group":                     {args: take1, owned: true, set: wordField(func(p *FPMPool) *string { return &p.Group })},
-		"pm":                        {args: take1, set: setFPMMode},
-		"pm.max_children":           {args: take1, set: intField(func(p *FPMPool) *int { return &p.MaxChildren })},
-		"pm.start_servers":          {args: take1, owned: true, set: intField(func(p *FPMPool) *int { return &p.StartServers })},
-		"pm.min_spare_servers":      {args: take1, owned: true, set: intField(func(p *FPMPool) *int { return &p.MinSpareServers })},
-		"pm.max_spare_servers":      {args: take1, owned: true, set: intField(func(p *FPMPool) *int { return &p.MaxSpareServers })},
-		"pm.max_requests":           {args: take1, owned: true, set: intField(func(p *FPMPool) *int { return &p.MaxRequests })},
-		"pm.max_spawn_rate":         {args: take1, owned: true, set: intField(func(p *FPMPool) *int { return &p.MaxSpawnRate })},
-		"pm.process_idle_timeout":   {args: take1, owned: true, set: timeField(func(p *FPMPool) *time.Duration { return &p.ProcessIdleTimeout })},
-		"pm.status_path":            {args: take1, set: wordField(func(p *FPMPool) *string { return &p.StatusPath })},
+		"user":                      str(owned, func(p *FPMPool) *string { return &p.User }),
+		"group":                     str(owned, func(p *FPMPool) *string { return &p.Group }),
+		"pm":                        {args: take1, set: setFPMMode, def: func(p *FPMPool) { p.PM = "dynamic" }},
+		"pm.max_children":           num(false, func(p *FPMPool) *int { return &p.MaxChildren }, 0),
+		"pm.start_servers":          num(owned, func(p *FPMPool) *int { return &p.StartServers }, 0),
+		"pm.min_spare_servers":      num(owned, func(p *FPMPool) *int { return &p.MinSpareServers }, 0),
+		"pm.max_spare_servers":      num(owned, func(p *FPMPool) *int { return &p.MaxSpareServers }, 0),
+		"pm.max_requests":           num(owned, func(p *FPMPool) *int { return &p.MaxRequests }, 0),
+		"pm.max_spawn_rate":         num(owned, func(p *FPMPool) *int { return &p.MaxSpawnRate }, 32),
+		"pm.process_idle_timeout":   msec(func(p *FPMPool) *time.Duration { return &p.ProcessIdleTimeout }, 10*time.Second),
+		"pm.status_path":            str(false, func(p *FPMPool) *string { return &p.StatusPath }),
 		"pm.status_listen":          {args: take1, set: setFPMStatusListen},
-		"request_terminate_timeout": {args: take1, owned: true, set: timeField(func(p *FPMPool) *time.Duration { return &p.RequestTerminateTimeout })},
-		"request_slowlog_timeout":   {args: take1, owned: true, set: timeField(func(p *FPMPool) *time.Duration { return &p.RequestSlowlogTimeout })},
-		"slowlog":                   {args: take1, owned: true, set: pathField(func(p *FPMPool) *string { return &p.Slowlog })},
-		"catch_workers_output":      {args: takeFlag, owned: true, set: flagField(func(p *FPMPool) *bool { return &p.CatchWorkersOutput })},
-		"clear_env":                 {args: takeFlag, owned: true, set: flagField(func(p *FPMPool) *bool { return &p.ClearEnv })},
-		"process_control_timeout":   {args: take1, owned: true, set: timeField(func(p *FPMPool) *time.Duration { return &p.ProcessControlTimeout })},
-		"binary":                    {args: take1, set: pathField(func(p *FPMPool) *string { return &p.Binary })},
-		"pool_file":                 {args: take1, set: pathField(func(p *FPMPool) *string { return &p.PoolFile })},
-		"pid_file":                  {args: take1, set: pathField(func(p *FPMPool) *string { return &p.PidFile })},
-		"config_file":               {args: take1, set: pathField(func(p *FPMPool) *string { return &p.ConfigFile })},
+		"request_terminate_timeout": msec(func(p *FPMPool) *time.Duration { return &p.RequestTerminateTimeout }, 0),
+		"request_slowlog_timeout":   msec(func(p *FPMPool) *time.Duration { return &p.RequestSlowlogTimeout }, 0),
+		"slowlog":                   fpmValue(owned, take1, func(p *FPMPool) *string { return &p.Slowlog }, "", pathArg),
+		"catch_workers_output":      flag(func(p *FPMPool) *bool { return &p.CatchWorkersOutput }, true),
+		"clear_env":                 flag(func(p *FPMPool) *bool { return &p.ClearEnv }, true),
+		"process_control_timeout":   msec(func(p *FPMPool) *time.Duration { return &p.ProcessControlTimeout }, 30*time.Second),
+		"binary":                    path(func(p *FPMPool) *string { return &p.Binary }),
+		"pool_file":                 path(func(p *FPMPool) *string { return &p.PoolFile }),
+		"pid_file":                  path(func(p *FPMPool) *string { return &p.PidFile }),
+		"config_file":               path(func(p *FPMPool) *string { return &p.ConfigFile }),
 	}
 	// The short names the issue and the docs use.
 	fpmDirectives["status_path"] = fpmDirectives["pm.status_path"]
 	fpmDirectives["status_listen"] = fpmDirectives["pm.status_listen"]
 
 	register(
-		&spec{name: "fpm_pool", ctx: ctxHTTP, args: take1 | isBlock, multi: true, edgeOnly: true, set: setFPMPool},
-		&spec{name: "fpm_status", ctx: ctxSL, args: take0 | take1, edgeOnly: true, set: func(c *compiler, f *frame, d *Directive) error {
+		&spec{name: "fpm_pool", ctx: ctxHTTP, args: take1 | isBlock, multi: true, edgeOnly: true, local: true, set: setFPMPool},
+		&spec{name: "fpm_status", ctx: ctxSL, args: take0 | take1, edgeOnly: true, local: true, set: func(c *compiler, f *frame, d *Directive) error {
 			f.loc.Content = Content{Kind: ContentFPMStatus}
 			if len(d.Args) == 1 {
 				f.loc.Content.Pool = d.Args[0]
 			}
 			return nil
 		}},
-		&spec{name: "edge_metrics", ctx: ctxSL, args: take0, edgeOnly: true, set: func(c *compiler, f *frame, d *Directive) error {
+		&spec{name: "edge_metrics", ctx: ctxSL, args: take0, edgeOnly: true, local: true, set: func(c *compiler, f *frame, d *Directive) error {
 			f.loc.Content = Content{Kind: ContentMetrics}
 			return nil
 		}},
@@ -291,9 +300,13 @@ func setFPMPool(c *compiler, f *frame, d *Directive) error {
 	if !validPoolName(name) {
 		return emergf(d, "invalid fpm_pool name \"%s\": letters, digits, \"-\", \"_\" and \".\" only", name)
 	}
-	b := &fpmBuild{pool: &FPMPool{Name: name, File: d.File, Line: d.Line, PM: "dynamic",
-		CatchWorkersOutput: true, ClearEnv: true, MaxSpawnRate: 32, ProcessIdleTimeout: 10 * time.Second,
-		ProcessControlTimeout: 30 * time.Second}, block: d, where: map[string]*Directive{}}
+	pool := &FPMPool{Name: name, File: d.File, Line: d.Line}
+	for _, s := range fpmDirectives {
+		if s.def != nil {
+			s.def(pool)
+		}
+	}
+	b := &fpmBuild{pool: pool, block: d, where: map[string]*Directive{}}
 	if err := c.fpmBlock(b, d.Block, false); err != nil {
 		return err
 	}

@@ -23,7 +23,7 @@ import (
 )
 
 func init() {
-	register(&spec{name: "geo", ctx: ctxHTTP, args: take1 | take2 | isBlock, multi: true, set: setGeo})
+	register(&spec{name: "geo", ctx: ctxHTTP, args: take1 | take2 | isBlock, multi: true, local: true, set: setGeo})
 }
 
 // Geo is a compiled geo block. The zero value is a CIDR table without

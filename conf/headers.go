@@ -10,52 +10,50 @@ import (
 
 func init() {
 	register(
-		&spec{name: "add_header", ctx: ctxHSLif, args: take23, multi: true, set: setAddHeader},
-		&spec{name: "expires", ctx: ctxHSLif, args: take12, set: setExpires},
+		(&spec{name: "add_header", ctx: ctxHSLif, args: take23, multi: true, set: setAddHeader}).setSlot(
+			field(func(l *LocConf) *[]HeaderAdd { return &l.AddHeaders }, nil)),
+		(&spec{name: "expires", ctx: ctxHSLif, args: take12, set: setExpires}).setSlot(
+			field(func(l *LocConf) *Expires { return &l.Expires }, Expires{})),
 
-		&spec{name: "gzip", ctx: ctxHSLif, args: takeFlag, set: func(c *compiler, f *frame, d *Directive) error { f.loc.Gzip.On = flagOn(d); return nil }},
-		&spec{name: "gzip_types", ctx: ctxHSL, args: take1More, set: setGzipTypes},
-		&spec{name: "gzip_min_length", ctx: ctxHSL, args: take1, set: func(c *compiler, f *frame, d *Directive) (err error) {
-			f.loc.Gzip.MinLength, err = parseSize(d, d.Args[0])
-			return
-		}},
-		&spec{name: "gzip_comp_level", ctx: ctxHSL, args: take1, set: func(c *compiler, f *frame, d *Directive) error {
-			n, err := strconv.Atoi(d.Args[0])
-			if err != nil {
-				return emergf(d, "invalid number \"%s\"", d.Args[0])
-			}
-			if n < 1 || n > 9 {
-				return emergf(d, "\"gzip_comp_level\" directive: the value must be in 1..9 range")
-			}
-			f.loc.Gzip.CompLevel = n
-			return nil
-		}},
-		&spec{name: "gzip_http_version", ctx: ctxHSL, args: take1, set: func(c *compiler, f *frame, d *Directive) error {
-			if d.Args[0] != "1.0" && d.Args[0] != "1.1" {
-				return emergf(d, "invalid value \"%s\" in \"%s\" directive, it must be \"1.0\" or \"1.1\"", d.Args[0], d.Name)
-			}
-			f.loc.Gzip.HTTPVersion = d.Args[0]
-			return nil
-		}},
-		&spec{name: "gzip_proxied", ctx: ctxHSL, args: take1More, set: setGzipProxied},
-		&spec{name: "gzip_disable", ctx: ctxHSL, args: take1More, set: setGzipDisable},
-		&spec{name: "gzip_vary", ctx: ctxHSL, args: takeFlag, set: func(c *compiler, f *frame, d *Directive) error { f.loc.Gzip.Vary = flagOn(d); return nil }},
-		&spec{name: "gzip_static", ctx: ctxHSL, args: take1, set: func(c *compiler, f *frame, d *Directive) error {
-			switch d.Args[0] {
-			case "on", "off", "always":
-				f.loc.GzipStatic = d.Args[0]
-				return nil
-			}
-			return emergf(d, "invalid value \"%s\" in \"%s\" directive, it must be \"on\", \"off\" or \"always\"", d.Args[0], d.Name)
+		flagSlot("gzip", ctxHSLif, atLoc, func(l *LocConf) *bool { return &l.Gzip.On }, false),
+		(&spec{name: "gzip_types", ctx: ctxHSL, args: take1More, set: setGzipTypes}).setSlot(fields(
+			field(func(l *LocConf) *map[string]bool { return &l.Gzip.Types }, map[string]bool{"text/html": true}),
+			field(func(l *LocConf) *bool { return &l.Gzip.AnyType }, false))),
+		sizeSlot("gzip_min_length", ctxHSL, atLoc, func(l *LocConf) *int64 { return &l.Gzip.MinLength }, 20),
+		value("gzip_comp_level", ctxHSL, take1, atLoc, func(l *LocConf) *int { return &l.Gzip.CompLevel }, 1, parseCompLevel),
+		value("gzip_http_version", ctxHSL, take1, atLoc, func(l *LocConf) *string { return &l.Gzip.HTTPVersion }, "1.1", parseGzipHTTPVersion),
+		value("gzip_proxied", ctxHSL, take1More, atLoc, func(l *LocConf) *[]string { return &l.Gzip.Proxied }, nil, parseGzipProxied),
+		(&spec{name: "gzip_disable", ctx: ctxHSL, args: take1More, set: setGzipDisable}).setSlot(fields(
+			field(func(l *LocConf) *[]*Regex { return &l.Gzip.Disable }, nil),
+			field(func(l *LocConf) *bool { return &l.Gzip.DisableMSIE6 }, false))),
+		flagSlot("gzip_vary", ctxHSL, atLoc, func(l *LocConf) *bool { return &l.Gzip.Vary }, false),
+		// gzip_static is accepted (docs/directives.md): its value is checked.
+		&spec{name: "gzip_static", ctx: ctxHSL, args: take1, local: true, set: func(c *compiler, f *frame, d *Directive) error {
+			_, err := enumArg("on", "off", "always")(c, d)
+			return err
 		}},
 	)
 }
 
-func setAddHeader(c *compiler, f *frame, d *Directive) error {
-	if !c.isSet(f.loc, "add_header_seen") {
-		f.loc.AddHeaders = nil
-		c.mark(f.loc, "add_header_seen")
+func parseCompLevel(c *compiler, d *Directive) (int, error) {
+	n, err := strconv.Atoi(d.Args[0])
+	if err != nil {
+		return 0, emergf(d, "invalid number \"%s\"", d.Args[0])
 	}
+	if n < 1 || n > 9 {
+		return 0, emergf(d, "\"gzip_comp_level\" directive: the value must be in 1..9 range")
+	}
+	return n, nil
+}
+
+func parseGzipHTTPVersion(c *compiler, d *Directive) (string, error) {
+	if d.Args[0] != "1.0" && d.Args[0] != "1.1" {
+		return "", emergf(d, "invalid value \"%s\" in \"%s\" directive, it must be \"1.0\" or \"1.1\"", d.Args[0], d.Name)
+	}
+	return d.Args[0], nil
+}
+
+func setAddHeader(c *compiler, f *frame, d *Directive) error {
 	h := HeaderAdd{Name: d.Args[0]}
 	if len(d.Args) == 3 {
 		if d.Args[2] != "always" {
@@ -161,14 +159,13 @@ func setGzipTypes(c *compiler, f *frame, d *Directive) error {
 var gzipProxiedValues = map[string]bool{"off": true, "expired": true, "no-cache": true, "no-store": true,
 	"private": true, "no_last_modified": true, "no_etag": true, "auth": true, "any": true}
 
-func setGzipProxied(c *compiler, f *frame, d *Directive) error {
+func parseGzipProxied(c *compiler, d *Directive) ([]string, error) {
 	for _, a := range d.Args {
 		if !gzipProxiedValues[a] {
-			return emergf(d, "invalid value \"%s\" in \"%s\" directive", a, d.Name)
+			return nil, emergf(d, "invalid value \"%s\" in \"%s\" directive", a, d.Name)
 		}
 	}
-	f.loc.Gzip.Proxied = append([]string(nil), d.Args...)
-	return nil
+	return append([]string(nil), d.Args...), nil
 }
 
 func setGzipDisable(c *compiler, f *frame, d *Directive) error {
@@ -186,37 +183,4 @@ func setGzipDisable(c *compiler, f *frame, d *Directive) error {
 		g.Disable = append(g.Disable, re)
 	}
 	return nil
-}
-
-// mergeGzip inherits gzip settings directive by directive.
-func (c *compiler) mergeGzip(l, p *Location) {
-	set := func(n string) bool { return c.isSet(l, n) }
-	g, pg := &l.Gzip, &p.Gzip
-	if !set("gzip") {
-		g.On = pg.On
-	}
-	if !set("gzip_types") {
-		g.Types, g.AnyType = pg.Types, pg.AnyType
-	}
-	if !set("gzip_min_length") {
-		g.MinLength = pg.MinLength
-	}
-	if !set("gzip_comp_level") {
-		g.CompLevel = pg.CompLevel
-	}
-	if !set("gzip_http_version") {
-		g.HTTPVersion = pg.HTTPVersion
-	}
-	if !set("gzip_proxied") {
-		g.Proxied = pg.Proxied
-	}
-	if !set("gzip_disable") {
-		g.Disable, g.DisableMSIE6 = pg.Disable, pg.DisableMSIE6
-	}
-	if !set("gzip_vary") {
-		g.Vary = pg.Vary
-	}
-	if !set("gzip_static") {
-		l.GzipStatic = p.GzipStatic
-	}
 }

@@ -44,24 +44,32 @@ type word struct {
 	line int
 }
 
+// lexState is the state of ngx_conf_read_token's loop while it reads one
+// directive.
+type lexState struct {
+	lastSpace, needSpace, sharp, quoted, sQuoted, dQuoted, variable bool
+
+	start, startLine int // where the current word began
+	words            []word
+}
+
+// lexAction is what the lexer does after one step with a byte.
+type lexAction int
+
+const (
+	lexNext lexAction = iota // read the next byte
+	lexOn                    // give this byte to the next step
+	lexEnd                   // the directive ended (or an error)
+)
+
 // next reads the words of one directive and what ended them. The line
 // returned is the line the lexer is on when the directive ended, which is
 // the line nginx puts in its messages.
 func (lx *lexer) next() (words []word, kind tokenKind, line int, err error) {
-	var (
-		lastSpace = true
-		needSpace = false
-		sharp     = false
-		quoted    = false
-		sQuoted   = false
-		dQuoted   = false
-		variable  = false
-		start     = 0
-		startLine = 0
-	)
+	st := &lexState{lastSpace: true}
 	for {
 		if lx.pos >= len(lx.src) {
-			if len(words) > 0 || !lastSpace {
+			if len(st.words) > 0 || !st.lastSpace {
 				return nil, 0, lx.line, lx.errorf("unexpected end of file, expecting \";\" or \"}\"")
 			}
 			return nil, tokEOF, lx.line, nil
@@ -70,119 +78,132 @@ func (lx *lexer) next() (words []word, kind tokenKind, line int, err error) {
 		lx.pos++
 		if ch == '\n' {
 			lx.line++
-			if sharp {
-				sharp = false
-			}
+			st.sharp = false
 		}
-		if sharp {
+		if st.sharp {
 			continue
 		}
-		if quoted {
-			quoted = false
+		if st.quoted {
+			st.quoted = false
 			continue
 		}
-		if needSpace {
-			switch ch {
-			case ' ', '\t', '\r', '\n':
-				lastSpace = true
-				needSpace = false
-				continue
-			case ';':
-				return words, tokEnd, lx.line, nil
-			case '{':
-				return words, tokBlockStart, lx.line, nil
-			case ')':
-				lastSpace = true
-				needSpace = false
-			default:
-				return nil, 0, lx.line, lx.errorf("unexpected \"%c\"", ch)
-			}
+		act, kind, err := lx.afterQuote(st, ch)
+		if act == lexOn {
+			act, kind, err = lx.wordStart(st, ch)
 		}
-		if lastSpace {
-			start = lx.pos - 1
-			startLine = lx.line
-			switch ch {
-			case ' ', '\t', '\r', '\n':
-				continue
-			case ';', '{':
-				if len(words) == 0 {
-					return nil, 0, lx.line, lx.errorf("unexpected \"%c\"", ch)
-				}
-				if ch == '{' {
-					return words, tokBlockStart, lx.line, nil
-				}
-				return words, tokEnd, lx.line, nil
-			case '}':
-				if len(words) != 0 {
-					return nil, 0, lx.line, lx.errorf("unexpected \"}\"")
-				}
-				return nil, tokBlockEnd, lx.line, nil
-			case '#':
-				sharp = true
-				continue
-			case '\\':
-				quoted = true
-				lastSpace = false
-				continue
-			case '"':
-				start++
-				dQuoted = true
-				lastSpace = false
-				continue
-			case '\'':
-				start++
-				sQuoted = true
-				lastSpace = false
-				continue
-			case '$':
-				variable = true
-				lastSpace = false
-				continue
-			default:
-				lastSpace = false
-			}
+		if act == lexOn {
+			act, kind = lx.inWord(st, ch)
+		}
+		if act != lexEnd {
 			continue
 		}
-		if ch == '{' && variable {
-			continue
+		if err != nil {
+			return nil, 0, lx.line, err
 		}
-		variable = false
-		if ch == '\\' {
-			quoted = true
-			continue
-		}
-		if ch == '$' {
-			variable = true
-			continue
-		}
-		found := false
-		if dQuoted {
-			if ch == '"' {
-				dQuoted = false
-				needSpace = true
-				found = true
-			}
-		} else if sQuoted {
-			if ch == '\'' {
-				sQuoted = false
-				needSpace = true
-				found = true
-			}
-		} else if ch == ' ' || ch == '\t' || ch == '\r' || ch == '\n' || ch == ';' || ch == '{' {
-			lastSpace = true
-			found = true
-		}
-		if !found {
-			continue
-		}
-		words = append(words, word{text: unescape(lx.src[start : lx.pos-1]), line: startLine})
-		if ch == ';' {
-			return words, tokEnd, lx.line, nil
+		return st.words, kind, lx.line, nil
+	}
+}
+
+// afterQuote handles the byte after a closing quote, which must end the
+// word.
+func (lx *lexer) afterQuote(st *lexState, ch byte) (lexAction, tokenKind, error) {
+	if !st.needSpace {
+		return lexOn, 0, nil
+	}
+	switch ch {
+	case ' ', '\t', '\r', '\n':
+		st.lastSpace, st.needSpace = true, false
+		return lexNext, 0, nil
+	case ';':
+		return lexEnd, tokEnd, nil
+	case '{':
+		return lexEnd, tokBlockStart, nil
+	case ')':
+		st.lastSpace, st.needSpace = true, false
+		return lexOn, 0, nil
+	}
+	return lexEnd, 0, lx.errorf("unexpected \"%c\"", ch)
+}
+
+// wordStart handles a byte after a separator: it may start a word, a
+// quoted word, a comment, or end the directive.
+func (lx *lexer) wordStart(st *lexState, ch byte) (lexAction, tokenKind, error) {
+	if !st.lastSpace {
+		return lexOn, 0, nil
+	}
+	st.start, st.startLine = lx.pos-1, lx.line
+	switch ch {
+	case ' ', '\t', '\r', '\n':
+	case ';', '{':
+		if len(st.words) == 0 {
+			return lexEnd, 0, lx.errorf("unexpected \"%c\"", ch)
 		}
 		if ch == '{' {
-			return words, tokBlockStart, lx.line, nil
+			return lexEnd, tokBlockStart, nil
 		}
+		return lexEnd, tokEnd, nil
+	case '}':
+		if len(st.words) != 0 {
+			return lexEnd, 0, lx.errorf("unexpected \"}\"")
+		}
+		return lexEnd, tokBlockEnd, nil
+	case '#':
+		st.sharp = true
+	case '\\':
+		st.quoted, st.lastSpace = true, false
+	case '"':
+		st.start++
+		st.dQuoted, st.lastSpace = true, false
+	case '\'':
+		st.start++
+		st.sQuoted, st.lastSpace = true, false
+	case '$':
+		st.variable, st.lastSpace = true, false
+	default:
+		st.lastSpace = false
 	}
+	return lexNext, 0, nil
+}
+
+// inWord handles a byte inside a word: it may end the word, and the
+// directive with it.
+func (lx *lexer) inWord(st *lexState, ch byte) (lexAction, tokenKind) {
+	if ch == '{' && st.variable {
+		return lexNext, 0
+	}
+	st.variable = false
+	if ch == '\\' {
+		st.quoted = true
+		return lexNext, 0
+	}
+	if ch == '$' {
+		st.variable = true
+		return lexNext, 0
+	}
+	found := false
+	switch {
+	case st.dQuoted:
+		if ch == '"' {
+			st.dQuoted, st.needSpace, found = false, true, true
+		}
+	case st.sQuoted:
+		if ch == '\'' {
+			st.sQuoted, st.needSpace, found = false, true, true
+		}
+	case ch == ' ' || ch == '\t' || ch == '\r' || ch == '\n' || ch == ';' || ch == '{':
+		st.lastSpace, found = true, true
+	}
+	if !found {
+		return lexNext, 0
+	}
+	st.words = append(st.words, word{text: unescape(lx.src[st.start : lx.pos-1]), line: st.startLine})
+	switch ch {
+	case ';':
+		return lexEnd, tokEnd
+	case '{':
+		return lexEnd, tokBlockStart
+	}
+	return lexNext, 0
 }
 
 // unescape applies nginx's escapes to a word's raw bytes.

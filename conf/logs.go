@@ -15,10 +15,18 @@ const CombinedFormat = `$remote_addr - $remote_user [$time_local] "$request" $st
 
 func init() {
 	register(
-		&spec{name: "log_format", ctx: ctxHTTP, args: take2More, multi: true, set: setLogFormat},
-		&spec{name: "access_log", ctx: ctxHSLif, args: take1More, multi: true, set: setAccessLog},
-		&spec{name: "open_log_file_cache", ctx: ctxHSL, args: take1234, set: setOpenLogFileCache},
+		&spec{name: "log_format", ctx: ctxHTTP, args: take2More, multi: true, local: true, set: setLogFormat},
+		(&spec{name: "access_log", ctx: ctxHSLif, args: take1More, multi: true, set: setAccessLog}).setSlot(
+			fieldFunc(func(l *LocConf) *[]*AccessLog { return &l.AccessLogs }, defaultAccessLogs)),
+		(&spec{name: "open_log_file_cache", ctx: ctxHSL, args: take1234, set: setOpenLogFileCache}).setSlot(
+			field(func(l *LocConf) *LogFileCache { return &l.LogFileCache }, LogFileCache{})),
 	)
+}
+
+// defaultAccessLogs is nginx's default: logs/access.log in the
+// combined format.
+func defaultAccessLogs(c *compiler) []*AccessLog {
+	return []*AccessLog{{Path: StaticScript(c.path("logs/access.log")), Format: c.plan.HTTP.LogFormats["combined"]}}
 }
 
 func combinedFormat(c *compiler) *LogFormat {
@@ -147,10 +155,6 @@ func parseSyslog(d *Directive, arg string) (*SyslogTarget, error) {
 // setAccessLog reads "access_log path [format [buffer=size] [gzip[=level]]
 // [flush=time] [if=condition]]" or "access_log off".
 func setAccessLog(c *compiler, f *frame, d *Directive) error {
-	if !c.isSet(f.loc, "access_log_seen") {
-		f.loc.AccessLogs = nil
-		c.mark(f.loc, "access_log_seen")
-	}
 	if d.Args[0] == "off" {
 		if len(d.Args) > 1 {
 			return emergf(d, "invalid parameter \"%s\"", d.Args[1])
@@ -194,6 +198,15 @@ func setAccessLog(c *compiler, f *frame, d *Directive) error {
 		return emergf(d, "unknown log format \"%s\"", name)
 	}
 	al.Format = lf
+	if err := c.accessLogOptions(d, al, rest); err != nil {
+		return err
+	}
+	f.loc.AccessLogs = append(f.loc.AccessLogs, al)
+	return nil
+}
+
+// accessLogOptions reads access_log's buffer=, flush= and if= options.
+func (c *compiler) accessLogOptions(d *Directive, al *AccessLog, rest []string) error {
 	for _, a := range rest {
 		switch {
 		case strings.HasPrefix(a, "buffer="):
@@ -229,7 +242,6 @@ func setAccessLog(c *compiler, f *frame, d *Directive) error {
 	if al.Flush == 0 && al.Buffer > 0 {
 		al.Flush = time.Second
 	}
-	f.loc.AccessLogs = append(f.loc.AccessLogs, al)
 	return nil
 }
 

@@ -12,7 +12,7 @@ import (
 )
 
 func init() {
-	register(&spec{name: "map", ctx: ctxHTTP, args: take2 | isBlock, multi: true, set: setMap})
+	register(&spec{name: "map", ctx: ctxHTTP, args: take2 | isBlock, multi: true, local: true, set: setMap})
 }
 
 // newVarName reads the variable a map or split_clients defines: "$name",

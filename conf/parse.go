@@ -59,7 +59,8 @@ type ParseOptions struct {
 	// Glob expands include patterns; nil means filepath.Glob.
 	Glob GlobFunc
 	// Extra holds directives given on the command line with -g; they are
-	// parsed as if they were at the end of the main context.
+	// parsed as if they were at the end of the main context (ParseFile
+	// and ParseBytes alike).
 	Extra string
 }
 
@@ -89,14 +90,7 @@ func ParseFile(path string, opts ParseOptions) (*Tree, error) {
 	if err != nil {
 		return nil, err
 	}
-	if opts.Extra != "" {
-		extra, err := p.parseBytes("command line", []byte(opts.Extra))
-		if err != nil {
-			return nil, err
-		}
-		main = append(main, extra...)
-	}
-	return &Tree{Main: main, Files: p.files}, nil
+	return p.withExtra(main)
 }
 
 // ParseBytes parses one configuration text; includes are resolved against
@@ -113,6 +107,18 @@ func ParseBytes(name string, src []byte, opts ParseOptions) (*Tree, error) {
 	main, err := p.parseBytes(name, src)
 	if err != nil {
 		return nil, err
+	}
+	return p.withExtra(main)
+}
+
+// withExtra ends the tree with the -g directives.
+func (p *parser) withExtra(main []*Directive) (*Tree, error) {
+	if p.opts.Extra != "" {
+		extra, err := p.parseBytes("command line", []byte(p.opts.Extra))
+		if err != nil {
+			return nil, err
+		}
+		main = append(main, extra...)
 	}
 	return &Tree{Main: main, Files: p.files}, nil
 }

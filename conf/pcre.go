@@ -1203,25 +1203,9 @@ func (p *pcreParser) class() (byteSet, error) {
 			return byteSet{}, err
 		}
 		if p.peek(0) == '-' && p.peek(1) != ']' && p.pos+1 < len(p.src) {
-			dash := p.pos
-			if isSet {
-				return byteSet{}, p.errAt(dash, "invalid range in character class")
-			}
-			p.pos++
-			hiStart := p.pos
-			hi, _, hiSet, err := p.classItem(quoted)
+			r, err := p.classRange(lo, isSet, quoted)
 			if err != nil {
 				return byteSet{}, err
-			}
-			if hiSet {
-				return byteSet{}, p.errAt(p.pos, "invalid range in character class")
-			}
-			if hi < lo {
-				return byteSet{}, p.errAt(hiStart, "range out of order in character class")
-			}
-			r := ranges(lo, hi)
-			if p.fl.caseless {
-				r = r.fold()
 			}
 			set.addSet(r)
 			continue
@@ -1240,6 +1224,31 @@ func (p *pcreParser) class() (byteSet, error) {
 		set = set.negate()
 	}
 	return set, nil
+}
+
+// classRange reads the rest of a range "lo-hi" in a class, p.pos at "-".
+func (p *pcreParser) classRange(lo byte, loIsSet, quoted bool) (byteSet, error) {
+	dash := p.pos
+	if loIsSet {
+		return byteSet{}, p.errAt(dash, "invalid range in character class")
+	}
+	p.pos++
+	hiStart := p.pos
+	hi, _, hiSet, err := p.classItem(quoted)
+	if err != nil {
+		return byteSet{}, err
+	}
+	if hiSet {
+		return byteSet{}, p.errAt(p.pos, "invalid range in character class")
+	}
+	if hi < lo {
+		return byteSet{}, p.errAt(hiStart, "range out of order in character class")
+	}
+	r := ranges(lo, hi)
+	if p.fl.caseless {
+		r = r.fold()
+	}
+	return r, nil
 }
 
 // posixEnd returns the offset past the ":]" (or ".]", "=]") closing a

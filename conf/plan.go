@@ -24,6 +24,15 @@ type Plan struct {
 	HTTP *HTTPConf
 	// Warnings are the [warn] diagnostics compiling produced.
 	Warnings []*Error
+
+	// defaults are nginx's defaults of every setting, for Dump.
+	defaults planDefaults
+}
+
+// planDefaults are the tops of inheritance: every slot's default.
+type planDefaults struct {
+	loc *Location
+	srv *Server
 }
 
 // MainConf holds the main and events contexts.
@@ -66,9 +75,6 @@ type HTTPConf struct {
 	// Vars names the per-request variable slots (set, map, named captures),
 	// indexed by VarRef.Slot.
 	Vars []string
-
-	// VariablesHashMaxSize and friends are accepted and ignored.
-	ServerNamesHashBucketSize int
 }
 
 // ListenGroup is every server{} that listens on one address.
@@ -116,17 +122,16 @@ type Server struct {
 
 	HTTP2 bool // "http2 on" in this server
 
-	MergeSlashes           bool
-	UnderscoresInHeaders   bool
-	IgnoreInvalidHeaders   bool
-	ClientHeaderTimeout    time.Duration
-	ClientHeaderBufferSize int
-	LargeHeaderBuffers     int // number
-	LargeHeaderBufferSize  int // bytes: the longest request line or header line
-	MaxHeaders             int // header lines a request may have, ignored invalid ones aside (default 1000)
-	KeepaliveTimeout       time.Duration
-	KeepaliveHeader        time.Duration // -1: no Keep-Alive header
-	KeepaliveRequests      int
+	MergeSlashes          bool
+	UnderscoresInHeaders  bool
+	IgnoreInvalidHeaders  bool
+	ClientHeaderTimeout   time.Duration
+	LargeHeaderBuffers    int // number
+	LargeHeaderBufferSize int // bytes: the longest request line or header line
+	MaxHeaders            int // header lines a request may have, ignored invalid ones aside (default 1000)
+	KeepaliveTimeout      time.Duration
+	KeepaliveHeader       time.Duration // -1: no Keep-Alive header
+	KeepaliveRequests     int
 
 	TLS *ServerTLS // nil when no listen of this server has ssl
 
@@ -239,10 +244,8 @@ type Content struct {
 // LocConf is every setting a location inherits from its parents.
 type LocConf struct {
 	// Root is the root or alias path script; Alias tells which.
-	Root  *Script
-	Alias bool
-	// RootFromParent is true when Root was inherited (affects nothing at
-	// request time; kept for "edge -T" explanations).
+	Root     *Script
+	Alias    bool
 	Index    []*Script
 	TryFiles []TryFile // nil: no try_files (never inherited, as in nginx)
 
@@ -254,42 +257,33 @@ type LocConf struct {
 	LogNotFound         bool
 	LogSubrequest       bool
 
-	ClientMaxBodySize      int64 // bytes; 0 disables the check
-	ClientBodyBufferSize   int64
-	ClientBodyTimeout      time.Duration
-	ClientBodyTempPath     string
-	ClientBodyInFileOnly   bool
-	SendTimeout            time.Duration
-	KeepaliveTimeout       time.Duration // location-level keepalive_timeout (0 closes after the response)
-	KeepaliveHeader        time.Duration
-	KeepaliveRequests      int
-	ServerTokens           string // "on", "off", "build"
-	Etag                   bool
-	IfModifiedSince        string // "exact", "before", "off"
-	AbsoluteRedirect       bool
-	ServerNameInRedirect   bool
-	PortInRedirect         bool
-	MsiePadding            bool
-	ChunkedTransferEncode  bool
-	Charset                string // "" = off
-	CharsetTypes           map[string]bool
-	OverrideCharset        bool
-	SourceCharset          string
-	Autoindex              bool   // directory listings for "/" URIs without an index file
-	AutoindexExactSize     bool   // HTML sizes in bytes (default) or rounded to K/M/G
-	AutoindexLocaltime     bool   // HTML times in local time instead of UTC
-	AutoindexFormat        string // "html" (default), "xml", "json", "jsonp"
-	OpenFileCacheValid     time.Duration
-	OpenFileCacheMax       int // 0 = the default
-	OpenFileCacheInactive  time.Duration
-	OpenFileCacheErrors    bool
-	OpenFileCacheMinUses   int
-	DisableSymlinks        bool
-	OutputBuffers          string
-	PostponeOutput         int
-	ResetTimedoutConn      bool
-	LingeringClose         string
-	ServerNameInRedirectOn bool
+	ClientMaxBodySize     int64 // bytes; 0 disables the check
+	ClientBodyBufferSize  int64
+	ClientBodyTimeout     time.Duration
+	ClientBodyTempPath    string
+	ClientBodyInFileOnly  bool
+	SendTimeout           time.Duration
+	KeepaliveTimeout      time.Duration // location-level keepalive_timeout (0 closes after the response)
+	KeepaliveHeader       time.Duration
+	KeepaliveRequests     int
+	ServerTokens          string // "on", "off", "build"
+	Etag                  bool
+	IfModifiedSince       string // "exact", "before", "off"
+	AbsoluteRedirect      bool
+	ServerNameInRedirect  bool
+	PortInRedirect        bool
+	Charset               string // "" = off
+	CharsetTypes          map[string]bool
+	OverrideCharset       bool
+	SourceCharset         string
+	Autoindex             bool   // directory listings for "/" URIs without an index file
+	AutoindexExactSize    bool   // HTML sizes in bytes (default) or rounded to K/M/G
+	AutoindexLocaltime    bool   // HTML times in local time instead of UTC
+	AutoindexFormat       string // "html" (default), "xml", "json", "jsonp"
+	OpenFileCacheValid    time.Duration
+	OpenFileCacheMax      int // 0 = the default
+	OpenFileCacheInactive time.Duration
+	OpenFileCacheErrors   bool
 
 	AccessLogs   []*AccessLog // empty: off
 	LogFileCache LogFileCache // open_log_file_cache
@@ -297,7 +291,6 @@ type LocConf struct {
 	Expires      Expires
 	Access       []AccessRule
 	Gzip         Gzip
-	GzipStatic   string // "off", "on", "always"
 
 	RewriteLog           bool
 	UninitializedVarWarn bool
@@ -371,7 +364,6 @@ type Gzip struct {
 	DisableMSIE6 bool
 	Disable      []*Regex
 	Vary         bool
-	Buffers      string
 }
 
 // AccessLog is one access_log destination.

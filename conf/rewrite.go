@@ -84,19 +84,18 @@ type Cond struct {
 
 func init() {
 	register(
-		&spec{name: "rewrite", ctx: ctxRw, args: take23, multi: true, set: setRewrite},
-		&spec{name: "return", ctx: ctxRw, args: take12, multi: true, set: setReturn},
-		&spec{name: "set", ctx: ctxRw, args: take2, multi: true, set: setSet},
-		&spec{name: "break", ctx: ctxRw, args: take0, multi: true, set: func(c *compiler, f *frame, d *Directive) error {
+		// The rewrite program of a level is its own (nginx runs the
+		// server's and then the location's).
+		&spec{name: "rewrite", ctx: ctxRw, args: take23, multi: true, local: true, set: setRewrite},
+		&spec{name: "return", ctx: ctxRw, args: take12, multi: true, local: true, set: setReturn},
+		&spec{name: "set", ctx: ctxRw, args: take2, multi: true, local: true, set: setSet},
+		&spec{name: "break", ctx: ctxRw, args: take0, multi: true, local: true, set: func(c *compiler, f *frame, d *Directive) error {
 			*f.prog = append(*f.prog, Op{Kind: OpBreak, File: d.File, Line: d.Line})
 			return nil
 		}},
-		&spec{name: "if", ctx: ctxServer | ctxLocation, args: take1More | isBlock, multi: true, set: setIf},
-		&spec{name: "rewrite_log", ctx: ctxHSL | ctxServerIf | ctxLocationIf, args: takeFlag, set: func(c *compiler, f *frame, d *Directive) error { f.loc.RewriteLog = flagOn(d); return nil }},
-		&spec{name: "uninitialized_variable_warn", ctx: ctxHSL | ctxServerIf | ctxLocationIf, args: takeFlag, set: func(c *compiler, f *frame, d *Directive) error {
-			f.loc.UninitializedVarWarn = flagOn(d)
-			return nil
-		}},
+		&spec{name: "if", ctx: ctxServer | ctxLocation, args: take1More | isBlock, multi: true, local: true, set: setIf},
+		flagSlot("rewrite_log", ctxHSL|ctxServerIf|ctxLocationIf, atLoc, func(l *LocConf) *bool { return &l.RewriteLog }, false),
+		flagSlot("uninitialized_variable_warn", ctxHSL|ctxServerIf|ctxLocationIf, atLoc, func(l *LocConf) *bool { return &l.UninitializedVarWarn }, true),
 	)
 }
 
@@ -236,40 +235,7 @@ func (c *compiler) parseCond(d *Directive) (*Cond, error) {
 	}
 	cur := args[first]
 	if len(cur) > 1 && cur[0] == '$' {
-		if first != last && first+2 != last {
-			return nil, emergf(d, "invalid condition \"%s\"", cur)
-		}
-		left, err := c.compileScript(d, cur)
-		if err != nil {
-			return nil, err
-		}
-		if first == last {
-			return &Cond{Kind: CondVar, Left: left}, nil
-		}
-		op, right := args[first+1], args[last]
-		switch op {
-		case "=", "!=":
-			r, err := c.compileScript(d, right)
-			if err != nil {
-				return nil, err
-			}
-			k := CondEq
-			if op == "!=" {
-				k = CondNe
-			}
-			return &Cond{Kind: k, Left: left, Right: r}, nil
-		case "~", "~*", "!~", "!~*":
-			re, err := c.compileRegex(d, right, strings.HasSuffix(op, "*"))
-			if err != nil {
-				return nil, err
-			}
-			k := CondMatch
-			if op[0] == '!' {
-				k = CondNotMatch
-			}
-			return &Cond{Kind: k, Left: left, Regex: re}, nil
-		}
-		return nil, emergf(d, "unexpected \"%s\" in condition", op)
+		return c.parseVarCond(d, args[first:last+1])
 	}
 	if (len(cur) == 2 && cur[0] == '-') || (len(cur) == 3 && cur[0] == '!' && cur[1] == '-') {
 		if first+1 != last {
@@ -295,4 +261,43 @@ func (c *compiler) parseCond(d *Directive) (*Cond, error) {
 		return cond, nil
 	}
 	return nil, emergf(d, "invalid condition \"%s\"", cur)
+}
+
+// parseVarCond reads a condition on a variable: "$v", "$v = s", "$v != s"
+// or "$v ~ re" and its siblings; args are the condition's words.
+func (c *compiler) parseVarCond(d *Directive, args []string) (*Cond, error) {
+	if len(args) != 1 && len(args) != 3 {
+		return nil, emergf(d, "invalid condition \"%s\"", args[0])
+	}
+	left, err := c.compileScript(d, args[0])
+	if err != nil {
+		return nil, err
+	}
+	if len(args) == 1 {
+		return &Cond{Kind: CondVar, Left: left}, nil
+	}
+	op, right := args[1], args[2]
+	switch op {
+	case "=", "!=":
+		r, err := c.compileScript(d, right)
+		if err != nil {
+			return nil, err
+		}
+		k := CondEq
+		if op == "!=" {
+			k = CondNe
+		}
+		return &Cond{Kind: k, Left: left, Right: r}, nil
+	case "~", "~*", "!~", "!~*":
+		re, err := c.compileRegex(d, right, strings.HasSuffix(op, "*"))
+		if err != nil {
+			return nil, err
+		}
+		k := CondMatch
+		if op[0] == '!' {
+			k = CondNotMatch
+		}
+		return &Cond{Kind: k, Left: left, Regex: re}, nil
+	}
+	return nil, emergf(d, "unexpected \"%s\" in condition", op)
 }

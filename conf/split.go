@@ -12,7 +12,7 @@ import (
 )
 
 func init() {
-	register(&spec{name: "split_clients", ctx: ctxHTTP, args: take2 | isBlock, multi: true, set: setSplitClients})
+	register(&spec{name: "split_clients", ctx: ctxHTTP, args: take2 | isBlock, multi: true, local: true, set: setSplitClients})
 }
 
 // SplitPart is one line of a split_clients block: clients whose key

@@ -177,80 +177,79 @@ type ACMECertificate struct {
 }
 
 func init() {
-	register(
-		&spec{name: "ssl_certificate", ctx: ctxHS, args: take1, multi: true, set: setSSLCertificate},
-		&spec{name: "ssl_certificate_key", ctx: ctxHS, args: take1, multi: true, set: setSSLCertificate},
-		&spec{name: "ssl_password_file", ctx: ctxHS, args: take1, set: func(c *compiler, f *frame, d *Directive) error {
-			tlsOf(f.srv).PasswordFile = c.confPath(d.Args[0])
-			return nil
-		}},
-		&spec{name: "ssl_protocols", ctx: ctxHS, args: take1More, set: setSSLProtocols},
-		&spec{name: "ssl_ciphers", ctx: ctxHS, args: take1, set: setSSLCiphers},
-		&spec{name: "ssl_prefer_server_ciphers", ctx: ctxHS, args: takeFlag, set: func(c *compiler, f *frame, d *Directive) error {
-			tlsOf(f.srv).PreferServerCiphers = flagOn(d)
-			return nil
-		}},
-		&spec{name: "ssl_ecdh_curve", ctx: ctxHS, args: take1, set: setSSLCurve},
-		&spec{name: "ssl_session_cache", ctx: ctxHS, args: take12, set: setSSLSessionCache},
-		&spec{name: "ssl_session_timeout", ctx: ctxHS, args: take1, set: func(c *compiler, f *frame, d *Directive) (err error) {
-			tlsOf(f.srv).SessionTimeout, err = parseTime(d, d.Args[0])
-			return
-		}},
-		&spec{name: "ssl_session_tickets", ctx: ctxHS, args: takeFlag, set: func(c *compiler, f *frame, d *Directive) error {
-			tlsOf(f.srv).SessionTickets = flagOn(d)
-			return nil
-		}},
-		&spec{name: "ssl_session_ticket_key", ctx: ctxHS, args: take1, multi: true, set: setSSLTicketKey},
-		&spec{name: "ssl_stapling", ctx: ctxHS, args: takeFlag, set: func(c *compiler, f *frame, d *Directive) error {
-			tlsOf(f.srv).Stapling = flagOn(d)
-			return nil
-		}},
-		&spec{name: "ssl_stapling_verify", ctx: ctxHS, args: takeFlag, set: func(c *compiler, f *frame, d *Directive) error {
-			tlsOf(f.srv).StaplingVerify = flagOn(d)
-			return nil
-		}},
-		&spec{name: "ssl_stapling_file", ctx: ctxHS, args: take1, set: func(c *compiler, f *frame, d *Directive) error {
-			tlsOf(f.srv).StaplingFile = c.confPath(d.Args[0])
-			return nil
-		}},
-		&spec{name: "ssl_stapling_responder", ctx: ctxHS, args: take1, set: setSSLStaplingResponder},
-		&spec{name: "ssl_trusted_certificate", ctx: ctxHS | ctxACMEIssuer, args: take1, set: func(c *compiler, f *frame, d *Directive) error {
+	register(tlsSpecs()...)
+	register(acmeSpecs()...)
+}
+
+// tlsSpecs are ngx_http_ssl_module's directives: a server's TLS
+// settings, inherited from the http level.
+func tlsSpecs() []*spec {
+	return []*spec{
+		(&spec{name: "ssl_certificate", ctx: ctxHS, args: take1, multi: true, set: setSSLCertificate}).setSlot(
+			field(func(t *ServerTLS) *[]CertPair { return &t.Certificates }, nil)),
+		// Keys inherit apart from certificates, as in nginx; checkTLS
+		// pairs them.
+		(&spec{name: "ssl_certificate_key", ctx: ctxHS, args: take1, multi: true, set: setSSLCertificate}).setSlot(
+			field(func(t *ServerTLS) *[]certKey { return &t.keys }, nil)),
+		confPathSlot("ssl_password_file", ctxHS, atTLS, func(t *ServerTLS) *string { return &t.PasswordFile }, ""),
+		(&spec{name: "ssl_protocols", ctx: ctxHS, args: take1More, set: setSSLProtocols}).setSlot(fields(
+			field(func(t *ServerTLS) *[]string { return &t.Protocols }, defaultProtocols),
+			field(func(t *ServerTLS) *uint16 { return &t.MinVersion }, tls.VersionTLS12),
+			field(func(t *ServerTLS) *uint16 { return &t.MaxVersion }, tls.VersionTLS13))),
+		(&spec{name: "ssl_ciphers", ctx: ctxHS, args: take1, set: setSSLCiphers}).setSlot(fields(
+			field(func(t *ServerTLS) *string { return &t.Ciphers }, ""),
+			field(func(t *ServerTLS) *[]uint16 { return &t.CipherSuites }, defaultCipherSuites))),
+		flagSlot("ssl_prefer_server_ciphers", ctxHS, atTLS, func(t *ServerTLS) *bool { return &t.PreferServerCiphers }, false),
+		(&spec{name: "ssl_ecdh_curve", ctx: ctxHS, args: take1, set: setSSLCurve}).setSlot(fields(
+			field(func(t *ServerTLS) *[]tls.CurveID { return &t.Curves }, defaultCurves),
+			field(func(t *ServerTLS) *string { return &t.CurvesRaw }, ""))),
+		value("ssl_session_cache", ctxHS, take12, atTLS, func(t *ServerTLS) *string { return &t.SessionCache }, "none", parseSSLSessionCache),
+		msecSlot("ssl_session_timeout", ctxHS, atTLS, func(t *ServerTLS) *time.Duration { return &t.SessionTimeout }, 5*time.Minute),
+		flagSlot("ssl_session_tickets", ctxHS, atTLS, func(t *ServerTLS) *bool { return &t.SessionTickets }, true),
+		(&spec{name: "ssl_session_ticket_key", ctx: ctxHS, args: take1, multi: true, set: setSSLTicketKey}).setSlot(fields(
+			field(func(t *ServerTLS) *[]string { return &t.TicketKeyFiles }, nil),
+			field(func(t *ServerTLS) *[][32]byte { return &t.TicketKeys }, nil))),
+		flagSlot("ssl_stapling", ctxHS, atTLS, func(t *ServerTLS) *bool { return &t.Stapling }, false),
+		flagSlot("ssl_stapling_verify", ctxHS, atTLS, func(t *ServerTLS) *bool { return &t.StaplingVerify }, false),
+		confPathSlot("ssl_stapling_file", ctxHS, atTLS, func(t *ServerTLS) *string { return &t.StaplingFile }, ""),
+		value("ssl_stapling_responder", ctxHS, take1, atTLS, func(t *ServerTLS) *string { return &t.StaplingResponder }, "", parseStaplingResponder),
+		// In acme_issuer{} it is the issuer's own.
+		(&spec{name: "ssl_trusted_certificate", ctx: ctxHS | ctxACMEIssuer, args: take1, set: func(c *compiler, f *frame, d *Directive) error {
 			if f.acme != nil {
 				f.acme.TrustedCertificate = c.path(d.Args[0])
 				return nil
 			}
 			tlsOf(f.srv).TrustedCertificate = c.confPath(d.Args[0])
 			return nil
-		}},
-		&spec{name: "ssl_buffer_size", ctx: ctxHS, args: take1, set: func(c *compiler, f *frame, d *Directive) error {
+		}}).setSlot(field(func(t *ServerTLS) *string { return &t.TrustedCertificate }, "")),
+		value("ssl_buffer_size", ctxHS, take1, atTLS, func(t *ServerTLS) *int { return &t.BufferSize }, 16<<10, func(c *compiler, d *Directive) (int, error) {
 			n, err := parseSize(d, d.Args[0])
-			tlsOf(f.srv).BufferSize = int(n)
-			return err
-		}},
-		&spec{name: "ssl_early_data", ctx: ctxHS, args: takeFlag, set: func(c *compiler, f *frame, d *Directive) error {
+			return int(n), err
+		}),
+		value("ssl_early_data", ctxHS, takeFlag, atTLS, func(t *ServerTLS) *bool { return &t.EarlyData }, false, func(c *compiler, d *Directive) (bool, error) {
 			on := flagOn(d)
-			tlsOf(f.srv).EarlyData = on
 			if on {
 				c.warnf(d, "\"ssl_early_data on\" has no effect in edge: Go's crypto/tls does not accept 0-RTT data over TCP, "+
 					"so clients send their first request after the handshake (1-RTT); a client that still holds an "+
 					"early-data ticket from nginx fails one handshake, then reconnects")
 			}
-			return nil
-		}},
-		&spec{name: "ssl_dhparam", ctx: ctxHS, args: take1, set: func(c *compiler, f *frame, d *Directive) error {
-			tlsOf(f.srv).DHParam = c.confPath(d.Args[0])
+			return on, nil
+		}),
+		value("ssl_dhparam", ctxHS, take1, atTLS, func(t *ServerTLS) *string { return &t.DHParam }, "", func(c *compiler, d *Directive) (string, error) {
 			c.warnf(d, "the \"ssl_dhparam\" directive is ignored by edge: Go's crypto/tls has no DHE key exchange; "+
 				"ECDHE (X25519MLKEM768, X25519, P-256) is used instead")
-			return nil
-		}},
-		&spec{name: "ssl_reject_handshake", ctx: ctxHS, args: takeFlag, set: func(c *compiler, f *frame, d *Directive) error {
-			tlsOf(f.srv).RejectHandshake = flagOn(d)
-			return nil
-		}},
+			return c.confPath(d.Args[0]), nil
+		}),
+		flagSlot("ssl_reject_handshake", ctxHS, atTLS, func(t *ServerTLS) *bool { return &t.RejectHandshake }, false),
+	}
+}
 
-		// ngx_http_acme_module
-		&spec{name: "acme_issuer", ctx: ctxHTTP, args: take1 | isBlock, multi: true, set: setACMEIssuer},
-		&spec{name: "acme_certificate", ctx: ctxServer, args: take1More, set: setACMECertificate},
+// acmeSpecs are ngx_http_acme_module's directives.
+func acmeSpecs() []*spec {
+	return []*spec{
+		&spec{name: "acme_issuer", ctx: ctxHTTP, args: take1 | isBlock, multi: true, local: true, set: setACMEIssuer},
+		// acme_certificate is the server's own.
+		&spec{name: "acme_certificate", ctx: ctxServer, args: take1More, local: true, set: setACMECertificate},
 		&spec{name: "uri", ctx: ctxACMEIssuer, args: take1, set: func(c *compiler, f *frame, d *Directive) error {
 			u := d.Args[0]
 			if !strings.HasPrefix(u, "https://") && !strings.HasPrefix(u, "http://") {
@@ -294,7 +293,7 @@ func init() {
 			f.acme.Verify = true
 			return nil
 		}},
-	)
+	}
 }
 
 // tlsOf returns a server's (or the http level's) TLS settings, made on
@@ -384,7 +383,7 @@ func setSSLCurve(c *compiler, f *frame, d *Directive) error {
 // setSSLSessionCache checks ssl_session_cache with nginx's grammar (off |
 // none | [builtin[:size]] [shared:name:size]). edge keeps no session
 // cache: resumption uses tickets (docs/tls.md).
-func setSSLSessionCache(c *compiler, f *frame, d *Directive) error {
+func parseSSLSessionCache(c *compiler, d *Directive) (string, error) {
 	for _, a := range d.Args {
 		ok := false
 		switch {
@@ -400,17 +399,16 @@ func setSSLSessionCache(c *compiler, f *frame, d *Directive) error {
 			if found && name != "" {
 				n, err := parseSize(d, size)
 				if err == nil && n < 8*4096 {
-					return emergf(d, "session cache \"%s\" is too small", a)
+					return "", emergf(d, "session cache \"%s\" is too small", a)
 				}
 				ok = err == nil
 			}
 		}
 		if !ok {
-			return emergf(d, "invalid session cache \"%s\"", a)
+			return "", emergf(d, "invalid session cache \"%s\"", a)
 		}
 	}
-	tlsOf(f.srv).SessionCache = strings.Join(d.Args, " ")
-	return nil
+	return strings.Join(d.Args, " "), nil
 }
 
 // setSSLTicketKey reads an nginx ticket key file (48 or 80 bytes) now, as
@@ -431,14 +429,13 @@ func setSSLTicketKey(c *compiler, f *frame, d *Directive) error {
 	return nil
 }
 
-func setSSLStaplingResponder(c *compiler, f *frame, d *Directive) error {
+func parseStaplingResponder(c *compiler, d *Directive) (string, error) {
 	u := d.Args[0]
 	if !strings.HasPrefix(u, "http://") {
 		// nginx's OCSP client speaks plain HTTP only, and so do responders.
-		return emergf(d, "invalid URL prefix in \"%s\"", u)
+		return "", emergf(d, "invalid URL prefix in \"%s\"", u)
 	}
-	tlsOf(f.srv).StaplingResponder = u
-	return nil
+	return u, nil
 }
 
 // setACMEIssuer reads an acme_issuer block.
@@ -538,111 +535,19 @@ var (
 	defaultCurves = []tls.CurveID{tls.X25519MLKEM768, tls.X25519, tls.CurveP256}
 )
 
-// mergeTLS fills a TLS server's settings from the http level and the
-// defaults, each directive on its own, as ngx_http_ssl_merge_srv_conf
-// does. Certificates and keys inherit separately (nginx's rule), and are
-// paired and read by checkTLS.
+// mergeTLS fills a TLS server's settings from the http level (which
+// mergeHTTP gave the defaults), each directive on its own, as
+// ngx_http_ssl_merge_srv_conf does. Certificates and keys inherit
+// separately (nginx's rule), and are paired and read by checkTLS.
 func (c *compiler) mergeTLS(s *Server) {
 	t := s.TLS
-	h := c.httpSrv.TLS
-	if h == nil {
-		h = &ServerTLS{}
-	}
-	// from returns the level a directive was given at: the server, the
-	// http block, or nil for the default.
-	from := func(name string) *ServerTLS {
-		switch {
-		case c.isSet(s.Loc, name):
-			return t
-		case c.isSet(c.httpLoc, name):
-			return h
-		}
-		return nil
-	}
-	if p := from("ssl_certificate"); p != t {
-		t.Certificates = nil
-		if p != nil {
-			t.Certificates = append([]CertPair(nil), p.Certificates...)
-		}
-	}
-	if p := from("ssl_certificate_key"); p != t {
-		t.keys = nil
-		if p != nil {
-			t.keys = append([]certKey(nil), p.keys...)
-		}
-	}
-	switch p := from("ssl_protocols"); p {
-	case nil:
-		t.Protocols, t.MinVersion, t.MaxVersion = defaultProtocols, tls.VersionTLS12, tls.VersionTLS13
-	default:
-		t.Protocols, t.MinVersion, t.MaxVersion = p.Protocols, p.MinVersion, p.MaxVersion
-	}
-	switch p := from("ssl_ciphers"); p {
-	case nil:
-		t.Ciphers, t.CipherSuites = "", defaultCipherSuites
-	default:
-		t.Ciphers, t.CipherSuites = p.Ciphers, p.CipherSuites
-	}
-	switch p := from("ssl_ecdh_curve"); p {
-	case nil:
-		t.Curves, t.CurvesRaw = defaultCurves, ""
-	default:
-		t.Curves, t.CurvesRaw = p.Curves, p.CurvesRaw
-	}
-	t.SessionCache = pickString(from("ssl_session_cache"), func(p *ServerTLS) string { return p.SessionCache }, "none")
-	t.SessionTimeout = pickDuration(from("ssl_session_timeout"), func(p *ServerTLS) time.Duration { return p.SessionTimeout }, 5*time.Minute)
-	t.SessionTickets = pickBool(from("ssl_session_tickets"), func(p *ServerTLS) bool { return p.SessionTickets }, true)
-	if p := from("ssl_session_ticket_key"); p != t {
-		t.TicketKeyFiles, t.TicketKeys = nil, nil
-		if p != nil {
-			t.TicketKeyFiles, t.TicketKeys = p.TicketKeyFiles, p.TicketKeys
-		}
-	}
-	t.PreferServerCiphers = pickBool(from("ssl_prefer_server_ciphers"), func(p *ServerTLS) bool { return p.PreferServerCiphers }, false)
-	t.Stapling = pickBool(from("ssl_stapling"), func(p *ServerTLS) bool { return p.Stapling }, false)
-	t.StaplingVerify = pickBool(from("ssl_stapling_verify"), func(p *ServerTLS) bool { return p.StaplingVerify }, false)
-	t.StaplingFile = pickString(from("ssl_stapling_file"), func(p *ServerTLS) string { return p.StaplingFile }, "")
-	t.StaplingResponder = pickString(from("ssl_stapling_responder"), func(p *ServerTLS) string { return p.StaplingResponder }, "")
-	t.TrustedCertificate = pickString(from("ssl_trusted_certificate"), func(p *ServerTLS) string { return p.TrustedCertificate }, "")
-	t.BufferSize = pickInt(from("ssl_buffer_size"), func(p *ServerTLS) int { return p.BufferSize }, 16<<10)
-	t.EarlyData = pickBool(from("ssl_early_data"), func(p *ServerTLS) bool { return p.EarlyData }, false)
-	t.RejectHandshake = pickBool(from("ssl_reject_handshake"), func(p *ServerTLS) bool { return p.RejectHandshake }, false)
-	t.DHParam = pickString(from("ssl_dhparam"), func(p *ServerTLS) string { return p.DHParam }, "")
-	t.PasswordFile = pickString(from("ssl_password_file"), func(p *ServerTLS) string { return p.PasswordFile }, "")
+	mergeSlots(c, tlsSlots, s.Loc, t, c.httpTLS)
 	// HTTP/2 is part of edge's TLS defaults (issue 5): offered unless
 	// "http2 off" is written at the server or http level.
-	t.HTTP2 = s.HTTP2 || from("http2") == nil
+	t.HTTP2 = s.HTTP2 || !c.given(s.Loc, http2Spec) && !c.given(c.httpLoc, http2Spec)
 	for _, l := range s.Listens {
 		t.HTTP2 = t.HTTP2 || l.HTTP2
 	}
-}
-
-func pickBool(p *ServerTLS, get func(*ServerTLS) bool, def bool) bool {
-	if p == nil {
-		return def
-	}
-	return get(p)
-}
-
-func pickInt(p *ServerTLS, get func(*ServerTLS) int, def int) int {
-	if p == nil {
-		return def
-	}
-	return get(p)
-}
-
-func pickString(p *ServerTLS, get func(*ServerTLS) string, def string) string {
-	if p == nil {
-		return def
-	}
-	return get(p)
-}
-
-func pickDuration(p *ServerTLS, get func(*ServerTLS) time.Duration, def time.Duration) time.Duration {
-	if p == nil {
-		return def
-	}
-	return get(p)
 }
 
 // checkTLS finishes a server's TLS settings once everything is merged:

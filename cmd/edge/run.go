@@ -80,61 +80,26 @@ func confFile(o *options) string {
 	return p
 }
 
-// load reads the configuration named by -c, or the built-in site.
+// load reads the configuration named by -c, or the built-in site. The
+// command line's -p, -g and -e enter through conf.LoadOptions.
 func load(o *options) (*conf.Plan, error) {
-	var plan *conf.Plan
-	var err error
-	var builtins []string
-	readFile := func(path string) ([]byte, error) {
-		data, builtin, err := conf.ReadFileWithBuiltins(path)
-		if builtin {
-			builtins = append(builtins, path)
-		}
-		return data, err
-	}
+	lo := conf.LoadOptions{Prefix: o.prefix, Extra: o.extra, ErrorLog: o.errLog}
 	if o.conf == "" {
-		plan, err = loadDefault(o)
-	} else {
-		path := confFile(o)
-		prefix := o.prefix
-		if prefix == "" {
-			prefix = filepath.Dir(path)
-		}
-		prefix, _ = filepath.Abs(prefix)
-		plan, err = conf.Load(path, conf.LoadOptions{Prefix: prefix, Extra: o.extra, ReadFile: readFile})
+		return loadDefault(lo)
 	}
-	if err != nil {
-		return nil, err
+	path := confFile(o)
+	if lo.Prefix == "" {
+		lo.Prefix = filepath.Dir(path)
 	}
-	for _, b := range builtins {
-		plan.Warnings = append(plan.Warnings, &conf.Error{Level: conf.LevelNotice,
-			Msg: fmt.Sprintf("\"%s\" does not exist; using edge's built-in %s", b, filepath.Base(b))})
-	}
-	if o.errLog != "" && !errorLogSet(plan) {
-		// nginx opens -e's file against the prefix, as error_log's.
-		path := o.errLog
-		if path != "stderr" && !filepath.IsAbs(path) {
-			path = filepath.Join(plan.Prefix, path)
-		}
-		plan.Main.ErrorLogs = []conf.ErrorLog{{Path: path, Level: conf.LevelError}}
-	}
-	return plan, nil
-}
-
-// errorLogSet reports whether the configuration named an error log.
-func errorLogSet(p *conf.Plan) bool {
-	for _, d := range p.Tree.Main {
-		if d.Name == "error_log" {
-			return true
-		}
-	}
-	return false
+	lo.Prefix, _ = filepath.Abs(lo.Prefix)
+	lo.Builtins = true
+	return conf.Load(path, lo)
 }
 
 // loadDefault builds the built-in site: ./public, or the current
 // directory, on localhost. EDGE_ROOT, EDGE_HTTP_PORT and EDGE_HTTPS_PORT
 // override the directory and ports.
-func loadDefault(o *options) (*conf.Plan, error) {
+func loadDefault(lo conf.LoadOptions) (*conf.Plan, error) {
 	src, err := conf.Builtin("default.conf")
 	if err != nil {
 		return nil, err
@@ -156,31 +121,19 @@ func loadDefault(o *options) (*conf.Plan, error) {
 	httpsPort := envOr("EDGE_HTTPS_PORT", "8443")
 	text := strings.NewReplacer("{{ROOT}}", root, "{{HTTP_PORT}}", port, "{{HTTPS_PORT}}", httpsPort,
 		"{{PHP_POOL}}", phpPool, "{{PHP}}", phpServer).Replace(string(src))
-	prefix := o.prefix
-	if prefix == "" {
-		prefix = filepath.Join(cwd, ".edge")
+	if lo.Prefix == "" {
+		lo.Prefix = filepath.Join(cwd, ".edge")
 	}
-	if err := os.MkdirAll(filepath.Join(prefix, "logs"), 0o755); err != nil {
+	if err := os.MkdirAll(filepath.Join(lo.Prefix, "logs"), 0o755); err != nil {
 		return nil, err
 	}
-	readFile := func(path string) ([]byte, error) {
+	lo.ReadFile = func(path string) ([]byte, error) {
 		if b, err := conf.Builtin(filepath.Base(path)); err == nil {
 			return b, nil
 		}
 		return os.ReadFile(path)
 	}
-	tree, err := conf.ParseBytes("<built-in site>", []byte(text), conf.ParseOptions{Prefix: prefix, ReadFile: readFile})
-	if err != nil {
-		return nil, err
-	}
-	if o.extra != "" {
-		extra, err := conf.ParseBytes("command line", []byte(o.extra), conf.ParseOptions{Prefix: prefix})
-		if err != nil {
-			return nil, err
-		}
-		tree.Main = append(tree.Main, extra.Main...)
-	}
-	return conf.Compile(tree, conf.CompileOptions{Path: "<built-in site>", Prefix: prefix})
+	return conf.LoadText("<built-in site>", []byte(text), lo)
 }
 
 func envOr(name, def string) string {
