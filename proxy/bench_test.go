@@ -193,7 +193,7 @@ func BenchmarkStatic1K(b *testing.B) {
 
 func benchStaticPipeline(b *testing.B) {
 	plan, _ := benchSite(b)
-	rt := testRuntime(b, plan)
+	rt := testSite(b, plan)
 	info := &connInfo{
 		id:     1,
 		start:  time.Now(),

@@ -71,7 +71,7 @@ func (u *upstreamState) finish(now time.Time, bytes int64) {
 	t.responseTime, t.bytes = now.Sub(t.start), bytes
 }
 
-// backends holds the FastCGI targets of one runtime.
+// backends holds the FastCGI targets of one site.
 type backends struct {
 	byPass map[*conf.FastCGIPass]*backend
 	plan   *conf.Plan
@@ -87,7 +87,7 @@ type backends struct {
 
 // maxDynamicTargets bounds the backends fastcgi_pass with variables keep
 // for addresses (forTarget): each keeps clients and counters for the
-// runtime's life, and a variable may come from the request. Past it, a
+// site's life, and a variable may come from the request. Past it, a
 // new address is served by a backend made for the one request.
 const maxDynamicTargets = 256
 
@@ -474,7 +474,7 @@ func (s *upServer) fail(now time.Time) {
 // request it carries, so that its Stderr callback is bound once.
 type fcgiCall struct {
 	req fastcgi.Request
-	rt  *runtime
+	rt  *site
 	r   *Request
 	// inBody is set once the response header is in: stderr is then
 	// logged "while reading upstream", as nginx words it.
@@ -497,7 +497,7 @@ func (c *fcgiCall) stderr(msg []byte) {
 }
 
 // fastcgi forwards the request to the location's backend.
-func (rt *runtime) fastcgi(r *Request) (step, int) {
+func (rt *site) fastcgi(r *Request) (step, int) {
 	l := r.loc
 	b := rt.backends.byPass[l.Content.FastCGI]
 	if p := l.Content.FastCGI; p.Script != nil {
@@ -562,7 +562,7 @@ func (rt *runtime) fastcgi(r *Request) (step, int) {
 // roundTrip sends the request to a server, trying the next one on the
 // failures fastcgi_next_upstream names (the body is buffered, so it can be
 // sent again).
-func (rt *runtime) roundTrip(r *Request, b *backend, req *fastcgi.Request, body io.Reader) (*fastcgi.Response, *upServer, int) {
+func (rt *site) roundTrip(r *Request, b *backend, req *fastcgi.Request, body io.Reader) (*fastcgi.Response, *upServer, int) {
 	f := &r.loc.FastCGI
 	var tried []*upServer
 	tries := f.NextUpstreamTries
@@ -675,7 +675,7 @@ var fastcgiHidden = map[string]bool{
 var redirectKept = map[string]bool{"set-cookie": true, "content-disposition": true, "cache-control": true, "expires": true}
 
 // fastcgiResponse turns the backend's response into r.resp.
-func (rt *runtime) fastcgiResponse(r *Request, b *backend, srv *upServer, resp *fastcgi.Response) (step, int) {
+func (rt *site) fastcgiResponse(r *Request, b *backend, srv *upServer, resp *fastcgi.Response) (step, int) {
 	f := &r.loc.FastCGI
 	out := r.resp
 	r.up.last().status = resp.Status
@@ -838,7 +838,7 @@ var respBuffers = sync.Pool{New: func() any { return new(bytes.Buffer) }}
 
 // bufferResponse reads the whole response so the PHP worker is free before
 // the client has read a byte.
-func (rt *runtime) bufferResponse(r *Request, b *backend, resp *fastcgi.Response) int {
+func (rt *site) bufferResponse(r *Request, b *backend, resp *fastcgi.Response) int {
 	out := r.resp
 	buf := respBuffers.Get().(*bytes.Buffer)
 	buf.Reset()
@@ -880,7 +880,7 @@ func (rt *runtime) bufferResponse(r *Request, b *backend, resp *fastcgi.Response
 }
 
 // spillResponse moves a large response into an unlinked temp file.
-func (rt *runtime) spillResponse(r *Request, head *bytes.Buffer, rest io.Reader) (*os.File, error) {
+func (rt *site) spillResponse(r *Request, head *bytes.Buffer, rest io.Reader) (*os.File, error) {
 	dir := r.loc.ClientBodyTempPath
 	if dir != "" {
 		_ = os.MkdirAll(dir, 0o700)
@@ -906,7 +906,7 @@ func (rt *runtime) spillResponse(r *Request, head *bytes.Buffer, rest io.Reader)
 
 // streamResponse sends the body as PHP writes it, flushing each chunk
 // (server-sent events, long polls, progress output).
-func (rt *runtime) streamResponse(r *Request, resp *fastcgi.Response) {
+func (rt *site) streamResponse(r *Request, resp *fastcgi.Response) {
 	out := r.resp
 	out.Kind = BodyStream
 	out.Length = -1
@@ -943,7 +943,7 @@ func (rt *runtime) streamResponse(r *Request, resp *fastcgi.Response) {
 // to client_body_buffer_size, then in a temp file under
 // client_body_temp_path. It enforces client_max_body_size on the bytes
 // actually read (413) and client_body_timeout between reads (408).
-func (rt *runtime) readBody(r *Request) (io.Reader, int64, int) {
+func (rt *site) readBody(r *Request) (io.Reader, int64, int) {
 	if r.Body == nil || r.ContentLength == 0 {
 		return nil, 0, 0
 	}
@@ -1008,7 +1008,7 @@ func (rt *runtime) readBody(r *Request) (io.Reader, int64, int) {
 // bodyReadError logs a failed read of the request body as nginx does and
 // returns its status: 408 when client_body_timeout passed between two
 // reads, 400 when the client went away.
-func (rt *runtime) bodyReadError(r *Request, err error) int {
+func (rt *site) bodyReadError(r *Request, err error) int {
 	if errors.Is(err, os.ErrDeadlineExceeded) {
 		rt.log.infof(r, "client timed out (110: Connection timed out) while reading client request body")
 		return 408
@@ -1026,7 +1026,7 @@ func (rt *runtime) bodyReadError(r *Request, err error) int {
 // relies on this), and "Proxy" is never passed
 // (httpoxy, CVE-2016-5385). Repeated headers are joined with ", " (Cookie
 // with "; "), so PHP sees every value.
-func (rt *runtime) buildParams(r *Request, p *fastcgi.Params) {
+func (rt *site) buildParams(r *Request, p *fastcgi.Params) {
 	l := r.loc
 	var set [16]string
 	setNames := set[:0]
@@ -1122,7 +1122,7 @@ func makeCGIHeaderName(name string) string {
 // (ngx_http_fastcgi_split): fastcgi_split_path_info's two captures when it
 // matches, else the whole URI; fastcgi_index is appended to a script name
 // that ends with "/".
-func (rt *runtime) splitPathInfo(r *Request) (script, pathInfo string) {
+func (rt *site) splitPathInfo(r *Request) (script, pathInfo string) {
 	f := &r.loc.FastCGI
 	script = r.uri
 	if f.SplitPathInfo != nil {
@@ -1212,7 +1212,7 @@ func upstreamSeconds(d time.Duration) string {
 
 // fastcgiStats returns the clients' counters by backend name, with the
 // 502/504 counts edge answered, for the FPM report and metrics.
-func (rt *runtime) fastcgiStats() map[string]BackendStats {
+func (rt *site) fastcgiStats() map[string]BackendStats {
 	out := map[string]BackendStats{}
 	if rt.backends == nil {
 		return out
@@ -1254,4 +1254,4 @@ type BackendStats struct {
 	Clients   []fastcgi.Stats
 }
 
-func (rt *runtime) statusHandler(r *Request) int { return rt.fpmContent(r) }
+func (rt *site) statusHandler(r *Request) int { return rt.fpmContent(r) }

@@ -182,8 +182,8 @@ func (s *Server) connTimedOut(info *connInfo, while string, context []byte) {
 		", client: "+info.remoteText+string(context))
 }
 
-// http1 returns the runtime's fasthttp server for a group, made once.
-func (rt *runtime) http1(s *Server, g *conf.ListenGroup) *fasthttp.Server {
+// http1 returns the site's fasthttp server for a group, made once.
+func (rt *site) http1(s *Server, g *conf.ListenGroup) *fasthttp.Server {
 	rt.h1mu.Lock()
 	defer rt.h1mu.Unlock()
 	if rt.h1 == nil {
@@ -259,7 +259,7 @@ func (s *Server) handleHTTP1(ctx *fasthttp.RequestCtx) {
 
 // writeHTTP1 writes r.resp to fasthttp and runs the log phase (at once for
 // sized bodies, after the last byte for streams).
-func (rt *runtime) writeHTTP1(ctx *fasthttp.RequestCtx, r *Request) {
+func (rt *site) writeHTTP1(ctx *fasthttp.RequestCtx, r *Request) {
 	resp := r.resp
 	r.conn.lastRequest = appendRequestContext(r.conn.lastRequest[:0], r)
 	if resp.Drop {
@@ -465,7 +465,7 @@ func (s *Server) http1Error(ctx *fasthttp.RequestCtx, err error) {
 
 // errorRequest is the Request a failure of the engine is logged and
 // answered as: the default server's, with what headers were read.
-func errorRequest(rt *runtime, ctx *fasthttp.RequestCtx, info *connInfo) *Request {
+func errorRequest(rt *site, ctx *fasthttp.RequestCtx, info *connInfo) *Request {
 	r := acquireRequest()
 	r.conn = info
 	r.rt = rt

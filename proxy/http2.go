@@ -176,7 +176,7 @@ func (s *Server) handleHTTP2(w http.ResponseWriter, req *http.Request) {
 // writeHTTP2 writes r.resp to net/http and runs the log phase. last says
 // the client has opened keepalive_requests streams: x/net/http2 turns the
 // response's "Connection: close" into a GOAWAY.
-func (rt *runtime) writeHTTP2(w http.ResponseWriter, r *Request, last bool) {
+func (rt *site) writeHTTP2(w http.ResponseWriter, r *Request, last bool) {
 	resp := r.resp
 	defer releaseRequest(r)
 	if resp.Drop {

@@ -362,7 +362,7 @@ func (fs *logFiles) Flush() {
 }
 
 // accessLog writes r's access log lines (the log phase).
-func (rt *runtime) accessLog(r *Request) {
+func (rt *site) accessLog(r *Request) {
 	logs := r.loc.AccessLogs
 	if len(logs) == 0 {
 		return
@@ -397,7 +397,7 @@ func (rt *runtime) accessLog(r *Request) {
 
 // appendLogLine formats one line, escaping variable values as
 // log_format's escape= says (literals are written as they are).
-func (rt *runtime) appendLogLine(b *buffer.Buffer, r *Request, lf *conf.LogFormat) {
+func (rt *site) appendLogLine(b *buffer.Buffer, r *Request, lf *conf.LogFormat) {
 	for i := range lf.Script.Parts {
 		p := &lf.Script.Parts[i]
 		if p.Var == nil {

@@ -129,7 +129,7 @@ type Request struct {
 	ctx context.Context
 
 	// pipeline state
-	rt         *runtime
+	rt         *site
 	srv        *conf.Server
 	loc        *conf.Location
 	host       string // $host: validated, lowercased, no port

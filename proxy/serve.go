@@ -5,17 +5,17 @@
 package proxy
 
 import (
-	goruntime "runtime"
+	"runtime"
 	"sync/atomic"
 
 	"edge/conf"
 )
 
-// liveGroup returns this runtime's listen group for the address of g: a
+// liveGroup returns this site's listen group for the address of g: a
 // keep-alive connection accepted before a reload holds the old plan's
-// group, whose locations (and fastcgi_pass targets) the new runtime does
+// group, whose locations (and fastcgi_pass targets) the new site does
 // not know.
-func (rt *runtime) liveGroup(g *conf.ListenGroup) *conf.ListenGroup {
+func (rt *site) liveGroup(g *conf.ListenGroup) *conf.ListenGroup {
 	var same *conf.ListenGroup
 	for _, lg := range rt.plan.HTTP.Listens {
 		if lg == g {
@@ -32,7 +32,7 @@ func (rt *runtime) liveGroup(g *conf.ListenGroup) *conf.ListenGroup {
 }
 
 // serve runs one request. Every path leaves a complete r.resp.
-func (rt *runtime) serve(r *Request) {
+func (rt *site) serve(r *Request) {
 	r.rt = rt
 	if rt.plan.HTTP == nil || r.conn.group == nil {
 		r.resp.Status = 444
@@ -105,7 +105,7 @@ func (rt *runtime) serve(r *Request) {
 
 // badRequest answers before a server was chosen, with the default
 // server's settings, and closes the connection like nginx.
-func (rt *runtime) badRequest(r *Request, status int) {
+func (rt *site) badRequest(r *Request, status int) {
 	r.uri = "/"
 	rt.specialResponse(r, status)
 	r.resp.Close = true
@@ -113,7 +113,7 @@ func (rt *runtime) badRequest(r *Request, status int) {
 }
 
 // done runs the log phase once the body is out (or failed).
-func (rt *runtime) done(r *Request, sent int64) {
+func (rt *site) done(r *Request, sent int64) {
 	r.bodySent = sent
 	rt.accessLog(r)
 }
@@ -127,4 +127,4 @@ type Stats struct {
 	reading  atomic.Int64
 }
 
-func numCPU() int { return goruntime.NumCPU() }
+func numCPU() int { return runtime.NumCPU() }

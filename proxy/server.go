@@ -42,7 +42,7 @@ type Options struct {
 type Server struct {
 	opts   Options
 	shared *shared
-	rt     atomic.Pointer[runtime]
+	rt     atomic.Pointer[site]
 
 	mu        sync.Mutex
 	listeners map[string]*listener // by network+" "+addr
@@ -136,7 +136,7 @@ func (s *Server) Apply(plan *conf.Plan) error {
 	// The one ErrorLog everybody holds starts writing where the new plan
 	// says; a failure below puts the old destinations back.
 	old := s.shared.errLog.takeOutputs(errLog)
-	rt, err := newRuntime(plan, s.shared)
+	rt, err := newSite(plan, s.shared)
 	if err != nil {
 		s.shared.errLog.restoreOutputs(old)
 		return err

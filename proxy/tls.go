@@ -22,15 +22,15 @@ import (
 	"edge/conf"
 )
 
-// tlsRuntime is one plan's TLS state: a config per ssl listen group.
-type tlsRuntime struct {
+// tlsState is one plan's TLS state: a config per ssl listen group.
+type tlsState struct {
 	shared *tlsShared
 	// groups by network+" "+address, so a connection accepted just before a
-	// reload still finds its group in the new runtime.
+	// reload still finds its group in the new site.
 	groups map[string]*tlsGroup
 	// certs are every server's certificate sets, for the commit step.
 	certs []*serverCerts
-	acme  *acmeRuntime
+	acme  *acmeState
 	// localCA is set when a server uses edge's local development CA.
 	localCA localCAUse
 }
@@ -50,10 +50,10 @@ type tlsGroup struct {
 // ssl_reject_handshake on.
 var errRejected = errors.New("proxy: handshake rejected by ssl_reject_handshake")
 
-// newTLSRuntime builds the TLS state of a plan: certificates loaded into
+// newTLSState builds the TLS state of a plan: certificates loaded into
 // certmagic, a tls.Config per server per group. It fails when a
 // certificate cannot be cached or the local CA cannot be made.
-func newTLSRuntime(plan *conf.Plan, sh *shared) (*tlsRuntime, error) {
+func newTLSState(plan *conf.Plan, sh *shared) (*tlsState, error) {
 	if plan.HTTP == nil {
 		return nil, nil
 	}
@@ -63,14 +63,14 @@ func newTLSRuntime(plan *conf.Plan, sh *shared) (*tlsRuntime, error) {
 			ssl = append(ssl, g)
 		}
 	}
-	acme, err := newACMERuntime(plan, &sh.tls, sh)
+	acme, err := newACMEState(plan, &sh.tls, sh)
 	if err != nil {
 		return nil, err
 	}
 	if len(ssl) == 0 && acme == nil {
 		return nil, nil
 	}
-	t := &tlsRuntime{shared: &sh.tls, groups: map[string]*tlsGroup{}, acme: acme}
+	t := &tlsState{shared: &sh.tls, groups: map[string]*tlsGroup{}, acme: acme}
 	built := map[*conf.Server]*serverCerts{}
 	for _, g := range ssl {
 		tg := &tlsGroup{group: g, servers: map[*conf.Server]*tls.Config{}, handshakeTimeout: g.Default.ClientHeaderTimeout}
@@ -164,7 +164,7 @@ func sniHost(name string) string {
 // default server's client_header_timeout (nginx's limit for it too). It
 // reads the first byte itself, and returns it with errPlainHTTP when the
 // client speaks plain HTTP.
-func (rt *runtime) tlsHandshake(c net.Conn, info *connInfo) (tc *tls.Conn, first [1]byte, err error) {
+func (rt *site) tlsHandshake(c net.Conn, info *connInfo) (tc *tls.Conn, first [1]byte, err error) {
 	g := info.group
 	var tg *tlsGroup
 	if rt.tls != nil {
@@ -219,10 +219,10 @@ func (c *replayConn) Read(p []byte) (int, error) {
 	return c.Conn.Read(p)
 }
 
-// tlsCommitted runs once the runtime serves (after the listeners are
+// tlsCommitted runs once the site serves (after the listeners are
 // bound): it drops certificates no longer used from certmagic's cache,
 // starts ACME management and says where the local CA is.
-func (rt *runtime) tlsCommitted() {
+func (rt *site) tlsCommitted() {
 	if rt.tls == nil {
 		return
 	}

@@ -33,8 +33,8 @@ import (
 // 8555, section 8.3).
 const acmeChallengePrefix = "/.well-known/acme-challenge/"
 
-// acmeRuntime is one plan's ACME state.
-type acmeRuntime struct {
+// acmeState is one plan's ACME state.
+type acmeState struct {
 	// managers are the certmagic configs, one per issuer and key type.
 	managers []*acmeManager
 	// byName finds the manager of an identifier.
@@ -60,10 +60,10 @@ type acmeServer struct {
 	defaultName string
 }
 
-// newACMERuntime makes the certmagic configs of a plan's acme_certificate
+// newACMEState makes the certmagic configs of a plan's acme_certificate
 // directives. Nothing is obtained until the plan serves (start).
-func newACMERuntime(plan *conf.Plan, ts *tlsShared, sh *shared) (*acmeRuntime, error) {
-	a := &acmeRuntime{byName: map[string]*acmeManager{}, servers: map[*conf.Server]*acmeServer{}, log: ts.errLog.Load}
+func newACMEState(plan *conf.Plan, ts *tlsShared, sh *shared) (*acmeState, error) {
+	a := &acmeState{byName: map[string]*acmeManager{}, servers: map[*conf.Server]*acmeServer{}, log: ts.errLog.Load}
 	host, port := challengeListener(plan)
 	byKey := map[string]*acmeManager{}
 	for _, srv := range plan.HTTP.Servers {
@@ -198,10 +198,10 @@ func certPool(path string) (*x509.CertPool, error) {
 }
 
 // server returns a server's ACME certificate source.
-func (a *acmeRuntime) server(srv *conf.Server) *acmeServer { return a.servers[srv] }
+func (a *acmeState) server(srv *conf.Server) *acmeServer { return a.servers[srv] }
 
 // configForName is the certmagic config that manages an identifier.
-func (a *acmeRuntime) configForName(name string) *certmagic.Config {
+func (a *acmeState) configForName(name string) *certmagic.Config {
 	if m := a.byName[strings.ToLower(name)]; m != nil {
 		return m.magic
 	}
@@ -211,7 +211,7 @@ func (a *acmeRuntime) configForName(name string) *certmagic.Config {
 // start asks certmagic to load or obtain every managed certificate, in
 // the background; it runs once the plan's listeners are bound, so the
 // http-01 challenge port is edge's.
-func (a *acmeRuntime) start() {
+func (a *acmeState) start() {
 	a.started.Do(func() {
 		for _, m := range a.managers {
 			if err := m.magic.ManageAsync(context.Background(), m.names); err != nil {
@@ -235,7 +235,7 @@ func (s *acmeServer) get(hello *tls.ClientHelloInfo) (*tls.Certificate, error) {
 // acmeChallenge answers an ACME http-01 challenge request, and reports
 // whether it did. It runs after server selection and before the rewrite
 // phase (ngx_http_acme_module answers at the same point).
-func (rt *runtime) acmeChallenge(r *Request) bool {
+func (rt *site) acmeChallenge(r *Request) bool {
 	if rt.tls == nil || rt.tls.acme == nil || !strings.HasPrefix(r.uri, acmeChallengePrefix) || r.Method != http.MethodGet {
 		return false
 	}

@@ -50,8 +50,8 @@ type tlsShared struct {
 	cache *certmagic.Cache
 	// plain caches certificates without OCSP stapling.
 	plain *certmagic.Config
-	// current is the runtime that serves, for certmagic's maintenance.
-	current atomic.Pointer[tlsRuntime]
+	// current is the site that serves, for certmagic's maintenance.
+	current atomic.Pointer[tlsState]
 	// tickets seals tickets for servers without ssl_session_ticket_key:
 	// Go's random keys, rotated daily, kept across reloads.
 	tickets *tls.Config
@@ -90,8 +90,8 @@ func (ts *tlsShared) configForCert(c certmagic.Certificate) (*certmagic.Config, 
 	return ts.plain, nil
 }
 
-// configFor finds the config for a cached certificate in one runtime.
-func (t *tlsRuntime) configFor(c certmagic.Certificate) *certmagic.Config {
+// configFor finds the config for a cached certificate in one site.
+func (t *tlsState) configFor(c certmagic.Certificate) *certmagic.Config {
 	for _, sc := range t.certs {
 		if cfg := sc.configFor(c.Hash()); cfg != nil {
 			return cfg
@@ -107,10 +107,10 @@ func (t *tlsRuntime) configFor(c certmagic.Certificate) *certmagic.Config {
 	return nil
 }
 
-// commit makes t the runtime certmagic's maintenance serves, drops the
+// commit makes t the site certmagic's maintenance serves, drops the
 // certificates only the previous plan used, and starts the background
 // work of the new one (fetching first OCSP staples).
-func (ts *tlsShared) commit(t *tlsRuntime, log *ErrorLog) {
+func (ts *tlsShared) commit(t *tlsState, log *ErrorLog) {
 	if ts.cache == nil {
 		return
 	}
@@ -138,8 +138,8 @@ func (ts *tlsShared) commit(t *tlsRuntime, log *ErrorLog) {
 	}
 }
 
-// hashes are the certmagic hashes of a runtime's certificates.
-func (t *tlsRuntime) hashes() map[string]bool {
+// hashes are the certmagic hashes of a site's certificates.
+func (t *tlsState) hashes() map[string]bool {
 	out := map[string]bool{}
 	for _, sc := range t.certs {
 		sc.refreshMu.Lock()
@@ -181,7 +181,7 @@ type certEntry struct {
 // serverCerts loads a server's certificates: its ssl_certificate pairs
 // into certmagic's cache, a leaf from the local CA, or its ACME
 // certificate.
-func (t *tlsRuntime) serverCerts(srv *conf.Server, sh *shared) (*serverCerts, error) {
+func (t *tlsState) serverCerts(srv *conf.Server, sh *shared) (*serverCerts, error) {
 	ts := t.shared
 	ts.init(sh)
 	sc := &serverCerts{cache: ts.cache}
@@ -452,7 +452,7 @@ func (ts *tlsShared) localLeaf(names []string) (tls.Certificate, error) {
 	return ts.localCA.Leaf(names)
 }
 
-// localCAUse records that a runtime serves certificates of the local CA.
+// localCAUse records that a site serves certificates of the local CA.
 type localCAUse struct {
 	ca    *tlsca.LocalCA
 	names []string

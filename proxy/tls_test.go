@@ -478,7 +478,7 @@ func BenchmarkTLSHandshake(b *testing.B) {
 		plan := loadTestPlan(b, dir, fmt.Sprintf(`events {} http { access_log off; server { listen 127.0.0.1:1 ssl; server_name example.com;
 			ssl_certificate %[1]s.crt; ssl_certificate_key %[1]s.key; } server { listen 127.0.0.1:1 ssl; server_name other.test;
 			ssl_certificate %[1]s.crt; ssl_certificate_key %[1]s.key; } }`, kind))
-		rt := testRuntime(b, plan)
+		rt := testSite(b, plan)
 		edgeCfg := rt.tls.groups["tcp 127.0.0.1:1"].config
 		cert, err := tls.LoadX509KeyPair(filepath.Join(dir, kind+".crt"), filepath.Join(dir, kind+".key"))
 		if err != nil {

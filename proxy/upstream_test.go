@@ -59,7 +59,7 @@ func TestUpstreamVarLists(t *testing.T) {
 // naming made-up targets cannot deny the real ones (nginx keeps none).
 // Upstream names are always kept: the config bounds them.
 func TestForTargetBound(t *testing.T) {
-	rt := testRuntime(t, loadTestPlan(t, t.TempDir(), `events {}
+	rt := testSite(t, loadTestPlan(t, t.TempDir(), `events {}
 http {
     access_log off;
     upstream php { server 127.0.0.1:9; }

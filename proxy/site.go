@@ -1,7 +1,7 @@
-// This file holds the runtime: everything built from one Plan that
+// This file holds the site: everything built from one Plan that
 // requests read while it is current (opened access logs, the plan itself).
-// A reload builds a new runtime and swaps it in atomically; requests
-// already running finish with the runtime they started with.
+// A reload builds a new site and swaps it in atomically; requests
+// already running finish with the site they started with.
 package proxy
 
 import (
@@ -20,8 +20,10 @@ import (
 // Version is edge's own version.
 const Version = "0.1.0"
 
-// runtime is the per-plan state requests use.
-type runtime struct {
+// site is the per-plan state requests use: what one configuration serves
+// (its servers, logs, FastCGI targets, TLS state), named for that and not
+// "runtime", which is the standard package.
+type site struct {
 	plan     *conf.Plan
 	files    *fileCache
 	log      requestLog
@@ -38,14 +40,14 @@ type runtime struct {
 	h1mu sync.Mutex
 	h1   map[*conf.ListenGroup]*fasthttp.Server
 
-	tls *tlsRuntime // nil without ssl listeners or ACME (tls.go)
+	tls *tlsState   // nil without ssl listeners or ACME (tls.go)
 	fpm *fpmManager // the Server's FPM pools (fpm.go)
 }
 
-// newRuntime opens what a plan needs. It fails (and the caller keeps the
-// old runtime) when a log file cannot be opened.
-func newRuntime(plan *conf.Plan, shared *shared) (*runtime, error) {
-	rt := &runtime{
+// newSite opens what a plan needs. It fails (and the caller keeps the
+// old site) when a log file cannot be opened.
+func newSite(plan *conf.Plan, shared *shared) (*site, error) {
+	rt := &site{
 		plan:          plan,
 		files:         shared.files,
 		errLog:        shared.errLog,
@@ -121,7 +123,7 @@ func newRuntime(plan *conf.Plan, shared *shared) (*runtime, error) {
 		return nil, err
 	}
 	rt.backends = b
-	if rt.tls, err = newTLSRuntime(plan, shared); err != nil {
+	if rt.tls, err = newTLSState(plan, shared); err != nil {
 		return nil, err
 	}
 	return rt, nil
