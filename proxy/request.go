@@ -150,6 +150,7 @@ type Request struct {
 	resp       *Response
 	scratch    []byte
 	headers    []headerKV // for Header.appendAll; kept across requests
+	params     []headerKV // the CGI params (cgiParams); kept across requests
 	fileCache  *fileEntry
 	requestID  string
 	bodySent   int64
@@ -293,9 +294,11 @@ func (r *Request) reset() {
 	scratch := r.scratch[:0]
 	clear(r.headers) // drop references to the last request's buffers
 	headers := r.headers[:0]
+	clear(r.params)
+	params := r.params[:0]
 	clear(r.up.header.list)
 	upHeader := r.up.header.list[:0]
-	*r = Request{slots: slots, caps: caps, scratch: scratch, headers: headers}
+	*r = Request{slots: slots, caps: caps, scratch: scratch, headers: headers, params: params}
 	r.up.header.list = upHeader
 }
 
