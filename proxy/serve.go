@@ -5,10 +5,16 @@
 package proxy
 
 import (
+	"context"
+	"net"
+	"net/http"
 	"runtime"
+	"strconv"
+	"strings"
 	"sync/atomic"
 
 	"edge/conf"
+	"edge/proxy/tlsterm"
 )
 
 // liveGroup returns this site's listen group for the address of g: a
@@ -101,6 +107,36 @@ func (rt *site) serve(r *Request) {
 		return
 	}
 	rt.handle(r)
+}
+
+// acmeChallenge answers an ACME http-01 challenge request, and reports
+// whether it did. It runs after server selection and before the rewrite
+// phase (ngx_http_acme_module answers at the same point).
+func (rt *site) acmeChallenge(r *Request) bool {
+	if !rt.tls.AnswersChallenges() || !strings.HasPrefix(r.uri, tlsterm.ChallengePrefix) || r.Method != http.MethodGet {
+		return false
+	}
+	req, err := http.NewRequestWithContext(context.Background(), http.MethodGet, "http://"+r.host+r.uri, nil)
+	if err != nil {
+		return false
+	}
+	req.Host = r.HostHeader
+	if req.Host == "" {
+		req.Host = r.host
+	}
+	if !r.conn.unix {
+		req.RemoteAddr = net.JoinHostPort(r.conn.remote.Addr().String(), strconv.Itoa(int(r.conn.remote.Port())))
+	}
+	status, body, ok := rt.tls.Challenge(req)
+	if !ok {
+		return false
+	}
+	resp := r.resp
+	resp.Status = status
+	resp.Header.Set("Content-Type", "text/plain")
+	resp.Kind, resp.Bytes, resp.Length = BodyBytes, body, int64(len(body))
+	rt.headerFilter(r)
+	return true
 }
 
 // badRequest answers before a server was chosen, with the default

@@ -24,6 +24,7 @@ import (
 
 	"edge/conf"
 	"edge/internal/rawio"
+	"edge/proxy/tlsterm"
 )
 
 // Options configure a Server. The zero value is usable.
@@ -182,7 +183,7 @@ func (s *Server) Apply(plan *conf.Plan) error {
 	}
 	// Commit: from here nothing fails.
 	s.rt.Store(rt)
-	rt.tlsCommitted()
+	rt.tls.Commit(rt.errLog)
 	s.connSem.Store(&sem)
 	for _, l := range opened {
 		s.listeners[l.key] = l
@@ -436,8 +437,8 @@ func (s *Server) serveConn(l *listener, c net.Conn) {
 	rc.init(c, l.network)
 	info.useRaw(&rc.raw)
 	if g.Listen.SSL {
-		tc, first, err := rt.tlsHandshake(rc, info)
-		if errors.Is(err, errPlainHTTP) {
+		tc, first, err := rt.tls.Handshake(rc, info.group, info.remote.Addr(), rt.errLog)
+		if errors.Is(err, tlsterm.ErrPlainHTTP) {
 			// nginx serves a plain HTTP request sent to a TLS port far
 			// enough to answer it with its 497 (handle), which error_page
 			// 497 often turns into a redirect to https.
@@ -827,6 +828,17 @@ func (s *Server) Addrs() []net.Addr {
 		out = append(out, l.ln.Addr())
 	}
 	return out
+}
+
+// LocalCAHint tells how to trust edge's local development CA when the
+// current configuration uses it (a localhost server without a
+// certificate), or returns "".
+func (s *Server) LocalCAHint() string {
+	rt := s.rt.Load()
+	if rt == nil {
+		return ""
+	}
+	return rt.tls.LocalCAHint()
 }
 
 // ErrorLog returns the current error log.

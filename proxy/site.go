@@ -15,6 +15,7 @@ import (
 	"go.uber.org/zap/zapcore"
 
 	"edge/conf"
+	"edge/proxy/tlsterm"
 )
 
 // Version is edge's own version.
@@ -40,8 +41,8 @@ type site struct {
 	h1mu sync.Mutex
 	h1   map[*conf.ListenGroup]*fasthttp.Server
 
-	tls *tlsState   // nil without ssl listeners or ACME (tls.go)
-	fpm *fpmManager // the Server's FPM pools (fpm.go)
+	tls *tlsterm.State // nil without ssl listeners or ACME
+	fpm *fpmManager    // the Server's FPM pools (fpm.go)
 }
 
 // newSite opens what a plan needs. It fails (and the caller keeps the
@@ -123,7 +124,7 @@ func newSite(plan *conf.Plan, shared *shared) (*site, error) {
 		return nil, err
 	}
 	rt.backends = b
-	if rt.tls, err = newTLSState(plan, shared); err != nil {
+	if rt.tls, err = tlsterm.New(plan, &shared.tls, shared.errLog); err != nil {
 		return nil, err
 	}
 	return rt, nil
@@ -152,9 +153,9 @@ type shared struct {
 	errLog   *ErrorLog
 	now      func() time.Time
 	stats    *Stats
-	pools    sync.Map    // FastCGI clients by address, kept across reloads
-	tls      tlsShared   // certificate cache, ticket keys, local CA (tls_certs.go)
-	fpm      *fpmManager // supervised and attached php-fpm pools (fpm.go)
+	pools    sync.Map       // FastCGI clients by address, kept across reloads
+	tls      tlsterm.Shared // certificate cache, ticket keys, local CA
+	fpm      *fpmManager    // supervised and attached php-fpm pools (fpm.go)
 }
 
 var requestPool = sync.Pool{New: func() any { return &Request{resp: &Response{}} }}
