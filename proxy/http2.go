@@ -1,5 +1,5 @@
-// This file is the HTTP/2 adapter: x/net/http2 serves each connection
-// (Server.ServeConn) on net/http types; the handler fills the same
+// This file is the HTTP/2 adapter: the engine (package h2, x/net/http2)
+// serves each connection on net/http types; the handler fills the same
 // engine-neutral Request as the HTTP/1 adapter and writes the Response.
 package proxy
 
@@ -13,9 +13,8 @@ import (
 	"strings"
 	"sync/atomic"
 
-	"golang.org/x/net/http2"
-
 	"edge/conf"
+	"edge/proxy/h2"
 )
 
 type connKey struct{}
@@ -79,13 +78,6 @@ func (s *Server) serveHTTP2(c net.Conn, info *connInfo) {
 	// nginx's header_limit: all of large_client_header_buffers.
 	headerLimit := def.LargeHeaderBuffers * def.LargeHeaderBufferSize
 	guard := newH2Guard(headerLimit, def.Loc.KeepaliveRequests, rt.now)
-	hs := &http2.Server{
-		IdleTimeout:          def.Loc.KeepaliveTimeout,
-		MaxConcurrentStreams: h2MaxConcurrentStreams,
-		// The protocol's default (RFC 9113 6.5.2); x/net/http2 would
-		// announce 1 MiB and accept frames a peer must not send.
-		MaxReadFrameSize: 16 << 10,
-	}
 	hc := &h2conn{info: info, guard: guard}
 	ctx := context.WithValue(context.Background(), connKey{}, hc)
 	// send_timeout bounds the coalescing writer's writes (the default
@@ -94,12 +86,17 @@ func (s *Server) serveHTTP2(c net.Conn, info *connInfo) {
 	if info.tls != nil {
 		wc = tlsCoalescedConn{wc.(*coalescedConn)}
 	}
-	hs.ServeConn(wc, &http2.ServeConnOpts{
-		Context: ctx,
-		Handler: http.HandlerFunc(s.handleHTTP2),
+	h2.ServeConn(ctx, wc, http.HandlerFunc(s.handleHTTP2), h2.Options{
+		IdleTimeout:          def.Loc.KeepaliveTimeout,
+		MaxConcurrentStreams: h2MaxConcurrentStreams,
+		// The protocol's default (RFC 9113 6.5.2); x/net/http2 would
+		// announce 1 MiB and accept frames a peer must not send.
+		MaxReadFrameSize:  16 << 10,
+		ReadHeaderTimeout: def.ClientHeaderTimeout,
 		// MaxHeaderBytes is the decoded header list's budget; the guard
 		// bounds the encoded block.
-		BaseConfig: &http.Server{ReadHeaderTimeout: def.ClientHeaderTimeout, MaxHeaderBytes: h2HeaderBudget(def), ErrorLog: s.http2Log},
+		MaxHeaderBytes: h2HeaderBudget(def),
+		ErrorLog:       s.http2Log,
 	})
 	if guard.tripped.Load() {
 		// nginx logs its flood and limit closes at info.
