@@ -11,10 +11,10 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/valyala/fasthttp"
 	"go.uber.org/zap/zapcore"
 
 	"edge/conf"
+	"edge/proxy/h1"
 	"edge/proxy/tlsterm"
 )
 
@@ -39,7 +39,7 @@ type site struct {
 	backends      *backends
 
 	h1mu sync.Mutex
-	h1   map[*conf.ListenGroup]*fasthttp.Server
+	h1   map[*conf.ListenGroup]*h1.Server
 
 	tls *tlsterm.State // nil without ssl listeners or ACME
 	fpm *fpmManager    // the Server's FPM pools (fpm.go)
