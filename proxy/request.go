@@ -1,7 +1,8 @@
 // This file holds edge's engine-neutral view of a request and the response
-// value the pipeline produces. The fasthttp (HTTP/1.x) and x/net/http2
-// adapters fill a Request from their own types and write a Response out;
-// nothing else in edge sees either engine.
+// value the pipeline produces. The HTTP/1.x and HTTP/2 adapters (http1.go
+// over package h1, http2.go over package h2) fill a Request from their
+// engine's view and write a Response out; only h1 and h2 import an engine
+// (imports_test.go).
 package proxy
 
 import (
