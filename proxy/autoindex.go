@@ -10,6 +10,7 @@
 package proxy
 
 import (
+	"edge/proxy/logs"
 	"errors"
 	"os"
 	"sort"
@@ -126,7 +127,7 @@ func (rt *site) jsonpCallback(r *Request) (string, bool) {
 // openDirFailed logs a failed opendir() as nginx does and returns the
 // status: 404 for a missing path, 403 for a forbidden one, else 500.
 func (rt *site) openDirFailed(r *Request, path string, err error) int {
-	msg := "opendir() \"" + path + "\" failed (" + errnoText(err) + ")"
+	msg := "opendir() \"" + path + "\" failed (" + logs.ErrnoText(err) + ")"
 	switch classify(err) {
 	case errNotFound, errNotDir:
 		rt.log.errorf(r, "%s", msg)
@@ -145,7 +146,7 @@ func (rt *site) openDirFailed(r *Request, path string, err error) int {
 func (rt *site) readDir(r *Request, d *os.File, path string) ([]dirEntry, int) {
 	names, err := d.Readdirnames(-1)
 	if err != nil {
-		rt.log.critf(r, "readdir() \"%s\" failed (%s)", path, errnoText(err))
+		rt.log.critf(r, "readdir() \"%s\" failed (%s)", path, logs.ErrnoText(err))
 		return nil, 500
 	}
 	entries := make([]dirEntry, 0, len(names))
@@ -157,14 +158,14 @@ func (rt *site) readDir(r *Request, d *os.File, path string) ([]dirEntry, int) {
 		st, err := os.Stat(full)
 		if err != nil {
 			if !errors.Is(err, syscall.ENOENT) && !errors.Is(err, syscall.ELOOP) {
-				rt.log.critf(r, "stat() \"%s\" failed (%s)", full, errnoText(err))
+				rt.log.critf(r, "stat() \"%s\" failed (%s)", full, logs.ErrnoText(err))
 				if errors.Is(err, syscall.EACCES) {
 					continue
 				}
 				return nil, 500
 			}
 			if st, err = os.Lstat(full); err != nil {
-				rt.log.critf(r, "lstat() \"%s\" failed (%s)", full, errnoText(err))
+				rt.log.critf(r, "lstat() \"%s\" failed (%s)", full, logs.ErrnoText(err))
 				return nil, 500
 			}
 		}

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"edge/conf"
+	"edge/proxy/logs"
 )
 
 // fuzzConf is the fixed plan; {{ROOT}} is a temporary directory that every
@@ -56,14 +57,20 @@ func loadTestPlan(tb testing.TB, dir, text string) *conf.Plan {
 	return plan
 }
 
+// silentLog is an error log with no destination.
+func silentLog() *logs.ErrorLog {
+	l, _ := logs.NewErrorLog(nil, nil)
+	return l
+}
+
 // testSite builds the site of a plan without a Server: no listener,
 // a silent error log.
 func testSite(tb testing.TB, plan *conf.Plan) *site {
 	tb.Helper()
 	sh := &shared{
 		files:    newFileCache(time.Second, time.Now),
-		logFiles: newLogFiles(time.Now),
-		errLog:   &ErrorLog{now: time.Now},
+		logFiles: logs.NewFiles(time.Now),
+		errLog:   silentLog(),
 		now:      time.Now,
 		stats:    &Stats{},
 	}

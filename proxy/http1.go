@@ -158,7 +158,7 @@ func (s *Server) connTimedOut(info *connInfo, while string, context []byte) {
 		}
 		context = []byte(", server: " + server)
 	}
-	s.shared.errLog.write(conf.LevelInfo, info.id, "client timed out (110: Connection timed out) while "+while+
+	s.shared.errLog.Write(conf.LevelInfo, info.id, "client timed out (110: Connection timed out) while "+while+
 		", client: "+info.remoteText+string(context))
 }
 

@@ -547,7 +547,7 @@ func servePlan(t *testing.T, plan *conf.Plan) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := NewServer(Options{ErrorLog: &ErrorLog{now: time.Now}, Listeners: map[string]net.Listener{"tcp 127.0.0.1:8080": ln}})
+	s := NewServer(Options{ErrorLog: silentLog(), Listeners: map[string]net.Listener{"tcp 127.0.0.1:8080": ln}})
 	if err := s.Apply(plan); err != nil {
 		t.Fatal(err)
 	}

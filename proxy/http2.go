@@ -15,6 +15,7 @@ import (
 
 	"edge/conf"
 	"edge/proxy/h2"
+	"edge/proxy/logs"
 )
 
 type connKey struct{}
@@ -63,7 +64,7 @@ type h2conn struct {
 
 // infoWriter sends a library's log lines to the error log at [info]
 // (x/net/http2 reports broken client connections this way).
-type infoWriter struct{ l *ErrorLog }
+type infoWriter struct{ l *logs.ErrorLog }
 
 func (w infoWriter) Write(p []byte) (int, error) {
 	w.l.Logf(conf.LevelInfo, "%s", strings.TrimRight(string(p), "\n"))
@@ -104,7 +105,7 @@ func (s *Server) serveHTTP2(c net.Conn, info *connInfo) {
 		if !info.unix {
 			server = net.JoinHostPort(info.localText, info.port)
 		}
-		s.shared.errLog.write(conf.LevelInfo, info.id, guard.reason+" while processing HTTP/2 connection, client: "+
+		s.shared.errLog.Write(conf.LevelInfo, info.id, guard.reason+" while processing HTTP/2 connection, client: "+
 			info.remoteText+", server: "+server)
 	}
 }

@@ -15,6 +15,7 @@ import (
 
 	"edge/conf"
 	"edge/proxy/h1"
+	"edge/proxy/logs"
 	"edge/proxy/tlsterm"
 )
 
@@ -28,13 +29,13 @@ type site struct {
 	plan     *conf.Plan
 	files    *fileCache
 	log      requestLog
-	errLog   *ErrorLog
+	errLog   *logs.ErrorLog
 	hostname string
 	now      func() time.Time
 
 	accessWriters map[*conf.AccessLog]zapcore.WriteSyncer
-	accessSyslogs map[*conf.AccessLog]*syslogPeer
-	logFiles      *logFiles
+	accessSyslogs map[*conf.AccessLog]*logs.Peer
+	logFiles      *logs.Files
 	stats         *Stats
 	backends      *backends
 
@@ -55,7 +56,7 @@ func newSite(plan *conf.Plan, shared *shared) (*site, error) {
 		log:           requestLog{shared.errLog},
 		now:           shared.now,
 		accessWriters: map[*conf.AccessLog]zapcore.WriteSyncer{},
-		accessSyslogs: map[*conf.AccessLog]*syslogPeer{},
+		accessSyslogs: map[*conf.AccessLog]*logs.Peer{},
 		logFiles:      shared.logFiles,
 		stats:         shared.stats,
 		fpm:           shared.fpm,
@@ -76,11 +77,11 @@ func newSite(plan *conf.Plan, shared *shared) (*site, error) {
 			seen[al] = true
 			switch {
 			case al.Syslog != nil:
-				rt.accessSyslogs[al] = shared.logFiles.syslog(al.Syslog)
+				rt.accessSyslogs[al] = shared.logFiles.Syslog(al.Syslog)
 			case !al.Path.Static:
 				// A path with variables is opened per line (logpath.go).
 			default:
-				w, err := shared.logFiles.open(al.Path.Raw, true)
+				w, err := shared.logFiles.Open(al.Path.Raw, true)
 				if err != nil {
 					return err
 				}
@@ -149,8 +150,8 @@ func walkOps(op conf.Op, walk func(*conf.Location) error) error {
 // shared is what outlives runtimes: the file cache, log files, counters.
 type shared struct {
 	files    *fileCache
-	logFiles *logFiles
-	errLog   *ErrorLog
+	logFiles *logs.Files
+	errLog   *logs.ErrorLog
 	now      func() time.Time
 	stats    *Stats
 	pools    sync.Map       // FastCGI clients by address, kept across reloads

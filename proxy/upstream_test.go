@@ -105,7 +105,7 @@ http {
     server { listen 127.0.0.1:%d; location / { return 200 "local\n"; } }
 }
 `, port, port)
-	s := NewServer(Options{ErrorLog: &ErrorLog{now: time.Now}})
+	s := NewServer(Options{ErrorLog: silentLog()})
 	if err := s.Apply(loadTestPlan(t, t.TempDir(), text)); err != nil {
 		t.Fatal(err)
 	}
