@@ -10,6 +10,7 @@
 package proxy
 
 import (
+	"edge/proxy/logs"
 	"errors"
 	"os"
 	"sort"
@@ -34,7 +35,7 @@ type dirEntry struct {
 
 // autoindex answers r with a listing of dirPath (the directory r.uri maps
 // to, with its trailing slash), or returns the status to answer with.
-func (rt *runtime) autoindex(r *Request, dirPath string) int {
+func (rt *site) autoindex(r *Request, dirPath string) int {
 	l := r.loc
 	format := l.AutoindexFormat
 	callback := ""
@@ -106,7 +107,7 @@ func (rt *runtime) autoindex(r *Request, dirPath string) int {
 // jsonpCallback returns the "callback" argument; ok is false (and the
 // request gets 400) when it is longer than 128 bytes or has a byte other
 // than a letter, a digit, "_" or ".".
-func (rt *runtime) jsonpCallback(r *Request) (string, bool) {
+func (rt *site) jsonpCallback(r *Request) (string, bool) {
 	cb := argValue(r.args, "callback")
 	if len(cb) > 128 {
 		rt.log.infof(r, "client sent too long callback name: \"%s\"", cb)
@@ -125,8 +126,8 @@ func (rt *runtime) jsonpCallback(r *Request) (string, bool) {
 
 // openDirFailed logs a failed opendir() as nginx does and returns the
 // status: 404 for a missing path, 403 for a forbidden one, else 500.
-func (rt *runtime) openDirFailed(r *Request, path string, err error) int {
-	msg := "opendir() \"" + path + "\" failed (" + errnoText(err) + ")"
+func (rt *site) openDirFailed(r *Request, path string, err error) int {
+	msg := "opendir() \"" + path + "\" failed (" + logs.ErrnoText(err) + ")"
 	switch classify(err) {
 	case errNotFound, errNotDir:
 		rt.log.errorf(r, "%s", msg)
@@ -142,10 +143,10 @@ func (rt *runtime) openDirFailed(r *Request, path string, err error) int {
 // readDir lists d (the directory at path) without its dot names, sorted
 // as nginx sorts them. An entry stat() may not see is left out; any other
 // failure is a 500.
-func (rt *runtime) readDir(r *Request, d *os.File, path string) ([]dirEntry, int) {
+func (rt *site) readDir(r *Request, d *os.File, path string) ([]dirEntry, int) {
 	names, err := d.Readdirnames(-1)
 	if err != nil {
-		rt.log.critf(r, "readdir() \"%s\" failed (%s)", path, errnoText(err))
+		rt.log.critf(r, "readdir() \"%s\" failed (%s)", path, logs.ErrnoText(err))
 		return nil, 500
 	}
 	entries := make([]dirEntry, 0, len(names))
@@ -157,14 +158,14 @@ func (rt *runtime) readDir(r *Request, d *os.File, path string) ([]dirEntry, int
 		st, err := os.Stat(full)
 		if err != nil {
 			if !errors.Is(err, syscall.ENOENT) && !errors.Is(err, syscall.ELOOP) {
-				rt.log.critf(r, "stat() \"%s\" failed (%s)", full, errnoText(err))
+				rt.log.critf(r, "stat() \"%s\" failed (%s)", full, logs.ErrnoText(err))
 				if errors.Is(err, syscall.EACCES) {
 					continue
 				}
 				return nil, 500
 			}
 			if st, err = os.Lstat(full); err != nil {
-				rt.log.critf(r, "lstat() \"%s\" failed (%s)", full, errnoText(err))
+				rt.log.critf(r, "lstat() \"%s\" failed (%s)", full, logs.ErrnoText(err))
 				return nil, 500
 			}
 		}

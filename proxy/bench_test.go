@@ -193,7 +193,7 @@ func BenchmarkStatic1K(b *testing.B) {
 
 func benchStaticPipeline(b *testing.B) {
 	plan, _ := benchSite(b)
-	rt := testRuntime(b, plan)
+	rt := testSite(b, plan)
 	info := &connInfo{
 		id:     1,
 		start:  time.Now(),
@@ -230,7 +230,7 @@ func benchStaticHTTP1(b *testing.B) {
 	plan, _ := benchSite(b)
 	ln := fasthttputil.NewInmemoryListener()
 	s := NewServer(Options{
-		ErrorLog:  &ErrorLog{now: time.Now},
+		ErrorLog:  silentLog(),
 		Listeners: map[string]net.Listener{"tcp 127.0.0.1:8080": ln},
 	})
 	if err := s.Apply(plan); err != nil {

@@ -36,7 +36,7 @@ func safeStatus(s int) bool {
 	return false
 }
 
-func (rt *runtime) filters(r *Request) {
+func (rt *site) filters(r *Request) {
 	resp := r.resp
 	if resp.Drop {
 		return
@@ -52,7 +52,7 @@ func (rt *runtime) filters(r *Request) {
 	rt.headerFilter(r)
 }
 
-func (rt *runtime) notModified(r *Request) {
+func (rt *site) notModified(r *Request) {
 	resp := r.resp
 	if resp.Status != 200 || fromUpstream(r) {
 		return
@@ -103,7 +103,7 @@ func fromUpstream(r *Request) bool {
 }
 
 // dropBody releases a body that will not be sent.
-func (rt *runtime) dropBody(resp *Response) {
+func (rt *site) dropBody(resp *Response) {
 	if resp.Kind == BodyFile && resp.CloseFile && resp.File != nil {
 		resp.File.Close()
 	}
@@ -112,7 +112,7 @@ func (rt *runtime) dropBody(resp *Response) {
 }
 
 // headersFilter applies expires and add_header.
-func (rt *runtime) headersFilter(r *Request) {
+func (rt *site) headersFilter(r *Request) {
 	resp := r.resp
 	l := r.loc
 	safe := safeStatus(resp.Status)
@@ -147,7 +147,7 @@ func (rt *runtime) headersFilter(r *Request) {
 	}
 }
 
-func (rt *runtime) applyExpires(r *Request, e conf.Expires) {
+func (rt *site) applyExpires(r *Request, e conf.Expires) {
 	if e.Mode == conf.ExpiresVar {
 		v := rt.eval(r, e.Var)
 		parsed, ok := conf.ParseExpires(v)
@@ -172,7 +172,7 @@ func (rt *runtime) applyExpires(r *Request, e conf.Expires) {
 }
 
 // charsetFilter appends "; charset=X" to types in charset_types.
-func (rt *runtime) charsetFilter(r *Request) {
+func (rt *site) charsetFilter(r *Request) {
 	l := r.loc
 	if l.Charset == "" {
 		return
@@ -194,7 +194,7 @@ func (rt *runtime) charsetFilter(r *Request) {
 }
 
 // rangeFilter answers Range requests on full 200 responses.
-func (rt *runtime) rangeFilter(r *Request) {
+func (rt *site) rangeFilter(r *Request) {
 	resp := r.resp
 	if resp.Status != 200 || resp.Header.Get("Accept-Ranges") != "bytes" || resp.Length < 0 || fromUpstream(r) {
 		return
@@ -233,7 +233,7 @@ func (rt *runtime) rangeFilter(r *Request) {
 	rt.multiRange(r, ranges)
 }
 
-func (rt *runtime) singleRange(r *Request, rg byteRange) {
+func (rt *site) singleRange(r *Request, rg byteRange) {
 	resp := r.resp
 	size := resp.Length
 	resp.Status = 206
@@ -268,7 +268,7 @@ func nextBoundary() string {
 // go out with a Content-Length like nginx's; larger ones are streamed.
 const multipartInMemory = 1 << 20
 
-func (rt *runtime) multiRange(r *Request, ranges []byteRange) {
+func (rt *site) multiRange(r *Request, ranges []byteRange) {
 	resp := r.resp
 	size := resp.Length
 	ct := resp.Header.Get("Content-Type")
@@ -444,7 +444,7 @@ func parseRanges(s string, size int64) ([]byteRange, rangeStatus) {
 }
 
 // headerFilter adds what nginx's header filter adds last.
-func (rt *runtime) headerFilter(r *Request) {
+func (rt *site) headerFilter(r *Request) {
 	resp := r.resp
 	l := r.loc
 	// ngx_http_header_filter: Last-Modified only on 200, 206 and 304; a
@@ -498,7 +498,7 @@ func (rt *runtime) headerFilter(r *Request) {
 // filter does: server_name with server_name_in_redirect, else the Host
 // header's name, else (no Host, HTTP/1.0) the local address; then the
 // local port unless it is the scheme's default.
-func (rt *runtime) absoluteURL(r *Request, path string) string {
+func (rt *site) absoluteURL(r *Request, path string) string {
 	l := r.loc
 	scheme := "http"
 	defPort := "80"
@@ -523,7 +523,7 @@ func (rt *runtime) absoluteURL(r *Request, path string) string {
 }
 
 // gzipFilter compresses eligible responses (ngx_http_gzip_header_filter).
-func (rt *runtime) gzipFilter(r *Request) {
+func (rt *site) gzipFilter(r *Request) {
 	resp := r.resp
 	g := &r.loc.Gzip
 	// HEAD gets the headers a GET would (nginx's gzip header filter does
@@ -618,7 +618,7 @@ func (rt *runtime) gzipFilter(r *Request) {
 // gzipHead finishes a compressed answer to HEAD: no body is sent, so a
 // file is closed rather than compressed; an in-memory body gives the
 // compressed length (from the file cache, so it costs nothing twice).
-func (rt *runtime) gzipHead(r *Request, level int) {
+func (rt *site) gzipHead(r *Request, level int) {
 	resp := r.resp
 	if resp.Kind == BodyBytes && r.fileCache != nil && len(resp.Bytes) == len(r.fileCache.data) {
 		resp.Bytes = r.fileCache.gzipped(level)
@@ -645,7 +645,7 @@ func gzipType(g *conf.Gzip, ct string) bool {
 }
 
 // gzipOK applies the request-side checks (ngx_http_gzip_ok).
-func (rt *runtime) gzipOK(r *Request, g *conf.Gzip) bool {
+func (rt *site) gzipOK(r *Request, g *conf.Gzip) bool {
 	if !acceptsGzip(r.Header.get("Accept-Encoding")) {
 		return false
 	}
@@ -748,7 +748,7 @@ func isMSIE6(ua string) bool {
 // no_etag refuse when the response has that header, and anything else is
 // compressed. A static file's Last-Modified does not count, since nginx
 // makes that header from the file's time only at the end.
-func (rt *runtime) gzipProxiedOK(r *Request, g *conf.Gzip) bool {
+func (rt *site) gzipProxiedOK(r *Request, g *conf.Gzip) bool {
 	h := &r.resp.Header
 	has := func(p string) bool { return slices.Contains(g.Proxied, p) }
 	if len(g.Proxied) == 0 || has("off") {

@@ -44,7 +44,7 @@ const (
 // fpmManager owns a Server's pools across reloads.
 type fpmManager struct {
 	sh      *shared
-	current func() *runtime // the runtime serving now (nil before the first Apply)
+	current func() *site // the site serving now (nil before the first Apply)
 
 	mu    sync.Mutex
 	pools map[string]*conf.FPMPool // the current plan's pools, by name
@@ -57,7 +57,7 @@ type fpmManager struct {
 	metrics *prometheus.Registry
 }
 
-func newFPMManager(sh *shared, current func() *runtime) *fpmManager {
+func newFPMManager(sh *shared, current func() *site) *fpmManager {
 	m := &fpmManager{sh: sh, current: current, pools: map[string]*conf.FPMPool{},
 		sups: map[string]*fpm.Supervisor{}, mons: map[string]*fpm.Monitor{}}
 	m.metrics = prometheus.NewRegistry()
@@ -300,7 +300,7 @@ func (m *fpmManager) sample(stop chan struct{}) {
 	}
 }
 
-// backendStats returns the serving runtime's FastCGI counters by name.
+// backendStats returns the serving site's FastCGI counters by name.
 func (m *fpmManager) backendStats() map[string]BackendStats {
 	if rt := m.current(); rt != nil {
 		return rt.fastcgiStats()
@@ -379,7 +379,7 @@ func (m *fpmManager) reports(ctx context.Context, name string) ([]*fpm.Report, e
 }
 
 // fpmContent answers the fpm_status and edge_metrics locations.
-func (rt *runtime) fpmContent(r *Request) int {
+func (rt *site) fpmContent(r *Request) int {
 	if r.Method != "GET" && r.Method != "HEAD" {
 		return 405
 	}
@@ -398,7 +398,7 @@ func (rt *runtime) fpmContent(r *Request) int {
 // fpmStatusHandler is fpm_status: the pools' reports as an HTML page, or
 // JSON when the query has "json" (as php-fpm's own page) or the client
 // accepts only JSON.
-func (rt *runtime) fpmStatusHandler(r *Request) int {
+func (rt *site) fpmStatusHandler(r *Request) int {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	reports, err := rt.fpm.reports(ctx, r.loc.Content.Pool)
@@ -450,7 +450,7 @@ func respond(r *Request, contentType string, body []byte) {
 // metricsHandler is edge_metrics: Prometheus text exposition of the
 // pools, edge's FastCGI clients, the connection counters of stub_status
 // and the Go runtime.
-func (rt *runtime) metricsHandler(r *Request) int {
+func (rt *site) metricsHandler(r *Request) int {
 	families, err := rt.fpm.metrics.Gather()
 	if err != nil {
 		// Gather returns what it could alongside the error.

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"edge/conf"
+	"edge/proxy/logs"
 )
 
 // fuzzConf is the fixed plan; {{ROOT}} is a temporary directory that every
@@ -56,20 +57,26 @@ func loadTestPlan(tb testing.TB, dir, text string) *conf.Plan {
 	return plan
 }
 
-// testRuntime builds the runtime of a plan without a Server: no listener,
+// silentLog is an error log with no destination.
+func silentLog() *logs.ErrorLog {
+	l, _ := logs.NewErrorLog(nil, nil)
+	return l
+}
+
+// testSite builds the site of a plan without a Server: no listener,
 // a silent error log.
-func testRuntime(tb testing.TB, plan *conf.Plan) *runtime {
+func testSite(tb testing.TB, plan *conf.Plan) *site {
 	tb.Helper()
 	sh := &shared{
 		files:    newFileCache(time.Second, time.Now),
-		logFiles: newLogFiles(time.Now),
-		errLog:   &ErrorLog{now: time.Now},
+		logFiles: logs.NewFiles(time.Now),
+		errLog:   silentLog(),
 		now:      time.Now,
 		stats:    &Stats{},
 	}
-	rt, err := newRuntime(plan, sh)
+	rt, err := newSite(plan, sh)
 	if err != nil {
-		tb.Fatalf("runtime: %v", err)
+		tb.Fatalf("site: %v", err)
 	}
 	tb.Cleanup(sh.logFiles.Close)
 	return rt
@@ -88,7 +95,7 @@ func FuzzRequestPath(f *testing.F) {
 	}
 	root := f.TempDir()
 	plan := loadTestPlan(f, root, strings.ReplaceAll(fuzzConf, "{{ROOT}}", root))
-	rt := testRuntime(f, plan)
+	rt := testSite(f, plan)
 	srv := plan.HTTP.Servers[0]
 	f.Fuzz(func(t *testing.T, target string) {
 		for _, merge := range []bool{true, false} {

@@ -91,7 +91,7 @@ func FuzzH2Frames(f *testing.F) {
 	if err != nil {
 		f.Fatal(err)
 	}
-	s := NewServer(Options{ErrorLog: &ErrorLog{now: time.Now}, Listeners: map[string]net.Listener{"tcp 127.0.0.1:8080": ln}})
+	s := NewServer(Options{ErrorLog: silentLog(), Listeners: map[string]net.Listener{"tcp 127.0.0.1:8080": ln}})
 	if err := s.Apply(plan); err != nil {
 		f.Fatal(err)
 	}

@@ -1,8 +1,8 @@
-// This file is the HTTP/1.x adapter: fasthttp serves each connection
-// (Server.ServeConn); the handler fills an engine-neutral Request from the
-// RequestCtx, runs the pipeline and writes the Response back. fasthttp
-// reuses its buffers after the handler returns, so the strings taken from
-// it here are views that must not outlive the request.
+// This file is the HTTP/1.x adapter: the engine (package h1, on fasthttp)
+// serves each connection; the handler fills an engine-neutral Request
+// from the h1.Ctx, runs the pipeline and writes the Response back. The
+// engine reuses its buffers after the handler returns, so the strings
+// taken from it here are views that must not outlive the request.
 package proxy
 
 import (
@@ -16,10 +16,9 @@ import (
 	"time"
 	"unsafe"
 
-	"github.com/valyala/fasthttp"
-
 	"edge/conf"
 	"edge/internal/rawio"
+	"edge/proxy/h1"
 )
 
 // b2s views bytes as a string without copying; valid while the bytes are.
@@ -31,7 +30,7 @@ func b2s(b []byte) string { return unsafe.String(unsafe.SliceData(b), len(b)) }
 // "X.Forwarded-For" cannot reach PHP as HTTP_X_FORWARDED_FOR, which PHP
 // makes of "HTTP_X.FORWARDED_FOR").
 type fastHeaders struct {
-	h *fasthttp.RequestHeader
+	h h1.Header
 	r *Request // for the serving server's settings
 	// lines counts the header lines (checkRequestHead); invalid those
 	// whose name has a byte outside [A-Za-z0-9_-], underscore those whose
@@ -96,46 +95,27 @@ const http1WriteBuffer = 16 << 10
 // http1Server makes the fasthttp server for a listen group; its limits
 // come from the group's default server, which nginx also uses to read a
 // request's headers before it knows the server.
-func (s *Server) http1Server(g *conf.ListenGroup) *fasthttp.Server {
+func (s *Server) http1Server(g *conf.ListenGroup) *h1.Server {
 	def := g.Default
-	return &fasthttp.Server{
-		Handler:        s.handleHTTP1,
-		ErrorHandler:   s.http1Error,
-		Name:           "edge",
-		ReadBufferSize: def.LargeHeaderBuffers * def.LargeHeaderBufferSize,
-		// An idle keep-alive connection gives its 16 KiB write buffer back
-		// (issue 20: 22 KB per idle connection against nginx's 0.5); its read
-		// buffer stays, as StreamRequestBody needs it. No cost measured
-		// (BenchmarkStatic1K/http1, six runs each way).
-		ReduceMemoryUsage:             true,
-		WriteBufferSize:               http1WriteBuffer,
-		ReadTimeout:                   def.ClientHeaderTimeout,
-		IdleTimeout:                   def.Loc.KeepaliveTimeout,
-		MaxRequestsPerConn:            def.Loc.KeepaliveRequests,
-		MaxRequestBodySize:            1 << 62,
-		StreamRequestBody:             true,
-		DisablePreParseMultipartForm:  true,
-		NoDefaultServerHeader:         true,
-		NoDefaultContentType:          true,
-		DisableHeaderNamesNormalizing: false,
-		SecureErrorLogMessage:         true,
-		Logger:                        fastLogger{s},
-		ConnState: func(c net.Conn, st fasthttp.ConnState) {
+	return h1.NewServer(h1.Config{
+		Handler:            s.handleHTTP1,
+		ErrorHandler:       s.http1Error,
+		Logf:               func(format string, args ...any) { s.shared.errLog.Logf(conf.LevelInfo, format, args...) },
+		ReadBufferSize:     def.LargeHeaderBuffers * def.LargeHeaderBufferSize,
+		WriteBufferSize:    http1WriteBuffer,
+		ReadTimeout:        def.ClientHeaderTimeout,
+		IdleTimeout:        def.Loc.KeepaliveTimeout,
+		MaxRequestsPerConn: def.Loc.KeepaliveRequests,
+		ConnState: func(c net.Conn, idle bool) {
 			if ec, ok := c.(edgeConn); ok {
 				info := ec.connInfo()
-				info.idle.Store(st == fasthttp.StateIdle)
-				if st == fasthttp.StateIdle {
+				info.idle.Store(idle)
+				if idle {
 					info.head.next(info.reqEnd)
 				}
 			}
 		},
-	}
-}
-
-type fastLogger struct{ s *Server }
-
-func (l fastLogger) Printf(format string, args ...any) {
-	l.s.shared.errLog.Logf(conf.LevelInfo, format, args...)
+	})
 }
 
 // serveHTTP1 serves an HTTP/1.x connection to its end.
@@ -178,16 +158,16 @@ func (s *Server) connTimedOut(info *connInfo, while string, context []byte) {
 		}
 		context = []byte(", server: " + server)
 	}
-	s.shared.errLog.write(conf.LevelInfo, info.id, "client timed out (110: Connection timed out) while "+while+
+	s.shared.errLog.Write(conf.LevelInfo, info.id, "client timed out (110: Connection timed out) while "+while+
 		", client: "+info.remoteText+string(context))
 }
 
-// http1 returns the runtime's fasthttp server for a group, made once.
-func (rt *runtime) http1(s *Server, g *conf.ListenGroup) *fasthttp.Server {
+// http1 returns the site's fasthttp server for a group, made once.
+func (rt *site) http1(s *Server, g *conf.ListenGroup) *h1.Server {
 	rt.h1mu.Lock()
 	defer rt.h1mu.Unlock()
 	if rt.h1 == nil {
-		rt.h1 = map[*conf.ListenGroup]*fasthttp.Server{}
+		rt.h1 = map[*conf.ListenGroup]*h1.Server{}
 	}
 	fs := rt.h1[g]
 	if fs == nil {
@@ -198,7 +178,7 @@ func (rt *runtime) http1(s *Server, g *conf.ListenGroup) *fasthttp.Server {
 }
 
 // handleHTTP1 is fasthttp's handler.
-func (s *Server) handleHTTP1(ctx *fasthttp.RequestCtx) {
+func (s *Server) handleHTTP1(ctx h1.Ctx) {
 	rt := s.rt.Load()
 	info := ctx.Conn().(edgeConn).connInfo()
 	info.handlerStarts()
@@ -209,7 +189,7 @@ func (s *Server) handleHTTP1(ctx *fasthttp.RequestCtx) {
 	if r.start.IsZero() {
 		r.start = rt.now()
 	}
-	h := &ctx.Request.Header
+	h := ctx.Header()
 	r.Method = b2s(h.Method())
 	r.RawTarget = b2s(h.RequestURI())
 	r.Proto = b2s(h.Protocol())
@@ -227,9 +207,9 @@ func (s *Server) handleHTTP1(ctx *fasthttp.RequestCtx) {
 			r.ContentLength = 0
 			break
 		}
-		r.Body = ctx.RequestBodyStream()
+		r.Body = ctx.BodyStream()
 		if r.Body == nil {
-			r.Body = strings.NewReader(b2s(ctx.Request.Body()))
+			r.Body = strings.NewReader(b2s(ctx.Body()))
 		} else {
 			// client_body_timeout is between two reads; fasthttp's own read
 			// deadline (set for the headers) would bound the whole upload.
@@ -259,31 +239,28 @@ func (s *Server) handleHTTP1(ctx *fasthttp.RequestCtx) {
 
 // writeHTTP1 writes r.resp to fasthttp and runs the log phase (at once for
 // sized bodies, after the last byte for streams).
-func (rt *runtime) writeHTTP1(ctx *fasthttp.RequestCtx, r *Request) {
+func (rt *site) writeHTTP1(ctx h1.Ctx, r *Request) {
 	resp := r.resp
 	r.conn.lastRequest = appendRequestContext(r.conn.lastRequest[:0], r)
 	if resp.Drop {
-		ctx.HijackSetNoResponse(true)
-		ctx.Hijack(func(net.Conn) {})
+		ctx.NoResponse()
 		rt.done(r, 0)
 		releaseRequest(r)
 		return
 	}
-	out := &ctx.Response
-	out.SetStatusCode(resp.Status)
-	setReason(&out.Header, resp)
-	oh := &out.Header
+	ctx.SetStatus(resp.Status)
+	setReason(ctx, resp)
 	// Names go out as the config, the application or edge spelled them
 	// ("X-URI", "ETag"), as nginx sends them; fasthttp would make them
 	// "X-Uri" and "Etag".
-	oh.DisableNormalizing()
+	ctx.KeepHeaderNames()
 	for _, f := range resp.Header.list {
 		switch {
 		case strings.EqualFold(f.name, "Content-Type"):
-			oh.SetContentType(f.value)
+			ctx.SetContentType(f.value)
 		case strings.EqualFold(f.name, "Content-Length"):
 		default:
-			oh.Add(f.name, f.value)
+			ctx.AddHeader(f.name, f.value)
 		}
 	}
 	if resp.Close {
@@ -305,55 +282,54 @@ func (rt *runtime) writeHTTP1(ctx *fasthttp.RequestCtx, r *Request) {
 	switch resp.Kind {
 	case BodyBytes:
 		if resp.pooled != nil {
-			out.SetBody(resp.Bytes)
+			ctx.SetBody(resp.Bytes)
 			resp.release()
 		} else {
-			out.SetBodyRaw(resp.Bytes)
+			ctx.SetBodyRaw(resp.Bytes)
 		}
 		if head {
-			out.SkipBody = true
+			ctx.SkipBody()
 		}
 		rt.done(r, sentLen(resp, head))
 		releaseRequest(r)
 	case BodyFile:
 		if head {
 			resp.File.Close()
-			out.SkipBody = true
-			oh.SetContentLength(int(resp.Length))
+			ctx.SkipBody()
+			ctx.SetContentLength(int(resp.Length))
 		} else {
 			if _, err := resp.File.Seek(resp.Offset, io.SeekStart); err != nil {
 				resp.File.Close()
 				ctx.SetConnectionClose()
 			} else {
-				out.SetBodyStream(resp.File, int(resp.Length))
+				ctx.SetBodyStream(resp.File, int(resp.Length))
 			}
 		}
 		rt.done(r, sentLen(resp, head))
 		releaseRequest(r)
 	case BodyStream:
 		if head {
-			out.SkipBody = true
+			ctx.SkipBody()
 			rt.done(r, 0)
 			releaseRequest(r)
 			return
 		}
 		stream := resp.Stream
-		if !ctx.Request.Header.IsHTTP11() {
+		if !ctx.Header().IsHTTP11() {
 			// HTTP/1.0 has no chunked encoding: collect the body so it goes
 			// out with a Content-Length.
 			var buf bytes.Buffer
 			if err := stream(&buf, func() error { return nil }); err != nil {
 				rt.log.infof(r, "producing the response failed (%v)", err)
 			}
-			out.SetBody(buf.Bytes())
+			ctx.SetBody(buf.Bytes())
 			rt.done(r, int64(buf.Len()))
 			releaseRequest(r)
 			return
 		}
 		// Send the headers at once: a stream (server-sent events, a long
 		// poll) may take a while before its first byte.
-		out.ImmediateHeaderFlush = true
-		out.SetBodyStreamWriter(func(w *bufio.Writer) {
+		ctx.StreamBody(func(w *bufio.Writer) {
 			cw := &countWriter{w: w}
 			err := stream(cw, w.Flush)
 			if err != nil && !errors.Is(err, net.ErrClosed) {
@@ -365,7 +341,7 @@ func (rt *runtime) writeHTTP1(ctx *fasthttp.RequestCtx, r *Request) {
 		})
 	default:
 		if head || resp.Status == 304 || resp.Status == 204 {
-			out.SkipBody = true
+			ctx.SkipBody()
 		}
 		rt.done(r, 0)
 		releaseRequest(r)
@@ -395,14 +371,14 @@ func (c *countWriter) Write(p []byte) (int, error) {
 // a head that overflows the read buffer is 414 when its request line is
 // longer than one large_client_header_buffers buffer, else 494 (sent as
 // 400); anything else 400. The connection is closed, lingering.
-func (s *Server) http1Error(ctx *fasthttp.RequestCtx, err error) {
+func (s *Server) http1Error(ctx h1.Ctx, err error) {
 	rt := s.rt.Load()
 	var info *connInfo
 	if ec, ok := ctx.Conn().(edgeConn); ok {
 		info = ec.connInfo()
 	}
 	if info == nil || info.group == nil {
-		ctx.SetStatusCode(400)
+		ctx.SetStatus(400)
 		ctx.SetConnectionClose()
 		return
 	}
@@ -410,15 +386,14 @@ func (s *Server) http1Error(ctx *fasthttp.RequestCtx, err error) {
 	// stretch the lingering close's reads.
 	info.handlerStarts()
 	status := 400
-	var sizeErr *fasthttp.ErrSmallBuffer
-	if errors.As(err, &sizeErr) {
+	if h1.HeadTooLarge(err) {
 		status = 494
 		def := info.group.Default
 		if info.head.lineTooLong(def.LargeHeaderBuffers*def.LargeHeaderBufferSize, def.LargeHeaderBufferSize) {
 			status = 414
 		}
 	}
-	if errors.Is(err, fasthttp.ErrBodyTooLarge) {
+	if h1.BodyTooLarge(err) {
 		status = 413
 	}
 	if errors.Is(err, os.ErrDeadlineExceeded) {
@@ -447,17 +422,17 @@ func (s *Server) http1Error(ctx *fasthttp.RequestCtx, err error) {
 	}
 	rt.badRequest(r, status)
 	resp := r.resp
-	ctx.Response.SetStatusCode(resp.Status)
-	setReason(&ctx.Response.Header, resp)
-	ctx.Response.Header.DisableNormalizing()
+	ctx.SetStatus(resp.Status)
+	setReason(ctx, resp)
+	ctx.KeepHeaderNames()
 	for _, f := range resp.Header.list {
 		if strings.EqualFold(f.name, "Content-Type") {
-			ctx.Response.Header.SetContentType(f.value)
+			ctx.SetContentType(f.value)
 			continue
 		}
-		ctx.Response.Header.Add(f.name, f.value)
+		ctx.AddHeader(f.name, f.value)
 	}
-	ctx.Response.SetBody(resp.Bytes)
+	ctx.SetBody(resp.Bytes)
 	ctx.SetConnectionClose()
 	rt.done(r, resp.Length)
 	releaseRequest(r)
@@ -465,14 +440,14 @@ func (s *Server) http1Error(ctx *fasthttp.RequestCtx, err error) {
 
 // errorRequest is the Request a failure of the engine is logged and
 // answered as: the default server's, with what headers were read.
-func errorRequest(rt *runtime, ctx *fasthttp.RequestCtx, info *connInfo) *Request {
+func errorRequest(rt *site, ctx h1.Ctx, info *connInfo) *Request {
 	r := acquireRequest()
 	r.conn = info
 	r.rt = rt
 	r.start = time.Now()
 	r.srv = info.group.Default
 	r.loc = r.srv.Loc
-	r.fh.h, r.fh.r = &ctx.Request.Header, r
+	r.fh.h, r.fh.r = ctx.Header(), r
 	r.Header = &r.fh
 	return r
 }
@@ -482,7 +457,7 @@ func errorRequest(rt *runtime, ctx *fasthttp.RequestCtx, info *connInfo) *Reques
 // client_header_timeout: as nginx does, it logs at info and in the access
 // log with 408, and closes the connection without an answer (the engine
 // then writes its error response to a closed connection).
-func (s *Server) requestTimedOut(ctx *fasthttp.RequestCtx, info *connInfo, err error) {
+func (s *Server) requestTimedOut(ctx h1.Ctx, info *connInfo, err error) {
 	rt := s.rt.Load()
 	r := errorRequest(rt, ctx, info)
 	// fasthttp resets the request after a failed body read, so its own
@@ -570,10 +545,10 @@ var (
 // setReason gives the status line nginx's text: the application's, when
 // it named one for this status, else nginx's own where it differs from
 // the engine's. The common statuses keep the engine's ready-made line.
-func setReason(h *fasthttp.ResponseHeader, resp *Response) {
+func setReason(ctx h1.Ctx, resp *Response) {
 	if resp.Reason != "" && resp.ReasonFor == resp.Status {
-		h.SetStatusMessage([]byte(resp.Reason))
+		ctx.SetReason([]byte(resp.Reason))
 	} else if r := nginxReason(resp.Status); r != nil {
-		h.SetStatusMessage(r)
+		ctx.SetReason(r)
 	}
 }

@@ -17,9 +17,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/valyala/fasthttp"
-
 	"edge/conf"
+	"edge/proxy/h1"
 )
 
 // headServer is a default server with nginx's defaults.
@@ -32,8 +31,8 @@ func headServer(ignoreInvalid, underscores bool) *conf.Server {
 // checkRequestHead; ok is false when either refuses the head.
 func parseHead(data []byte, srv *conf.Server) (r *Request, status int, ok bool) {
 	r = &Request{srv: srv}
-	h := &fasthttp.RequestHeader{}
-	if h.Read(bufio.NewReaderSize(bytes.NewReader(data), 32<<10)) != nil {
+	h, err := h1.ReadHeader(bufio.NewReaderSize(bytes.NewReader(data), 32<<10))
+	if err != nil {
 		return r, 400, false
 	}
 	r.Method, r.RawTarget, r.Proto = string(h.Method()), string(h.RequestURI()), string(h.Protocol())
@@ -548,7 +547,7 @@ func servePlan(t *testing.T, plan *conf.Plan) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := NewServer(Options{ErrorLog: &ErrorLog{now: time.Now}, Listeners: map[string]net.Listener{"tcp 127.0.0.1:8080": ln}})
+	s := NewServer(Options{ErrorLog: silentLog(), Listeners: map[string]net.Listener{"tcp 127.0.0.1:8080": ln}})
 	if err := s.Apply(plan); err != nil {
 		t.Fatal(err)
 	}

@@ -1,5 +1,5 @@
-// This file is the HTTP/2 adapter: x/net/http2 serves each connection
-// (Server.ServeConn) on net/http types; the handler fills the same
+// This file is the HTTP/2 adapter: the engine (package h2, x/net/http2)
+// serves each connection on net/http types; the handler fills the same
 // engine-neutral Request as the HTTP/1 adapter and writes the Response.
 package proxy
 
@@ -13,9 +13,9 @@ import (
 	"strings"
 	"sync/atomic"
 
-	"golang.org/x/net/http2"
-
 	"edge/conf"
+	"edge/proxy/h2"
+	"edge/proxy/logs"
 )
 
 type connKey struct{}
@@ -64,7 +64,7 @@ type h2conn struct {
 
 // infoWriter sends a library's log lines to the error log at [info]
 // (x/net/http2 reports broken client connections this way).
-type infoWriter struct{ l *ErrorLog }
+type infoWriter struct{ l *logs.ErrorLog }
 
 func (w infoWriter) Write(p []byte) (int, error) {
 	w.l.Logf(conf.LevelInfo, "%s", strings.TrimRight(string(p), "\n"))
@@ -79,13 +79,6 @@ func (s *Server) serveHTTP2(c net.Conn, info *connInfo) {
 	// nginx's header_limit: all of large_client_header_buffers.
 	headerLimit := def.LargeHeaderBuffers * def.LargeHeaderBufferSize
 	guard := newH2Guard(headerLimit, def.Loc.KeepaliveRequests, rt.now)
-	hs := &http2.Server{
-		IdleTimeout:          def.Loc.KeepaliveTimeout,
-		MaxConcurrentStreams: h2MaxConcurrentStreams,
-		// The protocol's default (RFC 9113 6.5.2); x/net/http2 would
-		// announce 1 MiB and accept frames a peer must not send.
-		MaxReadFrameSize: 16 << 10,
-	}
 	hc := &h2conn{info: info, guard: guard}
 	ctx := context.WithValue(context.Background(), connKey{}, hc)
 	// send_timeout bounds the coalescing writer's writes (the default
@@ -94,12 +87,17 @@ func (s *Server) serveHTTP2(c net.Conn, info *connInfo) {
 	if info.tls != nil {
 		wc = tlsCoalescedConn{wc.(*coalescedConn)}
 	}
-	hs.ServeConn(wc, &http2.ServeConnOpts{
-		Context: ctx,
-		Handler: http.HandlerFunc(s.handleHTTP2),
+	h2.ServeConn(ctx, wc, http.HandlerFunc(s.handleHTTP2), h2.Options{
+		IdleTimeout:          def.Loc.KeepaliveTimeout,
+		MaxConcurrentStreams: h2MaxConcurrentStreams,
+		// The protocol's default (RFC 9113 6.5.2); x/net/http2 would
+		// announce 1 MiB and accept frames a peer must not send.
+		MaxReadFrameSize:  16 << 10,
+		ReadHeaderTimeout: def.ClientHeaderTimeout,
 		// MaxHeaderBytes is the decoded header list's budget; the guard
 		// bounds the encoded block.
-		BaseConfig: &http.Server{ReadHeaderTimeout: def.ClientHeaderTimeout, MaxHeaderBytes: h2HeaderBudget(def), ErrorLog: s.http2Log},
+		MaxHeaderBytes: h2HeaderBudget(def),
+		ErrorLog:       s.http2Log,
 	})
 	if guard.tripped.Load() {
 		// nginx logs its flood and limit closes at info.
@@ -107,7 +105,7 @@ func (s *Server) serveHTTP2(c net.Conn, info *connInfo) {
 		if !info.unix {
 			server = net.JoinHostPort(info.localText, info.port)
 		}
-		s.shared.errLog.write(conf.LevelInfo, info.id, guard.reason+" while processing HTTP/2 connection, client: "+
+		s.shared.errLog.Write(conf.LevelInfo, info.id, guard.reason+" while processing HTTP/2 connection, client: "+
 			info.remoteText+", server: "+server)
 	}
 }
@@ -176,7 +174,7 @@ func (s *Server) handleHTTP2(w http.ResponseWriter, req *http.Request) {
 // writeHTTP2 writes r.resp to net/http and runs the log phase. last says
 // the client has opened keepalive_requests streams: x/net/http2 turns the
 // response's "Connection: close" into a GOAWAY.
-func (rt *runtime) writeHTTP2(w http.ResponseWriter, r *Request, last bool) {
+func (rt *site) writeHTTP2(w http.ResponseWriter, r *Request, last bool) {
 	resp := r.resp
 	defer releaseRequest(r)
 	if resp.Drop {

@@ -42,9 +42,9 @@ var logBenchRequestHeaders = benchHeaders{
 }
 
 // servedLogRequest compiles logBenchConf in a temporary directory and
-// serves GET path (a 1 KiB file), returning the runtime and the request
+// serves GET path (a 1 KiB file), returning the site and the request
 // as the log phase sees it.
-func servedLogRequest(b *testing.B, path string) (*runtime, *Request) {
+func servedLogRequest(b *testing.B, path string) (*site, *Request) {
 	b.Helper()
 	root := b.TempDir()
 	for _, d := range []string{"html/combined", "html/json", "logs"} {
@@ -58,7 +58,7 @@ func servedLogRequest(b *testing.B, path string) (*runtime, *Request) {
 		}
 	}
 	plan := loadTestPlan(b, root, strings.ReplaceAll(logBenchConf, "{{ROOT}}", root))
-	rt := testRuntime(b, plan)
+	rt := testSite(b, plan)
 	r := acquireRequest()
 	r.conn = &connInfo{id: 1, start: time.Now(), remote: netip.MustParseAddrPort("192.0.2.10:50000"),
 		local: netip.MustParseAddrPort("127.0.0.1:8080"), port: "8080", group: plan.HTTP.Listens[0]}

@@ -48,7 +48,7 @@ const (
 
 // handle runs the pipeline for one request and leaves the answer in
 // r.resp. status > 0 from a phase means "answer with this status".
-func (rt *runtime) handle(r *Request) {
+func (rt *site) handle(r *Request) {
 	r.uriChanges = maxURIChanges + 1
 	next := stepServerRewrite
 	if r.Method == "TRACE" {
@@ -80,7 +80,7 @@ func (rt *runtime) handle(r *Request) {
 }
 
 // phase runs one step and says what comes next.
-func (rt *runtime) phase(r *Request, s step) (step, int) {
+func (rt *site) phase(r *Request, s step) (step, int) {
 	switch s {
 	case stepServerRewrite:
 		r.loc = r.srv.Loc
@@ -129,7 +129,7 @@ func (rt *runtime) phase(r *Request, s step) (step, int) {
 }
 
 // uriChanged counts a URI change and searches the location again.
-func (rt *runtime) uriChanged(r *Request) (step, int) {
+func (rt *site) uriChanged(r *Request) (step, int) {
 	r.uriChanges--
 	if r.uriChanges <= 0 {
 		rt.log.errorf(r, "rewrite or internal redirection cycle while processing \"%s\"", r.uri)
@@ -139,7 +139,7 @@ func (rt *runtime) uriChanged(r *Request) (step, int) {
 }
 
 // content runs the access checks, try_files and the content handler.
-func (rt *runtime) content(r *Request) (step, int) {
+func (rt *site) content(r *Request) (step, int) {
 	l := r.loc
 	if !accessAllowed(l.Access, r.conn) {
 		rt.log.errorf(r, "access forbidden by rule")
@@ -169,7 +169,7 @@ func (rt *runtime) content(r *Request) (step, int) {
 // (ngx_http_split_args, then ngx_http_internal_redirect): a fallback
 // "/index.php" gets no query string, "/index.php?$args" gets the
 // request's.
-func (rt *runtime) internalRedirect(r *Request, uri string) (step, int) {
+func (rt *site) internalRedirect(r *Request, uri string) (step, int) {
 	path, args, _ := strings.Cut(uri, "?")
 	return rt.redirectTo(r, path, args)
 }
@@ -179,7 +179,7 @@ func (rt *runtime) internalRedirect(r *Request, uri string) (step, int) {
 // calls it with the request's own arguments and an index name unsplit,
 // so "index /front.php$request_uri" keeps "?a=b" in the URI, as nginx
 // does.
-func (rt *runtime) redirectTo(r *Request, uri, args string) (step, int) {
+func (rt *site) redirectTo(r *Request, uri, args string) (step, int) {
 	r.uriChanges--
 	if r.uriChanges <= 0 {
 		rt.log.errorf(r, "rewrite or internal redirection cycle while internally redirecting to \"%s\"", uri)
@@ -195,7 +195,7 @@ func (rt *runtime) redirectTo(r *Request, uri, args string) (step, int) {
 
 // namedRedirect continues in a named location (ngx_http_named_location):
 // no server rewrite and no location search.
-func (rt *runtime) namedRedirect(r *Request, name string) (step, int) {
+func (rt *site) namedRedirect(r *Request, name string) (step, int) {
 	loc := r.srv.Named[name]
 	if loc == nil {
 		rt.log.errorf(r, "could not find named location \"%s\"", name)
@@ -213,7 +213,7 @@ func (rt *runtime) namedRedirect(r *Request, name string) (step, int) {
 
 // finish turns a status from a phase into a response: an error_page
 // redirect, or a built-in page (ngx_http_special_response_handler).
-func (rt *runtime) finish(r *Request, status int) step {
+func (rt *site) finish(r *Request, status int) step {
 	// ngx_http_finalize_request terminates a request finalized with 408
 	// (a timed-out body, or "return 408") without a response, like 444.
 	if status == 444 || status == 408 {
@@ -241,7 +241,7 @@ func (rt *runtime) finish(r *Request, status int) step {
 }
 
 // errorPage follows one error_page mapping.
-func (rt *runtime) errorPage(r *Request, ep *conf.ErrorPage, status int) (step, int) {
+func (rt *site) errorPage(r *Request, ep *conf.ErrorPage, status int) (step, int) {
 	switch {
 	case ep.Override == -1:
 		r.errStatus = 0

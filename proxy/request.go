@@ -1,7 +1,8 @@
 // This file holds edge's engine-neutral view of a request and the response
-// value the pipeline produces. The fasthttp (HTTP/1.x) and x/net/http2
-// adapters fill a Request from their own types and write a Response out;
-// nothing else in edge sees either engine.
+// value the pipeline produces. The HTTP/1.x and HTTP/2 adapters (http1.go
+// over package h1, http2.go over package h2) fill a Request from their
+// engine's view and write a Response out; only h1 and h2 import an engine
+// (imports_test.go).
 package proxy
 
 import (
@@ -129,7 +130,7 @@ type Request struct {
 	ctx context.Context
 
 	// pipeline state
-	rt         *runtime
+	rt         *site
 	srv        *conf.Server
 	loc        *conf.Location
 	host       string // $host: validated, lowercased, no port
@@ -150,6 +151,7 @@ type Request struct {
 	resp       *Response
 	scratch    []byte
 	headers    []headerKV // for Header.appendAll; kept across requests
+	params     []headerKV // the CGI params (cgiParams); kept across requests
 	fileCache  *fileEntry
 	requestID  string
 	bodySent   int64
@@ -293,9 +295,11 @@ func (r *Request) reset() {
 	scratch := r.scratch[:0]
 	clear(r.headers) // drop references to the last request's buffers
 	headers := r.headers[:0]
+	clear(r.params)
+	params := r.params[:0]
 	clear(r.up.header.list)
 	upHeader := r.up.header.list[:0]
-	*r = Request{slots: slots, caps: caps, scratch: scratch, headers: headers}
+	*r = Request{slots: slots, caps: caps, scratch: scratch, headers: headers, params: params}
 	r.up.header.list = upHeader
 }
 

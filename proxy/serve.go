@@ -5,17 +5,23 @@
 package proxy
 
 import (
-	goruntime "runtime"
+	"context"
+	"net"
+	"net/http"
+	"runtime"
+	"strconv"
+	"strings"
 	"sync/atomic"
 
 	"edge/conf"
+	"edge/proxy/tlsterm"
 )
 
-// liveGroup returns this runtime's listen group for the address of g: a
+// liveGroup returns this site's listen group for the address of g: a
 // keep-alive connection accepted before a reload holds the old plan's
-// group, whose locations (and fastcgi_pass targets) the new runtime does
+// group, whose locations (and fastcgi_pass targets) the new site does
 // not know.
-func (rt *runtime) liveGroup(g *conf.ListenGroup) *conf.ListenGroup {
+func (rt *site) liveGroup(g *conf.ListenGroup) *conf.ListenGroup {
 	var same *conf.ListenGroup
 	for _, lg := range rt.plan.HTTP.Listens {
 		if lg == g {
@@ -32,7 +38,7 @@ func (rt *runtime) liveGroup(g *conf.ListenGroup) *conf.ListenGroup {
 }
 
 // serve runs one request. Every path leaves a complete r.resp.
-func (rt *runtime) serve(r *Request) {
+func (rt *site) serve(r *Request) {
 	r.rt = rt
 	if rt.plan.HTTP == nil || r.conn.group == nil {
 		r.resp.Status = 444
@@ -103,9 +109,39 @@ func (rt *runtime) serve(r *Request) {
 	rt.handle(r)
 }
 
+// acmeChallenge answers an ACME http-01 challenge request, and reports
+// whether it did. It runs after server selection and before the rewrite
+// phase (ngx_http_acme_module answers at the same point).
+func (rt *site) acmeChallenge(r *Request) bool {
+	if !rt.tls.AnswersChallenges() || !strings.HasPrefix(r.uri, tlsterm.ChallengePrefix) || r.Method != http.MethodGet {
+		return false
+	}
+	req, err := http.NewRequestWithContext(context.Background(), http.MethodGet, "http://"+r.host+r.uri, nil)
+	if err != nil {
+		return false
+	}
+	req.Host = r.HostHeader
+	if req.Host == "" {
+		req.Host = r.host
+	}
+	if !r.conn.unix {
+		req.RemoteAddr = net.JoinHostPort(r.conn.remote.Addr().String(), strconv.Itoa(int(r.conn.remote.Port())))
+	}
+	status, body, ok := rt.tls.Challenge(req)
+	if !ok {
+		return false
+	}
+	resp := r.resp
+	resp.Status = status
+	resp.Header.Set("Content-Type", "text/plain")
+	resp.Kind, resp.Bytes, resp.Length = BodyBytes, body, int64(len(body))
+	rt.headerFilter(r)
+	return true
+}
+
 // badRequest answers before a server was chosen, with the default
 // server's settings, and closes the connection like nginx.
-func (rt *runtime) badRequest(r *Request, status int) {
+func (rt *site) badRequest(r *Request, status int) {
 	r.uri = "/"
 	rt.specialResponse(r, status)
 	r.resp.Close = true
@@ -113,7 +149,7 @@ func (rt *runtime) badRequest(r *Request, status int) {
 }
 
 // done runs the log phase once the body is out (or failed).
-func (rt *runtime) done(r *Request, sent int64) {
+func (rt *site) done(r *Request, sent int64) {
 	r.bodySent = sent
 	rt.accessLog(r)
 }
@@ -127,4 +163,4 @@ type Stats struct {
 	reading  atomic.Int64
 }
 
-func numCPU() int { return goruntime.NumCPU() }
+func numCPU() int { return runtime.NumCPU() }

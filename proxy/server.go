@@ -24,13 +24,15 @@ import (
 
 	"edge/conf"
 	"edge/internal/rawio"
+	"edge/proxy/logs"
+	"edge/proxy/tlsterm"
 )
 
 // Options configure a Server. The zero value is usable.
 type Options struct {
 	// ErrorLog receives diagnostics before a plan's own error log is open;
 	// nil means stderr at [error].
-	ErrorLog *ErrorLog
+	ErrorLog *logs.ErrorLog
 	// Now replaces the clock (tests); nil means time.Now.
 	Now func() time.Time
 	// Listeners are already-open sockets to reuse by address (for example
@@ -42,7 +44,7 @@ type Options struct {
 type Server struct {
 	opts   Options
 	shared *shared
-	rt     atomic.Pointer[runtime]
+	rt     atomic.Pointer[site]
 
 	mu        sync.Mutex
 	listeners map[string]*listener // by network+" "+addr
@@ -61,17 +63,17 @@ func NewServer(o Options) *Server {
 		o.Now = time.Now
 	}
 	if o.ErrorLog == nil {
-		o.ErrorLog = StderrErrorLog(conf.LevelError)
+		o.ErrorLog = logs.StderrErrorLog(conf.LevelError)
 	}
 	s := &Server{opts: o, listeners: map[string]*listener{}}
 	s.shared = &shared{
 		files:    newFileCache(time.Second, o.Now),
-		logFiles: newLogFiles(o.Now),
+		logFiles: logs.NewFiles(o.Now),
 		errLog:   o.ErrorLog,
 		now:      o.Now,
 		stats:    &Stats{},
 	}
-	s.shared.logFiles.alert = func(msg string) { s.shared.errLog.Logf(conf.LevelAlert, "%s", msg) }
+	s.shared.logFiles.Alert = func(msg string) { s.shared.errLog.Logf(conf.LevelAlert, "%s", msg) }
 	s.shared.fpm = newFPMManager(s.shared, s.rt.Load)
 	s.http2Log = log.New(infoWriter{s.shared.errLog}, "", 0)
 	return s
@@ -129,23 +131,23 @@ func sharedSockets(groups map[string]*conf.ListenGroup) (byWild map[string]map[n
 // new addresses, keeps existing ones and closes the ones no longer named.
 // On error nothing changes and the previous plan keeps serving.
 func (s *Server) Apply(plan *conf.Plan) error {
-	errLog, err := NewErrorLog(plan.Main.ErrorLogs, s.shared.logFiles)
+	errLog, err := logs.NewErrorLog(plan.Main.ErrorLogs, s.shared.logFiles)
 	if err != nil {
 		return err
 	}
 	// The one ErrorLog everybody holds starts writing where the new plan
 	// says; a failure below puts the old destinations back.
-	old := s.shared.errLog.takeOutputs(errLog)
-	rt, err := newRuntime(plan, s.shared)
+	old := s.shared.errLog.TakeOutputs(errLog)
+	rt, err := newSite(plan, s.shared)
 	if err != nil {
-		s.shared.errLog.restoreOutputs(old)
+		s.shared.errLog.RestoreOutputs(old)
 		return err
 	}
 	// The plan's php-fpm pools run before it serves (fpm.go); a pool
 	// php-fpm refuses fails Apply and the old plan stays.
 	undoPools, err := s.shared.fpm.apply(plan)
 	if err != nil {
-		s.shared.errLog.restoreOutputs(old)
+		s.shared.errLog.RestoreOutputs(old)
 		return err
 	}
 	max := plan.Main.WorkerConnections * workers(plan)
@@ -174,7 +176,7 @@ func (s *Server) Apply(plan *conf.Plan) error {
 				l.ln.Close()
 			}
 			undoPools()
-			s.shared.errLog.restoreOutputs(old)
+			s.shared.errLog.RestoreOutputs(old)
 			return err
 		}
 		l := &listener{key: key, ln: ln, network: listenNetwork(g.Listen), done: make(chan struct{})}
@@ -182,7 +184,7 @@ func (s *Server) Apply(plan *conf.Plan) error {
 	}
 	// Commit: from here nothing fails.
 	s.rt.Store(rt)
-	rt.tlsCommitted()
+	rt.tls.Commit(rt.errLog)
 	s.connSem.Store(&sem)
 	for _, l := range opened {
 		s.listeners[l.key] = l
@@ -306,7 +308,7 @@ func (s *Server) accept(l *listener) {
 				delay = time.Second
 			}
 			// nginx's words: "accept4() failed (24: Too many open files)".
-			s.shared.errLog.Logf(conf.LevelCrit, "accept4() failed (%s)", errnoText(err))
+			s.shared.errLog.Logf(conf.LevelCrit, "accept4() failed (%s)", logs.ErrnoText(err))
 			time.Sleep(delay)
 			continue
 		}
@@ -436,8 +438,8 @@ func (s *Server) serveConn(l *listener, c net.Conn) {
 	rc.init(c, l.network)
 	info.useRaw(&rc.raw)
 	if g.Listen.SSL {
-		tc, first, err := rt.tlsHandshake(rc, info)
-		if errors.Is(err, errPlainHTTP) {
+		tc, first, err := rt.tls.Handshake(rc, info.group, info.remote.Addr(), rt.errLog)
+		if errors.Is(err, tlsterm.ErrPlainHTTP) {
 			// nginx serves a plain HTTP request sent to a TLS port far
 			// enough to answer it with its 497 (handle), which error_page
 			// 497 often turns into a redirect to https.
@@ -829,8 +831,19 @@ func (s *Server) Addrs() []net.Addr {
 	return out
 }
 
+// LocalCAHint tells how to trust edge's local development CA when the
+// current configuration uses it (a localhost server without a
+// certificate), or returns "".
+func (s *Server) LocalCAHint() string {
+	rt := s.rt.Load()
+	if rt == nil {
+		return ""
+	}
+	return rt.tls.LocalCAHint()
+}
+
 // ErrorLog returns the current error log.
-func (s *Server) ErrorLog() *ErrorLog { return s.shared.errLog }
+func (s *Server) ErrorLog() *logs.ErrorLog { return s.shared.errLog }
 
 func maxInt(a, b int) int {
 	if a > b {

@@ -14,7 +14,7 @@ import (
 
 // tryFiles runs try_files. done is false when a file matched and the
 // request goes on to the content handler with r.uri set to it.
-func (rt *runtime) tryFiles(r *Request) (next step, status int, done bool) {
+func (rt *site) tryFiles(r *Request) (next step, status int, done bool) {
 	l := r.loc
 	for i := range l.TryFiles {
 		tf := &l.TryFiles[i]
@@ -45,7 +45,7 @@ func (rt *runtime) tryFiles(r *Request) (next step, status int, done bool) {
 }
 
 // static serves the file (or index of the directory) for r.uri.
-func (rt *runtime) static(r *Request) (step, int) {
+func (rt *site) static(r *Request) (step, int) {
 	if strings.HasSuffix(r.uri, "/") {
 		return rt.index(r)
 	}
@@ -76,7 +76,7 @@ func (rt *runtime) static(r *Request) (step, int) {
 }
 
 // openFailed logs a failed open like nginx and returns the status.
-func (rt *runtime) openFailed(r *Request, path string, err error) int {
+func (rt *site) openFailed(r *Request, path string, err error) int {
 	switch err {
 	case errNotFound, errNotDir:
 		if r.loc.LogNotFound {
@@ -93,7 +93,7 @@ func (rt *runtime) openFailed(r *Request, path string, err error) int {
 
 // fileResponse prepares a 200 for a cached file; a large file is opened
 // here and closed by the adapter once sent.
-func (rt *runtime) fileResponse(r *Request, e *fileEntry) int {
+func (rt *site) fileResponse(r *Request, e *fileEntry) int {
 	resp := r.resp
 	resp.Status = 200
 	r.fileCache = e
@@ -129,7 +129,7 @@ func (rt *runtime) fileResponse(r *Request, e *fileEntry) int {
 
 // index serves "/dir/": the first index file that exists is an internal
 // redirect; none gives 403 (or 404 when the directory is missing).
-func (rt *runtime) index(r *Request) (step, int) {
+func (rt *site) index(r *Request) (step, int) {
 	if r.Method != "GET" && r.Method != "HEAD" && r.Method != "POST" {
 		return stepDone, 405
 	}
@@ -168,7 +168,7 @@ func (rt *runtime) index(r *Request) (step, int) {
 
 // contentType picks the MIME type from the URI's extension, like
 // ngx_http_set_content_type, with the charset added by the charset filter.
-func (rt *runtime) contentType(r *Request) string {
+func (rt *site) contentType(r *Request) string {
 	l := r.loc
 	t := ""
 	if r.exten != "" {
@@ -186,7 +186,7 @@ func (rt *runtime) contentType(r *Request) string {
 }
 
 // emptyGIF answers with a 1x1 transparent GIF (empty_gif).
-func (rt *runtime) emptyGIF(r *Request) int {
+func (rt *site) emptyGIF(r *Request) int {
 	if r.Method != "GET" && r.Method != "HEAD" {
 		return 405
 	}

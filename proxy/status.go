@@ -7,7 +7,7 @@ import (
 )
 
 // stubStatus answers with nginx's stub_status text.
-func (rt *runtime) stubStatus(r *Request) int {
+func (rt *site) stubStatus(r *Request) int {
 	if r.Method != "GET" && r.Method != "HEAD" {
 		return 405
 	}

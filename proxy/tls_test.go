@@ -2,8 +2,8 @@
 // Go's crypto/tls as the client: server choice by SNI, certificate choice
 // (ECDSA before RSA), ALPN, session tickets (timeout, other server, keys
 // shared by two servers), OCSP stapling against a local responder, the
-// local CA for localhost, reloads. The benchmark compares a handshake
-// through edge's configs with a bare crypto/tls config.
+// local CA for localhost, reloads. The handshake benchmark and the
+// ticket sealer's table are in tlsterm.
 package proxy
 
 import (
@@ -274,40 +274,6 @@ func (c *fixedSessionCache) Put(_ string, cs *tls.ClientSessionState) {
 	}
 }
 
-func TestTicketSealerTimeout(t *testing.T) {
-	now := time.Unix(1_800_000_000, 0)
-	srv := &conf.Server{Names: []conf.ServerName{{Name: "example.com"}}}
-	other := &conf.Server{Names: []conf.ServerName{{Name: "other.test"}}}
-	sealer := &ticketSealer{keys: &tls.Config{}, timeout: 5 * time.Minute, server: serverTag(srv), now: func() time.Time { return now }}
-	stamp := func(s *ticketSealer) [][]byte {
-		ss := &tls.SessionState{}
-		s.wrapStamp(ss)
-		return ss.Extra
-	}
-	tests := []struct {
-		name  string
-		extra [][]byte
-		at    time.Duration
-		want  bool
-	}{
-		{"fresh", stamp(sealer), time.Minute, true},
-		{"at the timeout", stamp(sealer), 5 * time.Minute, false},
-		{"expired", stamp(sealer), time.Hour, false},
-		{"other server", stamp(&ticketSealer{timeout: time.Hour, server: serverTag(other), now: sealer.now}), 0, false},
-		{"no stamp", nil, 0, false},
-		{"foreign extra before the stamp", append([][]byte{[]byte("x")}, stamp(sealer)...), 0, true},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			check := *sealer
-			check.now = func() time.Time { return now.Add(tt.at) }
-			if got := check.valid(tt.extra); got != tt.want {
-				t.Errorf("valid = %v, want %v", got, tt.want)
-			}
-		})
-	}
-}
-
 func TestTLSTicketKeyFileSharedByTwoServers(t *testing.T) {
 	s := newTLSSite(t)
 	key := make([]byte, 80)
@@ -461,70 +427,6 @@ server {
 	}
 	if got := s.dial(t, s.port, &tls.Config{ServerName: "example.com"}).PeerCertificates[0].PublicKeyAlgorithm; got != x509.RSA {
 		t.Errorf("after reload: %s", got)
-	}
-}
-
-// BenchmarkTLSHandshake measures full handshakes (client and server, over
-// loopback TCP) through edge's configs against a bare crypto/tls config
-// with the same certificate, so the cost of server choice by SNI,
-// certificate choice and ticket sealing shows as the difference.
-func BenchmarkTLSHandshake(b *testing.B) {
-	b.Setenv("EDGE_DATA_DIR", b.TempDir())
-	dir := b.TempDir()
-	pki := testenv.NewPKI(b, dir)
-	pki.Leaf(b, "ec", false, "example.com")
-	pki.Leaf(b, "rsa", true, "example.com")
-	for _, kind := range []string{"ec", "rsa"} {
-		plan := loadTestPlan(b, dir, fmt.Sprintf(`events {} http { access_log off; server { listen 127.0.0.1:1 ssl; server_name example.com;
-			ssl_certificate %[1]s.crt; ssl_certificate_key %[1]s.key; } server { listen 127.0.0.1:1 ssl; server_name other.test;
-			ssl_certificate %[1]s.crt; ssl_certificate_key %[1]s.key; } }`, kind))
-		rt := testRuntime(b, plan)
-		edgeCfg := rt.tls.groups["tcp 127.0.0.1:1"].config
-		cert, err := tls.LoadX509KeyPair(filepath.Join(dir, kind+".crt"), filepath.Join(dir, kind+".key"))
-		if err != nil {
-			b.Fatal(err)
-		}
-		bare := &tls.Config{Certificates: []tls.Certificate{cert}, NextProtos: []string{"h2", "http/1.1"}}
-		for _, c := range []struct {
-			name string
-			cfg  *tls.Config
-		}{{"edge", edgeCfg}, {"bare", bare}} {
-			b.Run(kind+"/"+c.name, func(b *testing.B) {
-				benchHandshakes(b, c.cfg, pki.Pool)
-			})
-		}
-	}
-}
-
-func benchHandshakes(b *testing.B, cfg *tls.Config, roots *x509.CertPool) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer ln.Close()
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			go func() {
-				tc := tls.Server(c, cfg)
-				if tc.Handshake() == nil {
-					io.Copy(io.Discard, tc) // let session tickets go out
-				}
-				tc.Close()
-			}()
-		}
-	}()
-	client := &tls.Config{ServerName: "example.com", RootCAs: roots, NextProtos: []string{"h2", "http/1.1"}}
-	b.ReportAllocs()
-	for b.Loop() {
-		c, err := tls.Dial("tcp", ln.Addr().String(), client)
-		if err != nil {
-			b.Fatal(err)
-		}
-		c.Close()
 	}
 }
 

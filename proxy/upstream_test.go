@@ -59,7 +59,7 @@ func TestUpstreamVarLists(t *testing.T) {
 // naming made-up targets cannot deny the real ones (nginx keeps none).
 // Upstream names are always kept: the config bounds them.
 func TestForTargetBound(t *testing.T) {
-	rt := testRuntime(t, loadTestPlan(t, t.TempDir(), `events {}
+	rt := testSite(t, loadTestPlan(t, t.TempDir(), `events {}
 http {
     access_log off;
     upstream php { server 127.0.0.1:9; }
@@ -105,7 +105,7 @@ http {
     server { listen 127.0.0.1:%d; location / { return 200 "local\n"; } }
 }
 `, port, port)
-	s := NewServer(Options{ErrorLog: &ErrorLog{now: time.Now}})
+	s := NewServer(Options{ErrorLog: silentLog()})
 	if err := s.Apply(loadTestPlan(t, t.TempDir(), text)); err != nil {
 		t.Fatal(err)
 	}

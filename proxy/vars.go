@@ -25,7 +25,7 @@ import (
 const NginxVersion = "1.22.1"
 
 // eval evaluates a script to a string.
-func (rt *runtime) eval(r *Request, s *conf.Script) string {
+func (rt *site) eval(r *Request, s *conf.Script) string {
 	if s == nil {
 		return ""
 	}
@@ -59,7 +59,7 @@ func (rt *runtime) eval(r *Request, s *conf.Script) string {
 // it compiles the replacement. When the request URI was percent-encoded
 // or had a "+", captures copied into the args (or anywhere, for a
 // redirect) are escaped, as nginx does.
-func (rt *runtime) evalRewrite(r *Request, s *conf.Script, quoted, redirect bool) (string, int) {
+func (rt *site) evalRewrite(r *Request, s *conf.Script, quoted, redirect bool) (string, int) {
 	if s.Static {
 		return s.Raw, strings.IndexByte(s.Raw, '?')
 	}
@@ -89,7 +89,7 @@ func (rt *runtime) evalRewrite(r *Request, s *conf.Script, quoted, redirect bool
 }
 
 // varValue returns one variable's value.
-func (rt *runtime) varValue(r *Request, v *conf.VarRef) string {
+func (rt *site) varValue(r *Request, v *conf.VarRef) string {
 	switch v.Kind {
 	case conf.VarCapture:
 		return r.capture(v.N)
@@ -168,7 +168,7 @@ func argValue(args, name string) string {
 
 // slotValue returns a set/map/named-capture variable, computing a map on
 // first use (and caching it for the request unless the map is volatile).
-func (rt *runtime) slotValue(r *Request, v *conf.VarRef) string {
+func (rt *site) slotValue(r *Request, v *conf.VarRef) string {
 	if v.N < len(r.slots) && r.slots[v.N].valid && (v.Map == nil || !v.Map.Volatile) {
 		return r.slots[v.N].val
 	}
@@ -191,7 +191,7 @@ func (rt *runtime) slotValue(r *Request, v *conf.VarRef) string {
 // geoValue looks the client address up in a geo block: the value of the
 // block's address variable, or the connection's address (none for a Unix
 // socket); from a trusted proxy, X-Forwarded-For is read.
-func (rt *runtime) geoValue(r *Request, m *conf.Map) string {
+func (rt *site) geoValue(r *Request, m *conf.Map) string {
 	var src string
 	var conn netip.Addr
 	if m.Source != nil {
@@ -219,7 +219,7 @@ func (r *Request) setSlot(n int, v string) {
 }
 
 // builtin computes a builtin variable.
-func (rt *runtime) builtin(r *Request, id conf.VarID) string {
+func (rt *site) builtin(r *Request, id conf.VarID) string {
 	switch id {
 	case conf.VarURI, conf.VarDocumentURI:
 		return r.uri
@@ -469,7 +469,7 @@ func openSSLCipherName(id uint16) string {
 }
 
 // serverName is $server_name: the first name of the server.
-func (rt *runtime) serverName(r *Request) string {
+func (rt *site) serverName(r *Request) string {
 	if len(r.srv.Names) == 0 {
 		return ""
 	}
@@ -483,13 +483,13 @@ func (rt *runtime) serverName(r *Request) string {
 }
 
 // documentRoot is $document_root: root or alias, variables evaluated.
-func (rt *runtime) documentRoot(r *Request) string {
+func (rt *site) documentRoot(r *Request) string {
 	return rt.eval(r, r.loc.Root)
 }
 
 // mapURIToPath maps a URI to a file path (ngx_http_map_uri_to_path). It
 // also returns the length of the root part.
-func (rt *runtime) mapURIToPath(r *Request, uri string) (string, int) {
+func (rt *site) mapURIToPath(r *Request, uri string) (string, int) {
 	l := r.loc
 	root := rt.eval(r, l.Root)
 	if l.Alias {
@@ -518,7 +518,7 @@ type clockText struct {
 // formatting a time costs more than the rest of the line.
 var lastClock atomic.Pointer[clockText]
 
-func (rt *runtime) clock() *clockText {
+func (rt *site) clock() *clockText {
 	now := rt.now()
 	sec := now.Unix()
 	if c := lastClock.Load(); c != nil && c.sec == sec {

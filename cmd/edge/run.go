@@ -10,7 +10,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
-	goruntime "runtime"
+	"runtime"
 	"strconv"
 	"strings"
 	"syscall"
@@ -213,7 +213,7 @@ func errnoText(err error) string {
 
 // serve runs until a stop signal.
 func serve(o *options, plan *conf.Plan) int {
-	goruntime.GOMAXPROCS(workerCount(plan))
+	runtime.GOMAXPROCS(workerCount(plan))
 	// Catch the signals before the listeners are bound and the pid file
 	// is written: a signal sent as soon as edge answers, or as soon as
 	// the pid file names it (logrotate's USR1, "edge -s reload"), waits
@@ -302,7 +302,7 @@ func reload(o *options, srv *proxy.Server) *conf.Plan {
 		log.Logf(conf.LevelEmerg, "%s", err)
 		return nil
 	}
-	goruntime.GOMAXPROCS(workerCount(plan))
+	runtime.GOMAXPROCS(workerCount(plan))
 	log = srv.ErrorLog()
 	for _, w := range plan.Warnings {
 		log.Logf(w.Level, "%s", w)
@@ -315,7 +315,7 @@ func workerCount(p *conf.Plan) int {
 	if p.Main.WorkerProcesses > 0 {
 		return p.Main.WorkerProcesses
 	}
-	return goruntime.NumCPU()
+	return runtime.NumCPU()
 }
 
 func signalName(s syscall.Signal) string {

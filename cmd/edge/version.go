@@ -5,7 +5,7 @@ package main
 import (
 	"fmt"
 	"os"
-	goruntime "runtime"
+	"runtime"
 
 	"edge/proxy"
 )
@@ -49,7 +49,7 @@ func printVersion(build bool) {
 	if !build {
 		return
 	}
-	fmt.Fprintf(os.Stderr, "built with %s %s/%s\n", goruntime.Version(), goruntime.GOOS, goruntime.GOARCH)
+	fmt.Fprintf(os.Stderr, "built with %s %s/%s\n", runtime.Version(), runtime.GOOS, runtime.GOARCH)
 	fmt.Fprintf(os.Stderr, "TLS SNI support enabled\n")
 	args := "configure arguments:"
 	for _, m := range builtModules {

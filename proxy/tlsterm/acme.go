@@ -7,7 +7,7 @@
 // listeners: any request for /.well-known/acme-challenge/TOKEN, before
 // the rewrite phase, so "return 301 https://..." on the port 80 server
 // does not get in the way.
-package proxy
+package tlsterm
 
 import (
 	"context"
@@ -15,11 +15,9 @@ import (
 	"crypto/x509"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"net/netip"
 	"os"
-	"strconv"
 	"strings"
 	"sync"
 
@@ -29,19 +27,15 @@ import (
 	"edge/conf"
 )
 
-// acmeChallengePrefix is where ACME servers fetch http-01 answers (RFC
-// 8555, section 8.3).
-const acmeChallengePrefix = "/.well-known/acme-challenge/"
-
-// acmeRuntime is one plan's ACME state.
-type acmeRuntime struct {
+// acmeState is one plan's ACME state.
+type acmeState struct {
 	// managers are the certmagic configs, one per issuer and key type.
 	managers []*acmeManager
 	// byName finds the manager of an identifier.
 	byName map[string]*acmeManager
 	// servers are the servers with acme_certificate.
 	servers map[*conf.Server]*acmeServer
-	log     func() *ErrorLog
+	log     func() *logRef
 	started sync.Once
 }
 
@@ -60,10 +54,10 @@ type acmeServer struct {
 	defaultName string
 }
 
-// newACMERuntime makes the certmagic configs of a plan's acme_certificate
+// newACMEState makes the certmagic configs of a plan's acme_certificate
 // directives. Nothing is obtained until the plan serves (start).
-func newACMERuntime(plan *conf.Plan, ts *tlsShared, sh *shared) (*acmeRuntime, error) {
-	a := &acmeRuntime{byName: map[string]*acmeManager{}, servers: map[*conf.Server]*acmeServer{}, log: ts.errLog.Load}
+func newACMEState(plan *conf.Plan, ts *Shared, log Log) (*acmeState, error) {
+	a := &acmeState{byName: map[string]*acmeManager{}, servers: map[*conf.Server]*acmeServer{}, log: ts.errLog.Load}
 	host, port := challengeListener(plan)
 	byKey := map[string]*acmeManager{}
 	for _, srv := range plan.HTTP.Servers {
@@ -74,7 +68,7 @@ func newACMERuntime(plan *conf.Plan, ts *tlsShared, sh *shared) (*acmeRuntime, e
 		key := fmt.Sprintf("%p %s %v", ac.Issuer, ac.KeyType, srv.TLS.Stapling)
 		m := byKey[key]
 		if m == nil {
-			ts.init(sh)
+			ts.init(log)
 			var err error
 			if m, err = newACMEManager(ts, ac, srv.TLS.Stapling, host, port); err != nil {
 				return nil, err
@@ -122,7 +116,7 @@ func challengeListener(plan *conf.Plan) (string, int) {
 }
 
 // newACMEManager makes a certmagic config for an issuer and key type.
-func newACMEManager(ts *tlsShared, ac *conf.ACMECertificate, staple bool, host string, port int) (*acmeManager, error) {
+func newACMEManager(ts *Shared, ac *conf.ACMECertificate, staple bool, host string, port int) (*acmeManager, error) {
 	iss := ac.Issuer
 	storagePath := iss.StatePath
 	if storagePath == "" {
@@ -198,10 +192,10 @@ func certPool(path string) (*x509.CertPool, error) {
 }
 
 // server returns a server's ACME certificate source.
-func (a *acmeRuntime) server(srv *conf.Server) *acmeServer { return a.servers[srv] }
+func (a *acmeState) server(srv *conf.Server) *acmeServer { return a.servers[srv] }
 
 // configForName is the certmagic config that manages an identifier.
-func (a *acmeRuntime) configForName(name string) *certmagic.Config {
+func (a *acmeState) configForName(name string) *certmagic.Config {
 	if m := a.byName[strings.ToLower(name)]; m != nil {
 		return m.magic
 	}
@@ -211,7 +205,7 @@ func (a *acmeRuntime) configForName(name string) *certmagic.Config {
 // start asks certmagic to load or obtain every managed certificate, in
 // the background; it runs once the plan's listeners are bound, so the
 // http-01 challenge port is edge's.
-func (a *acmeRuntime) start() {
+func (a *acmeState) start() {
 	a.started.Do(func() {
 		for _, m := range a.managers {
 			if err := m.magic.ManageAsync(context.Background(), m.names); err != nil {
@@ -232,40 +226,30 @@ func (s *acmeServer) get(hello *tls.ClientHelloInfo) (*tls.Certificate, error) {
 	return s.magic.GetCertificate(hello)
 }
 
-// acmeChallenge answers an ACME http-01 challenge request, and reports
-// whether it did. It runs after server selection and before the rewrite
-// phase (ngx_http_acme_module answers at the same point).
-func (rt *runtime) acmeChallenge(r *Request) bool {
-	if rt.tls == nil || rt.tls.acme == nil || !strings.HasPrefix(r.uri, acmeChallengePrefix) || r.Method != http.MethodGet {
-		return false
-	}
-	req, err := http.NewRequestWithContext(context.Background(), http.MethodGet, "http://"+r.host+r.uri, nil)
-	if err != nil {
-		return false
-	}
-	req.Host = r.HostHeader
-	if req.Host == "" {
-		req.Host = r.host
-	}
-	if !r.conn.unix {
-		req.RemoteAddr = net.JoinHostPort(r.conn.remote.Addr().String(), strconv.Itoa(int(r.conn.remote.Port())))
-	}
-	for _, m := range rt.tls.acme.managers {
+// ChallengePrefix is where ACME servers fetch http-01 answers (RFC
+// 8555, section 8.3).
+const ChallengePrefix = "/.well-known/acme-challenge/"
+
+// AnswersChallenges reports whether the plan has ACME certificates, whose
+// http-01 challenges Challenge answers. t may be nil.
+func (t *State) AnswersChallenges() bool { return t != nil && t.acme != nil }
+
+// Challenge answers an ACME http-01 challenge request (a GET under
+// ChallengePrefix) with the status and body certmagic gives, and reports
+// whether one of the plan's issuers knew it.
+func (t *State) Challenge(req *http.Request) (status int, body []byte, ok bool) {
+	for _, m := range t.acme.managers {
 		w := &challengeWriter{header: http.Header{}}
 		if !m.acme.HandleHTTPChallenge(w, req) {
 			continue
 		}
-		resp := r.resp
-		resp.Status = w.status
-		if resp.Status == 0 {
-			resp.Status = http.StatusOK
+		status = w.status
+		if status == 0 {
+			status = http.StatusOK
 		}
-		resp.Header.Set("Content-Type", "text/plain")
-		resp.Kind, resp.Bytes, resp.Length = BodyBytes, w.body, int64(len(w.body))
-		rt.headerFilter(r)
-		return true
+		return status, w.body, true
 	}
-	return false
+	return 0, nil, false
 }
 
 // challengeWriter collects what certmagic writes for a challenge.

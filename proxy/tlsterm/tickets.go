@@ -14,7 +14,7 @@
 // Each ticket carries, in SessionState.Extra, the server it was issued by
 // and when it expires: a ticket from another server{} or an expired one
 // gives a full handshake instead of a resumption.
-package proxy
+package tlsterm
 
 import (
 	"bytes"
@@ -49,7 +49,7 @@ type ticketSealer struct {
 var ticketKeyHolders sync.Map // string (joined keys) -> *tls.Config
 
 // ticketSealer returns the sealer for a server.
-func (ts *tlsShared) ticketSealer(t *conf.ServerTLS, srv *conf.Server) *ticketSealer {
+func (ts *Shared) ticketSealer(t *conf.ServerTLS, srv *conf.Server) *ticketSealer {
 	s := &ticketSealer{keys: ts.tickets, timeout: t.SessionTimeout, server: serverTag(srv), now: time.Now}
 	if len(t.TicketKeys) > 0 {
 		id := string(bytes.Join(keySlices(t.TicketKeys), nil))

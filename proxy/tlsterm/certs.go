@@ -9,7 +9,7 @@
 // names they carry (certmagic alone would choose by the certificate's
 // names). Of several pairs, the first the client supports is served,
 // ECDSA before RSA (seed 003: ECDSA handshakes 2-3x faster).
-package proxy
+package tlsterm
 
 import (
 	"context"
@@ -40,18 +40,18 @@ import (
 // (certmagic checks them hourly).
 const stapleRefresh = time.Minute
 
-// tlsShared is the TLS state kept across reloads. The zero value is ready.
-type tlsShared struct {
+// Shared is the TLS state kept across reloads. The zero value is ready.
+type Shared struct {
 	mu sync.Mutex
 	// errLog is the current plan's error log, for certmagic's messages
-	// from its own goroutines (shared.errLog is swapped unsynchronised).
-	errLog atomic.Pointer[ErrorLog]
+	// from its own goroutines (proxy swaps its own reference unsynchronised).
+	errLog atomic.Pointer[logRef]
 	// cache is certmagic's certificate cache, made on first use.
 	cache *certmagic.Cache
 	// plain caches certificates without OCSP stapling.
 	plain *certmagic.Config
-	// current is the runtime that serves, for certmagic's maintenance.
-	current atomic.Pointer[tlsRuntime]
+	// current is the State that serves, for certmagic's maintenance.
+	current atomic.Pointer[State]
 	// tickets seals tickets for servers without ssl_session_ticket_key:
 	// Go's random keys, rotated daily, kept across reloads.
 	tickets *tls.Config
@@ -61,13 +61,13 @@ type tlsShared struct {
 }
 
 // init makes certmagic's cache and the plain config on first use.
-func (ts *tlsShared) init(sh *shared) {
+func (ts *Shared) init(log Log) {
 	ts.mu.Lock()
 	defer ts.mu.Unlock()
 	if ts.cache != nil {
 		return
 	}
-	ts.errLog.Store(sh.errLog)
+	ts.errLog.Store(&logRef{log})
 	logger := ts.logger()
 	ts.cache = certmagic.NewCache(certmagic.CacheOptions{GetConfigForCert: ts.configForCert, Logger: logger})
 	ts.plain = certmagic.New(ts.cache, certmagic.Config{
@@ -81,7 +81,7 @@ func (ts *tlsShared) init(sh *shared) {
 // configForCert tells certmagic's maintenance which config manages a
 // cached certificate: an ACME config for managed ones, the stapling
 // config a server asked for, else the plain one.
-func (ts *tlsShared) configForCert(c certmagic.Certificate) (*certmagic.Config, error) {
+func (ts *Shared) configForCert(c certmagic.Certificate) (*certmagic.Config, error) {
 	if t := ts.current.Load(); t != nil {
 		if cfg := t.configFor(c); cfg != nil {
 			return cfg, nil
@@ -90,8 +90,8 @@ func (ts *tlsShared) configForCert(c certmagic.Certificate) (*certmagic.Config, 
 	return ts.plain, nil
 }
 
-// configFor finds the config for a cached certificate in one runtime.
-func (t *tlsRuntime) configFor(c certmagic.Certificate) *certmagic.Config {
+// configFor finds the config for a cached certificate in one State.
+func (t *State) configFor(c certmagic.Certificate) *certmagic.Config {
 	for _, sc := range t.certs {
 		if cfg := sc.configFor(c.Hash()); cfg != nil {
 			return cfg
@@ -107,14 +107,14 @@ func (t *tlsRuntime) configFor(c certmagic.Certificate) *certmagic.Config {
 	return nil
 }
 
-// commit makes t the runtime certmagic's maintenance serves, drops the
+// commit makes t the State certmagic's maintenance serves, drops the
 // certificates only the previous plan used, and starts the background
 // work of the new one (fetching first OCSP staples).
-func (ts *tlsShared) commit(t *tlsRuntime, log *ErrorLog) {
+func (ts *Shared) commit(t *State, log Log) {
 	if ts.cache == nil {
 		return
 	}
-	ts.errLog.Store(log)
+	ts.errLog.Store(&logRef{log})
 	prev := ts.current.Swap(t)
 	// Certificates the previous plan used and this one does not leave the
 	// cache (and its maintenance). A stapled one still being fetched for
@@ -138,8 +138,8 @@ func (ts *tlsShared) commit(t *tlsRuntime, log *ErrorLog) {
 	}
 }
 
-// hashes are the certmagic hashes of a runtime's certificates.
-func (t *tlsRuntime) hashes() map[string]bool {
+// hashes are the certmagic hashes of a State's certificates.
+func (t *State) hashes() map[string]bool {
 	out := map[string]bool{}
 	for _, sc := range t.certs {
 		sc.refreshMu.Lock()
@@ -181,9 +181,9 @@ type certEntry struct {
 // serverCerts loads a server's certificates: its ssl_certificate pairs
 // into certmagic's cache, a leaf from the local CA, or its ACME
 // certificate.
-func (t *tlsRuntime) serverCerts(srv *conf.Server, sh *shared) (*serverCerts, error) {
+func (t *State) serverCerts(srv *conf.Server, log Log) (*serverCerts, error) {
 	ts := t.shared
-	ts.init(sh)
+	ts.init(log)
 	sc := &serverCerts{cache: ts.cache}
 	type loaded struct {
 		cert      *tls.Certificate
@@ -326,7 +326,7 @@ func (sc *serverCerts) get(hello *tls.ClientHelloInfo) (*tls.Certificate, error)
 // startStapling caches the certificates with ssl_stapling through
 // certmagic in the background (which fetches their first OCSP response),
 // then keeps the snapshot in step with the cache.
-func (sc *serverCerts) startStapling(log *ErrorLog) {
+func (sc *serverCerts) startStapling(log Log) {
 	var pending []int
 	for i, e := range sc.entries {
 		if e.config != nil && e.hash == "" {
@@ -414,7 +414,7 @@ func (sc *serverCerts) refresh() {
 // staplingConfig is a certmagic config that staples OCSP responses, with
 // ssl_stapling_responder as the responder for every URL the server's
 // certificates name.
-func (ts *tlsShared) staplingConfig(t *conf.ServerTLS) *certmagic.Config {
+func (ts *Shared) staplingConfig(t *conf.ServerTLS) *certmagic.Config {
 	ocsp := certmagic.OCSPConfig{
 		// A proxy function makes certmagic use a client with a timeout
 		// instead of http.DefaultClient, which has none.
@@ -438,7 +438,7 @@ func (ts *tlsShared) staplingConfig(t *conf.ServerTLS) *certmagic.Config {
 }
 
 // localLeaf issues (or reuses) a certificate from edge's local CA.
-func (ts *tlsShared) localLeaf(names []string) (tls.Certificate, error) {
+func (ts *Shared) localLeaf(names []string) (tls.Certificate, error) {
 	ts.mu.Lock()
 	defer ts.mu.Unlock()
 	dir := filepath.Join(dataDir(), "localca")
@@ -452,7 +452,7 @@ func (ts *tlsShared) localLeaf(names []string) (tls.Certificate, error) {
 	return ts.localCA.Leaf(names)
 }
 
-// localCAUse records that a runtime serves certificates of the local CA.
+// localCAUse records that a plan serves certificates of the local CA.
 type localCAUse struct {
 	ca    *tlsca.LocalCA
 	names []string
@@ -487,13 +487,13 @@ func dataDir() string {
 // logger returns a zap logger that writes certmagic's messages into
 // edge's error log, at nginx's levels (certmagic's info lines, such as
 // "obtaining certificate", appear with "error_log ... info").
-func (ts *tlsShared) logger() *zap.Logger {
+func (ts *Shared) logger() *zap.Logger {
 	return zap.New(&errorLogCore{errLog: ts.errLog.Load})
 }
 
-// errorLogCore is a zapcore.Core over edge's ErrorLog.
+// errorLogCore is a zapcore.Core over edge's error log.
 type errorLogCore struct {
-	errLog func() *ErrorLog
+	errLog func() *logRef
 	fields []zapcore.Field
 }
 

@@ -5,7 +5,7 @@
 // or a unix datagram socket (unix:/dev/log). As in nginx a send never
 // waits: a full socket drops the line, and a socket that failed is opened
 // again for the next one.
-package proxy
+package logs
 
 import (
 	"net"
@@ -19,8 +19,8 @@ import (
 	"edge/conf"
 )
 
-// syslogPeer is one syslog destination, shared by every log naming it.
-type syslogPeer struct {
+// Peer is one syslog destination, shared by every log naming it.
+type Peer struct {
 	target   *conf.SyslogTarget
 	hostname string // lowercased, as nginx's cycle->hostname
 	now      func() time.Time
@@ -30,13 +30,13 @@ type syslogPeer struct {
 	buf  []byte
 }
 
-func newSyslogPeer(t *conf.SyslogTarget, hostname string, now func() time.Time) *syslogPeer {
-	return &syslogPeer{target: t, hostname: strings.ToLower(hostname), now: now}
+func newPeer(t *conf.SyslogTarget, hostname string, now func() time.Time) *Peer {
+	return &Peer{target: t, hostname: strings.ToLower(hostname), now: now}
 }
 
-// send sends msg (one line, no line feed) at severity; severity < 0 takes
+// Send sends msg (one line, no line feed) at severity; severity < 0 takes
 // the target's own (access logs).
-func (p *syslogPeer) send(severity int, msg []byte) error {
+func (p *Peer) Send(severity int, msg []byte) error {
 	t := p.target
 	if severity < 0 {
 		severity = t.Severity
@@ -90,25 +90,25 @@ func sendNoWait(c net.Conn, b []byte) error {
 	return sendErr
 }
 
-// syslog returns the peer for a target, one per target text, kept open
+// Syslog returns the peer for a target, one per target text, kept open
 // across reloads and closed with the log files.
-func (fs *logFiles) syslog(t *conf.SyslogTarget) *syslogPeer {
+func (fs *Files) Syslog(t *conf.SyslogTarget) *Peer {
 	fs.mu.Lock()
 	defer fs.mu.Unlock()
 	if p := fs.syslogs[t.Raw]; p != nil {
 		return p
 	}
 	host, _ := os.Hostname()
-	p := newSyslogPeer(t, host, fs.now)
+	p := newPeer(t, host, fs.now)
 	if fs.syslogs == nil {
-		fs.syslogs = map[string]*syslogPeer{}
+		fs.syslogs = map[string]*Peer{}
 	}
 	fs.syslogs[t.Raw] = p
 	return p
 }
 
 // close closes the socket; a later send opens it again.
-func (p *syslogPeer) close() {
+func (p *Peer) close() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.conn != nil {

@@ -5,10 +5,15 @@
 // tls.Config, also built once. Nothing is allocated per handshake beyond
 // what crypto/tls itself needs (issue 5: handshakes per second).
 //
-// Certificates come from certmagic (tls_certs.go), session tickets from
-// tls_tickets.go, ACME from tls_acme.go; docs/tls.md maps every ssl_*
-// directive onto these.
-package proxy
+// Certificates come from certmagic (certs.go), session tickets from
+// tickets.go, ACME from acme.go; docs/tls.md maps every ssl_* directive
+// onto these.
+//
+// Package tlsterm is TLS termination for edge's listeners: a State per
+// plan, a Shared that outlives plans. It knows listen groups and servers
+// from conf, and nothing of requests or HTTP engines: the server hands it
+// a connection and gets back a *tls.Conn.
+package tlsterm
 
 import (
 	"context"
@@ -16,21 +21,31 @@ import (
 	"errors"
 	"io"
 	"net"
+	"net/netip"
 	"strings"
 	"time"
 
 	"edge/conf"
 )
 
-// tlsRuntime is one plan's TLS state: a config per ssl listen group.
-type tlsRuntime struct {
-	shared *tlsShared
+// Log is where TLS writes its error log lines (proxy's ErrorLog).
+type Log interface {
+	Enabled(level conf.Level) bool
+	Logf(level conf.Level, format string, args ...any)
+}
+
+// logRef holds a Log for an atomic.Pointer.
+type logRef struct{ Log }
+
+// State is one plan's TLS state: a config per ssl listen group.
+type State struct {
+	shared *Shared
 	// groups by network+" "+address, so a connection accepted just before a
-	// reload still finds its group in the new runtime.
+	// reload still finds its group in the new State.
 	groups map[string]*tlsGroup
 	// certs are every server's certificate sets, for the commit step.
 	certs []*serverCerts
-	acme  *acmeRuntime
+	acme  *acmeState
 	// localCA is set when a server uses edge's local development CA.
 	localCA localCAUse
 }
@@ -50,10 +65,11 @@ type tlsGroup struct {
 // ssl_reject_handshake on.
 var errRejected = errors.New("proxy: handshake rejected by ssl_reject_handshake")
 
-// newTLSRuntime builds the TLS state of a plan: certificates loaded into
+// New builds the TLS state of a plan: certificates loaded into
 // certmagic, a tls.Config per server per group. It fails when a
-// certificate cannot be cached or the local CA cannot be made.
-func newTLSRuntime(plan *conf.Plan, sh *shared) (*tlsRuntime, error) {
+// certificate cannot be cached or the local CA cannot be made. It
+// returns nil when the plan has neither ssl listeners nor ACME.
+func New(plan *conf.Plan, ts *Shared, log Log) (*State, error) {
 	if plan.HTTP == nil {
 		return nil, nil
 	}
@@ -63,14 +79,14 @@ func newTLSRuntime(plan *conf.Plan, sh *shared) (*tlsRuntime, error) {
 			ssl = append(ssl, g)
 		}
 	}
-	acme, err := newACMERuntime(plan, &sh.tls, sh)
+	acme, err := newACMEState(plan, ts, log)
 	if err != nil {
 		return nil, err
 	}
 	if len(ssl) == 0 && acme == nil {
 		return nil, nil
 	}
-	t := &tlsRuntime{shared: &sh.tls, groups: map[string]*tlsGroup{}, acme: acme}
+	t := &State{shared: ts, groups: map[string]*tlsGroup{}, acme: acme}
 	built := map[*conf.Server]*serverCerts{}
 	for _, g := range ssl {
 		tg := &tlsGroup{group: g, servers: map[*conf.Server]*tls.Config{}, handshakeTimeout: g.Default.ClientHeaderTimeout}
@@ -81,7 +97,7 @@ func newTLSRuntime(plan *conf.Plan, sh *shared) (*tlsRuntime, error) {
 			}
 			sc := built[srv]
 			if sc == nil {
-				if sc, err = t.serverCerts(srv, sh); err != nil {
+				if sc, err = t.serverCerts(srv, log); err != nil {
 					return nil, err
 				}
 				built[srv] = sc
@@ -160,15 +176,16 @@ func sniHost(name string) string {
 	return name
 }
 
-// tlsHandshake runs the server side of a TLS handshake within the
-// default server's client_header_timeout (nginx's limit for it too). It
-// reads the first byte itself, and returns it with errPlainHTTP when the
-// client speaks plain HTTP.
-func (rt *runtime) tlsHandshake(c net.Conn, info *connInfo) (tc *tls.Conn, first [1]byte, err error) {
-	g := info.group
+// Handshake runs the server side of a TLS handshake for a connection
+// accepted on group g from client, within the default server's
+// client_header_timeout (nginx's limit for it too). It reads the first
+// byte itself, and returns it with ErrPlainHTTP when the client speaks
+// plain HTTP. A failed handshake is logged at info. t may be nil (no
+// TLS in the plan).
+func (t *State) Handshake(c net.Conn, g *conf.ListenGroup, client netip.Addr, log Log) (tc *tls.Conn, first [1]byte, err error) {
 	var tg *tlsGroup
-	if rt.tls != nil {
-		tg = rt.tls.groups[g.Listen.Network+" "+g.Listen.Addr]
+	if t != nil {
+		tg = t.groups[g.Listen.Network+" "+g.Listen.Addr]
 	}
 	if tg == nil {
 		return nil, first, errors.New("proxy: TLS is not configured for " + g.Listen.Addr)
@@ -187,23 +204,23 @@ func (rt *runtime) tlsHandshake(c net.Conn, info *connInfo) (tc *tls.Conn, first
 		return nil, first, err
 	}
 	if first[0] != 0x16 && first[0]&0x80 == 0 {
-		return nil, first, errPlainHTTP
+		return nil, first, ErrPlainHTTP
 	}
 	tc = tls.Server(&replayConn{Conn: c, first: first[0], pending: true}, tg.config)
 	if err = tc.HandshakeContext(context.Background()); err != nil {
-		if rt.errLog.Enabled(conf.LevelInfo) {
-			rt.errLog.Logf(conf.LevelInfo, "TLS handshake failed (%v) while SSL handshaking, client: %s, server: %s",
-				err, info.remote.Addr(), g.Listen.Addr)
+		if log.Enabled(conf.LevelInfo) {
+			log.Logf(conf.LevelInfo, "TLS handshake failed (%v) while SSL handshaking, client: %s, server: %s",
+				err, client, g.Listen.Addr)
 		}
 		return nil, first, err
 	}
 	return tc, first, nil
 }
 
-// errPlainHTTP: the client sent plain HTTP to a TLS port (tlsHandshake).
-var errPlainHTTP = errors.New("proxy: plain HTTP request sent to a TLS port")
+// ErrPlainHTTP: the client sent plain HTTP to a TLS port (Handshake).
+var ErrPlainHTTP = errors.New("proxy: plain HTTP request sent to a TLS port")
 
-// replayConn gives the TLS engine the first byte tlsHandshake read to
+// replayConn gives the TLS engine the first byte Handshake read to
 // tell TLS from plain HTTP, then reads the connection.
 type replayConn struct {
 	net.Conn
@@ -219,26 +236,25 @@ func (c *replayConn) Read(p []byte) (int, error) {
 	return c.Conn.Read(p)
 }
 
-// tlsCommitted runs once the runtime serves (after the listeners are
-// bound): it drops certificates no longer used from certmagic's cache,
-// starts ACME management and says where the local CA is.
-func (rt *runtime) tlsCommitted() {
-	if rt.tls == nil {
+// Commit runs once the plan serves (after the listeners are bound): it
+// drops certificates no longer used from certmagic's cache, starts ACME
+// management and says where the local CA is. t may be nil.
+func (t *State) Commit(log Log) {
+	if t == nil {
 		return
 	}
-	rt.tls.shared.commit(rt.tls, rt.errLog)
-	if rt.tls.acme != nil {
-		rt.tls.acme.start()
+	t.shared.commit(t, log)
+	if t.acme != nil {
+		t.acme.start()
 	}
 }
 
 // LocalCAHint tells how to trust edge's local development CA when the
-// current configuration uses it (a localhost server without a
-// certificate), or returns "".
-func (s *Server) LocalCAHint() string {
-	rt := s.rt.Load()
-	if rt == nil || rt.tls == nil || rt.tls.localCA.ca == nil {
+// plan uses it (a localhost server without a certificate), or returns "".
+// t may be nil.
+func (t *State) LocalCAHint() string {
+	if t == nil || t.localCA.ca == nil {
 		return ""
 	}
-	return rt.tls.localCA.ca.TrustHint()
+	return t.localCA.ca.TrustHint()
 }

@@ -1,7 +1,7 @@
-// This file holds the runtime: everything built from one Plan that
+// This file holds the site: everything built from one Plan that
 // requests read while it is current (opened access logs, the plan itself).
-// A reload builds a new runtime and swaps it in atomically; requests
-// already running finish with the runtime they started with.
+// A reload builds a new site and swaps it in atomically; requests
+// already running finish with the site they started with.
 package proxy
 
 import (
@@ -11,48 +11,52 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/valyala/fasthttp"
 	"go.uber.org/zap/zapcore"
 
 	"edge/conf"
+	"edge/proxy/h1"
+	"edge/proxy/logs"
+	"edge/proxy/tlsterm"
 )
 
 // Version is edge's own version.
 const Version = "0.1.0"
 
-// runtime is the per-plan state requests use.
-type runtime struct {
+// site is the per-plan state requests use: what one configuration serves
+// (its servers, logs, FastCGI targets, TLS state), named for that and not
+// "runtime", which is the standard package.
+type site struct {
 	plan     *conf.Plan
 	files    *fileCache
 	log      requestLog
-	errLog   *ErrorLog
+	errLog   *logs.ErrorLog
 	hostname string
 	now      func() time.Time
 
 	accessWriters map[*conf.AccessLog]zapcore.WriteSyncer
-	accessSyslogs map[*conf.AccessLog]*syslogPeer
-	logFiles      *logFiles
+	accessSyslogs map[*conf.AccessLog]*logs.Peer
+	logFiles      *logs.Files
 	stats         *Stats
 	backends      *backends
 
 	h1mu sync.Mutex
-	h1   map[*conf.ListenGroup]*fasthttp.Server
+	h1   map[*conf.ListenGroup]*h1.Server
 
-	tls *tlsRuntime // nil without ssl listeners or ACME (tls.go)
-	fpm *fpmManager // the Server's FPM pools (fpm.go)
+	tls *tlsterm.State // nil without ssl listeners or ACME
+	fpm *fpmManager    // the Server's FPM pools (fpm.go)
 }
 
-// newRuntime opens what a plan needs. It fails (and the caller keeps the
-// old runtime) when a log file cannot be opened.
-func newRuntime(plan *conf.Plan, shared *shared) (*runtime, error) {
-	rt := &runtime{
+// newSite opens what a plan needs. It fails (and the caller keeps the
+// old site) when a log file cannot be opened.
+func newSite(plan *conf.Plan, shared *shared) (*site, error) {
+	rt := &site{
 		plan:          plan,
 		files:         shared.files,
 		errLog:        shared.errLog,
 		log:           requestLog{shared.errLog},
 		now:           shared.now,
 		accessWriters: map[*conf.AccessLog]zapcore.WriteSyncer{},
-		accessSyslogs: map[*conf.AccessLog]*syslogPeer{},
+		accessSyslogs: map[*conf.AccessLog]*logs.Peer{},
 		logFiles:      shared.logFiles,
 		stats:         shared.stats,
 		fpm:           shared.fpm,
@@ -73,11 +77,11 @@ func newRuntime(plan *conf.Plan, shared *shared) (*runtime, error) {
 			seen[al] = true
 			switch {
 			case al.Syslog != nil:
-				rt.accessSyslogs[al] = shared.logFiles.syslog(al.Syslog)
+				rt.accessSyslogs[al] = shared.logFiles.Syslog(al.Syslog)
 			case !al.Path.Static:
 				// A path with variables is opened per line (logpath.go).
 			default:
-				w, err := shared.logFiles.open(al.Path.Raw, true)
+				w, err := shared.logFiles.Open(al.Path.Raw, true)
 				if err != nil {
 					return err
 				}
@@ -121,7 +125,7 @@ func newRuntime(plan *conf.Plan, shared *shared) (*runtime, error) {
 		return nil, err
 	}
 	rt.backends = b
-	if rt.tls, err = newTLSRuntime(plan, shared); err != nil {
+	if rt.tls, err = tlsterm.New(plan, &shared.tls, shared.errLog); err != nil {
 		return nil, err
 	}
 	return rt, nil
@@ -146,13 +150,13 @@ func walkOps(op conf.Op, walk func(*conf.Location) error) error {
 // shared is what outlives runtimes: the file cache, log files, counters.
 type shared struct {
 	files    *fileCache
-	logFiles *logFiles
-	errLog   *ErrorLog
+	logFiles *logs.Files
+	errLog   *logs.ErrorLog
 	now      func() time.Time
 	stats    *Stats
-	pools    sync.Map    // FastCGI clients by address, kept across reloads
-	tls      tlsShared   // certificate cache, ticket keys, local CA (tls_certs.go)
-	fpm      *fpmManager // supervised and attached php-fpm pools (fpm.go)
+	pools    sync.Map       // FastCGI clients by address, kept across reloads
+	tls      tlsterm.Shared // certificate cache, ticket keys, local CA
+	fpm      *fpmManager    // supervised and attached php-fpm pools (fpm.go)
 }
 
 var requestPool = sync.Pool{New: func() any { return &Request{resp: &Response{}} }}

@@ -1,0 +1,168 @@
+// Package h1 is edge's HTTP/1.x engine: github.com/valyala/fasthttp
+// serving one connection at a time (Server.ServeConn). It is the only
+// package of the server that imports fasthttp (proxy's imports_test.go
+// holds that); proxy's http1.go turns a Ctx into edge's engine-neutral
+// Request and writes its Response through the methods here, which say in
+// edge's terms what the engine is asked to do. Ctx and Header are values
+// wrapping the engine's pointers, so they cost no allocation; like the
+// engine's buffers, what they return is valid until the handler returns.
+package h1
+
+import (
+	"bufio"
+	"errors"
+	"io"
+	"iter"
+	"net"
+	"time"
+
+	"github.com/valyala/fasthttp"
+)
+
+// Config is the settings of one engine instance (proxy makes one per
+// listen group, from its default server).
+type Config struct {
+	Handler      func(Ctx)
+	ErrorHandler func(Ctx, error)     // a request the engine could not read
+	Logf         func(string, ...any) // the engine's own messages
+	// ConnState is told of every change of a connection's state; idle is
+	// true while it waits for its next request.
+	ConnState func(c net.Conn, idle bool)
+
+	ReadBufferSize, WriteBufferSize int
+	ReadTimeout, IdleTimeout        time.Duration
+	MaxRequestsPerConn              int
+}
+
+// Server is one engine instance.
+type Server struct{ fs *fasthttp.Server }
+
+type logger func(string, ...any)
+
+func (l logger) Printf(format string, args ...any) { l(format, args...) }
+
+// NewServer makes an engine instance. Bodies are streamed to the handler
+// (StreamRequestBody), never parsed as forms, and of any size (the
+// pipeline applies client_max_body_size); the engine adds no Server or
+// Content-Type header of its own.
+func NewServer(c Config) *Server {
+	return &Server{fs: &fasthttp.Server{
+		Handler:        func(ctx *fasthttp.RequestCtx) { c.Handler(Ctx{ctx}) },
+		ErrorHandler:   func(ctx *fasthttp.RequestCtx, err error) { c.ErrorHandler(Ctx{ctx}, err) },
+		Name:           "edge",
+		ReadBufferSize: c.ReadBufferSize,
+		// An idle keep-alive connection gives its 16 KiB write buffer back
+		// (issue 20: 22 KB per idle connection against nginx's 0.5); its read
+		// buffer stays, as StreamRequestBody needs it. No cost measured
+		// (BenchmarkStatic1K/http1, six runs each way).
+		ReduceMemoryUsage:             true,
+		WriteBufferSize:               c.WriteBufferSize,
+		ReadTimeout:                   c.ReadTimeout,
+		IdleTimeout:                   c.IdleTimeout,
+		MaxRequestsPerConn:            c.MaxRequestsPerConn,
+		MaxRequestBodySize:            1 << 62,
+		StreamRequestBody:             true,
+		DisablePreParseMultipartForm:  true,
+		NoDefaultServerHeader:         true,
+		NoDefaultContentType:          true,
+		DisableHeaderNamesNormalizing: false,
+		SecureErrorLogMessage:         true,
+		Logger:                        logger(c.Logf),
+		ConnState: func(conn net.Conn, st fasthttp.ConnState) {
+			c.ConnState(conn, st == fasthttp.StateIdle)
+		},
+	}}
+}
+
+// ServeConn serves c to its end.
+func (s *Server) ServeConn(c net.Conn) error { return s.fs.ServeConn(c) }
+
+// HeadTooLarge reports an error for a request head larger than the read
+// buffer.
+func HeadTooLarge(err error) bool {
+	var e *fasthttp.ErrSmallBuffer
+	return errors.As(err, &e)
+}
+
+// BodyTooLarge reports an error for a body over the engine's limit.
+func BodyTooLarge(err error) bool { return errors.Is(err, fasthttp.ErrBodyTooLarge) }
+
+// Header is a request's head as the engine parsed it.
+type Header struct{ h *fasthttp.RequestHeader }
+
+// ReadHeader reads a request head as the engine's server does (for
+// tests of the checks made on it).
+func ReadHeader(r *bufio.Reader) (Header, error) {
+	h := &fasthttp.RequestHeader{}
+	return Header{h}, h.Read(r)
+}
+
+func (h Header) Method() []byte     { return h.h.Method() }
+func (h Header) RequestURI() []byte { return h.h.RequestURI() }
+func (h Header) Protocol() []byte   { return h.h.Protocol() }
+func (h Header) Host() []byte       { return h.h.Host() }
+func (h Header) IsHTTP11() bool     { return h.h.IsHTTP11() }
+
+// RawHeaders is the header lines as received.
+func (h Header) RawHeaders() []byte { return h.h.RawHeaders() }
+
+// ContentLength is the body's length: -1 chunked, -2 for "identity"
+// without a length (read to the close), 0 without a body.
+func (h Header) ContentLength() int { return h.h.ContentLength() }
+
+// Peek returns a header's first value.
+func (h Header) Peek(name string) []byte { return h.h.Peek(name) }
+
+// All yields the header lines, names as the engine normalized them.
+func (h Header) All() iter.Seq2[[]byte, []byte] { return h.h.All() }
+
+// Ctx is one request on a connection and the response being made.
+type Ctx struct{ c *fasthttp.RequestCtx }
+
+func (c Ctx) Conn() net.Conn         { return c.c.Conn() }
+func (c Ctx) ConnRequestNum() uint64 { return c.c.ConnRequestNum() }
+func (c Ctx) Time() time.Time        { return c.c.Time() }
+func (c Ctx) Header() Header         { return Header{&c.c.Request.Header} }
+
+// BodyStream is the body as it arrives, nil when the engine read it
+// whole with the head (Body).
+func (c Ctx) BodyStream() io.Reader { return c.c.RequestBodyStream() }
+func (c Ctx) Body() []byte          { return c.c.Request.Body() }
+
+// NoResponse ends the request without writing anything.
+func (c Ctx) NoResponse() {
+	c.c.HijackSetNoResponse(true)
+	c.c.Hijack(func(net.Conn) {})
+}
+
+func (c Ctx) SetStatus(code int)       { c.c.Response.SetStatusCode(code) }
+func (c Ctx) SetReason(reason []byte)  { c.c.Response.Header.SetStatusMessage(reason) }
+func (c Ctx) SetContentType(v string)  { c.c.Response.Header.SetContentType(v) }
+func (c Ctx) SetContentLength(n int)   { c.c.Response.Header.SetContentLength(n) }
+func (c Ctx) AddHeader(name, v string) { c.c.Response.Header.Add(name, v) }
+
+// KeepHeaderNames sends names as given ("X-URI", "ETag"), not as the
+// engine would normalize them ("X-Uri", "Etag").
+func (c Ctx) KeepHeaderNames() { c.c.Response.Header.DisableNormalizing() }
+
+// SetConnectionClose closes the connection after the response.
+func (c Ctx) SetConnectionClose() { c.c.SetConnectionClose() }
+
+// SetBody sends a copy of b; SetBodyRaw sends b itself, which must stay
+// unchanged until the response is written.
+func (c Ctx) SetBody(b []byte)    { c.c.Response.SetBody(b) }
+func (c Ctx) SetBodyRaw(b []byte) { c.c.Response.SetBodyRaw(b) }
+
+// SkipBody sends the headers only (HEAD, 204, 304).
+func (c Ctx) SkipBody() { c.c.Response.SkipBody = true }
+
+// SetBodyStream sends size bytes read from r (by sendfile when r is a
+// file and the connection allows it), closing r after.
+func (c Ctx) SetBodyStream(r io.Reader, size int) { c.c.Response.SetBodyStream(r, size) }
+
+// StreamBody sends the headers at once and then what write writes,
+// chunked; write runs after the handler returns.
+func (c Ctx) StreamBody(write func(w *bufio.Writer)) {
+	c.c.Response.ImmediateHeaderFlush = true
+	c.c.Response.SetBodyStreamWriter(write)
+}

@@ -1,0 +1,402 @@
+// This file tests the pipeline without a process or a socket: a
+// configuration text is compiled and a request, as an engine would hand
+// it over, is served by the site built from it; the tables check the
+// location chosen, rewrites, byte ranges and gzip's eligibility.
+package proxy
+
+import (
+	"net/netip"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"edge/conf"
+)
+
+// testPipeline compiles text (with {{ROOT}} replaced by a temporary
+// directory, which holds html/ and logs/) and returns its site and root.
+func testPipeline(t *testing.T, text string, files map[string]string) (*site, string) {
+	t.Helper()
+	root := t.TempDir()
+	for _, d := range []string{"html", "logs"} {
+		if err := os.MkdirAll(filepath.Join(root, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for name, data := range files {
+		path := filepath.Join(root, "html", name)
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return testSite(t, loadTestPlan(t, root, strings.ReplaceAll(text, "{{ROOT}}", root))), root
+}
+
+// fakeRequest is a request as an engine hands it to the pipeline: from
+// 192.0.2.10:50000 to the plan's first listen address (port 8080), over
+// HTTP/1.1, with Host example.com unless headers name one.
+func fakeRequest(rt *site, method, target string, headers benchHeaders) *Request {
+	r := acquireRequest()
+	r.conn = &connInfo{id: 1, start: time.Now(), remote: netip.MustParseAddrPort("192.0.2.10:50000"),
+		local: netip.MustParseAddrPort("127.0.0.1:8080"), port: "8080", group: rt.plan.HTTP.Listens[0],
+		remoteText: "192.0.2.10", localText: "127.0.0.1"}
+	r.start = time.Now()
+	r.Method, r.RawTarget, r.Proto = method, target, "HTTP/1.1"
+	r.HostHeader = "example.com"
+	if h := headers.get("Host"); h != "" {
+		r.HostHeader = h
+	}
+	r.Header = headers
+	return r
+}
+
+// serveFake serves a fake request through the whole pipeline and returns
+// it with its Response (status, headers, body) filled in.
+func serveFake(t *testing.T, rt *site, method, target string, headers benchHeaders) *Request {
+	t.Helper()
+	r := fakeRequest(rt, method, target, headers)
+	rt.serve(r)
+	t.Cleanup(func() {
+		if r.resp.Kind == BodyFile && r.resp.File != nil {
+			r.resp.File.Close()
+		}
+	})
+	return r
+}
+
+// routeFake runs a fake request through server selection, the rewrites
+// and the location search, and stops before the content phase: r.loc,
+// r.uri and r.args are what the content handler would see.
+func routeFake(t *testing.T, rt *site, method, target string, headers benchHeaders) *Request {
+	t.Helper()
+	r := fakeRequest(rt, method, target, headers)
+	r.rt = rt
+	pt, err := parseTarget(target, true)
+	if err != nil {
+		t.Fatalf("target %q: %v", target, err)
+	}
+	host, _ := validateHost(r.HostHeader)
+	r.host = host
+	srv, err := rt.plan.HTTP.Listens[0].Lookup(host, func(re *conf.Regex) (bool, error) { return matchRegex(r, re, host) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.srv, r.loc = srv, srv.Loc
+	r.uri, r.args, r.exten = pt.path, pt.args, pt.exten
+	r.uriChanges = maxURIChanges + 1
+	for next := stepServerRewrite; next != stepAfterRewrite; {
+		var status int
+		if next, status = rt.phase(r, next); status != 0 || next == stepDone {
+			t.Fatalf("%s %s: ended before the content phase (status %d)", method, target, status)
+		}
+	}
+	return r
+}
+
+// body is a served response's body as text.
+func body(t *testing.T, r *Request) string {
+	t.Helper()
+	switch r.resp.Kind {
+	case BodyBytes:
+		return string(r.resp.Bytes)
+	case BodyFile:
+		b := make([]byte, r.resp.Length)
+		if _, err := r.resp.File.ReadAt(b, r.resp.Offset); err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	return ""
+}
+
+// locationConf has one location of each kind; each answers with its name.
+const locationConf = `events {}
+http {
+    access_log off;
+    server {
+        listen 127.0.0.1:8080;
+        server_name example.com;
+        location / { return 200 "prefix /"; }
+        location = / { return 200 "exact /"; }
+        location /images/ { return 200 "prefix /images/"; }
+        location ^~ /static/ { return 200 "^~ /static/"; }
+        location ~* \.(gif|jpg)$ { return 200 "regex image"; }
+        location ~ ^/static/.*\.css$ { return 200 "regex css"; }
+        location ~ \.css$ { return 200 "regex any css"; }
+        location /nested/ {
+            location ~ \.txt$ { return 200 "nested regex"; }
+            return 200 "prefix /nested/";
+        }
+        location = /exact/ { return 200 "exact /exact/"; }
+        location /exact/ { return 200 "prefix /exact/"; }
+        location /internal/ { internal; return 200 "internal"; }
+    }
+    server {
+        listen 127.0.0.1:8080;
+        server_name other.test *.wild.test;
+        location / { return 200 "other server"; }
+    }
+}
+`
+
+// TestLocationChoice: nginx's search order (ngx_http_core_find_location):
+// "=" ends it, the longest prefix is remembered, "^~" on it skips the
+// regexps, else the first matching regexp in file order wins, else the
+// prefix; nested locations are searched inside the prefix found. The
+// server is chosen by Host first.
+func TestLocationChoice(t *testing.T) {
+	rt, _ := testPipeline(t, locationConf, nil)
+	for _, tc := range []struct {
+		target, host string
+		status       int
+		want         string
+	}{
+		{"/", "", 200, "exact /"},
+		{"/index.html", "", 200, "prefix /"},
+		{"/images/a.html", "", 200, "prefix /images/"},
+		{"/images/a.gif", "", 200, "regex image"},
+		{"/IMAGES/A.GIF", "", 200, "regex image"}, // ~* ignores case
+		{"/static/a.gif", "", 200, "^~ /static/"}, // ^~ skips the regexps
+		{"/static/a.css", "", 200, "^~ /static/"},
+		{"/a.css", "", 200, "regex any css"},
+		{"/nested/a.txt", "", 200, "nested regex"},
+		{"/nested/a.html", "", 200, "prefix /nested/"},
+		{"/exact/", "", 200, "exact /exact/"},
+		{"/exact/x", "", 200, "prefix /exact/"},
+		{"/%69mages/a.html", "", 200, "prefix /images/"}, // decoded before the search
+		{"/images/../static/a.gif", "", 200, "^~ /static/"},
+		{"/internal/x", "", 404, ""},
+		{"/", "other.test", 200, "other server"},
+		{"/", "a.wild.test", 200, "other server"},
+		{"/", "unknown.test", 200, "exact /"}, // the default server
+	} {
+		h := benchHeaders{}
+		if tc.host != "" {
+			h = benchHeaders{{"Host", tc.host}}
+		}
+		r := serveFake(t, rt, "GET", tc.target, h)
+		if got := body(t, r); r.resp.Status != tc.status || tc.want != "" && got != tc.want {
+			t.Errorf("%s (Host %q): %d %q, want %d %q", tc.target, tc.host, r.resp.Status, got, tc.status, tc.want)
+		}
+	}
+}
+
+// rewriteConf exercises rewrite's flags, set, if and return.
+const rewriteConf = `events {}
+http {
+    access_log off;
+    server {
+        listen 127.0.0.1:8080;
+        server_name example.com;
+        rewrite ^/old/(.*)$ /new/$1 last;
+        location /new/ { return 200 "new $uri $args"; }
+        location /perm/ { rewrite ^/perm/(.*)$ /target/$1 permanent; }
+        location /redir/ { rewrite ^ /target/?x=1 redirect; }
+        location /args/ { rewrite ^ /new/x?b=2; }
+        location /noargs/ { rewrite ^ /new/y? last; }
+        location /loop/ { rewrite ^ /loop/ last; }
+        location /set/ { set $v "v=$arg_q"; return 200 $v; }
+        location /if/ { if ($arg_x = 1) { return 403; } return 200 ok; }
+        location /named/ { try_files /nothing @back; }
+        location @back { return 200 "named $uri"; }
+        location /capture/ { rewrite ^/capture/(?<word>[a-z]+)/(\d+)$ /new/$2-$word last; }
+    }
+}
+`
+
+// TestRewrite: the rewrite module's answers for each flag, with args kept
+// or dropped as nginx does, and its 10-change limit.
+func TestRewrite(t *testing.T) {
+	rt, _ := testPipeline(t, rewriteConf, nil)
+	for _, tc := range []struct {
+		target   string
+		status   int
+		body     string // when not empty
+		location string // Location header's end, when not empty
+	}{
+		{"/old/a?z=1", 200, "new /new/a z=1", ""},
+		{"/perm/a", 301, "", "/target/a"},
+		{"/redir/a?y=2", 302, "", "/target/?x=1&y=2"},
+		{"/args/?a=1", 200, "new /new/x b=2&a=1", ""},
+		{"/noargs/?a=1", 200, "new /new/y ", ""},
+		{"/loop/", 500, "", ""},
+		{"/set/?q=7", 200, "v=7", ""},
+		{"/if/?x=1", 403, "", ""},
+		{"/if/?x=2", 200, "ok", ""},
+		{"/named/", 200, "named /named/", ""},
+		{"/capture/abc/42", 200, "new /new/42-abc ", ""},
+	} {
+		r := serveFake(t, rt, "GET", tc.target, nil)
+		got := body(t, r)
+		if r.resp.Status != tc.status || tc.body != "" && got != tc.body {
+			t.Errorf("%s: %d %q, want %d %q", tc.target, r.resp.Status, got, tc.status, tc.body)
+		}
+		if loc := r.resp.Header.Get("Location"); !strings.HasSuffix(loc, tc.location) || tc.location != "" && loc == "" {
+			t.Errorf("%s: Location %q, want one ending %q", tc.target, loc, tc.location)
+		}
+	}
+}
+
+// TestParseRanges: ngx_http_range_parse's answers for a 10-byte body;
+// ends are exclusive.
+func TestParseRanges(t *testing.T) {
+	for _, tc := range []struct {
+		set    string
+		size   int64
+		want   []byteRange
+		status rangeStatus
+	}{
+		{"0-4", 10, []byteRange{{0, 5}}, rangeOK},
+		{"0-0", 10, []byteRange{{0, 1}}, rangeOK},
+		{"5-", 10, []byteRange{{5, 10}}, rangeOK},
+		{"-3", 10, []byteRange{{7, 10}}, rangeOK},
+		{"-20", 10, []byteRange{{0, 10}}, rangeOK},
+		{"8-20", 10, []byteRange{{8, 10}}, rangeOK},
+		{" 1 - 2 ", 10, []byteRange{{1, 3}}, rangeOK},
+		{"0-1,3-4", 10, []byteRange{{0, 2}, {3, 5}}, rangeOK},
+		{"0-1,10-12", 10, []byteRange{{0, 2}}, rangeOK}, // the unsatisfiable one is left out
+		{"0-9,0-9", 10, nil, rangeDeclined},             // more than the body: sent whole
+		{"0-", 0, nil, rangeDeclined},
+		{"10-", 10, nil, rangeUnsatisfiable},
+		{"-0", 10, nil, rangeUnsatisfiable},
+		{"abc", 10, nil, rangeUnsatisfiable},
+		{"1-2x", 10, nil, rangeUnsatisfiable},
+		{"5", 10, nil, rangeUnsatisfiable},
+		{"", 10, nil, rangeUnsatisfiable},
+		{"99999999999999999999-", 10, nil, rangeUnsatisfiable}, // overflow
+	} {
+		got, status := parseRanges(tc.set, tc.size)
+		if status != tc.status || !slices.Equal(got, tc.want) {
+			t.Errorf("parseRanges(%q, %d) = %v, %d; want %v, %d", tc.set, tc.size, got, status, tc.want, tc.status)
+		}
+	}
+}
+
+// TestRangeResponses: a static file served with Range: one range is a
+// 206 with Content-Range, an unsatisfiable one 416, several a multipart
+// body; If-Range that does not match sends the whole file.
+func TestRangeResponses(t *testing.T) {
+	rt, _ := testPipeline(t, `events {}
+http {
+    include mime.types;
+    access_log off;
+    server { listen 127.0.0.1:8080; root {{ROOT}}/html; }
+}
+`, map[string]string{"ten.txt": "0123456789"})
+	for _, tc := range []struct {
+		rng, ifRange string
+		status       int
+		body         string // when not empty
+		contentRange string
+	}{
+		{"bytes=2-4", "", 206, "234", "bytes 2-4/10"},
+		{"bytes=-2", "", 206, "89", "bytes 8-9/10"},
+		{"bytes=20-", "", 416, "", "bytes */10"},
+		{"bytes=0-1,5-6", "", 206, "", ""},
+		{"bytes=0-9,0-9", "", 200, "0123456789", ""},
+		{"items=2-4", "", 200, "0123456789", ""},
+		{"bytes=2-4", `"not-the-etag"`, 200, "0123456789", ""},
+	} {
+		h := benchHeaders{{"Range", tc.rng}}
+		if tc.ifRange != "" {
+			h = append(h, [2]string{"If-Range", tc.ifRange})
+		}
+		r := serveFake(t, rt, "GET", "/ten.txt", h)
+		got := body(t, r)
+		if r.resp.Status != tc.status || tc.body != "" && got != tc.body || r.resp.Header.Get("Content-Range") != tc.contentRange {
+			t.Errorf("Range %q If-Range %q: %d %q Content-Range %q, want %d %q %q", tc.rng, tc.ifRange,
+				r.resp.Status, got, r.resp.Header.Get("Content-Range"), tc.status, tc.body, tc.contentRange)
+		}
+		if tc.rng == "bytes=0-1,5-6" && !strings.HasPrefix(r.resp.Header.Get("Content-Type"), "multipart/byteranges; boundary=") {
+			t.Errorf("two ranges: Content-Type %q", r.resp.Header.Get("Content-Type"))
+		}
+	}
+}
+
+// gzipConf compresses text/html (always) and text/css of at least 20 bytes,
+// with gzip_vary, proxied responses whose Expires has passed, and not
+// for MSIE 6.
+const gzipConf = `events {}
+http {
+    include mime.types;
+    access_log off;
+    gzip on;
+    gzip_min_length 20;
+    gzip_types text/css;
+    gzip_vary on;
+    gzip_proxied expired;
+    gzip_disable msie6;
+    server {
+        listen 127.0.0.1:8080;
+        root {{ROOT}}/html;
+        location /off/ { gzip off; }
+        location /v10/ { gzip_http_version 1.0; }
+        location /noproxy/ { gzip_proxied off; }
+        location /expired/ { expires -1; }
+        location /future/ { expires 1h; }
+    }
+}
+`
+
+// TestGzipEligibility: which responses the gzip filter compresses, as
+// ngx_http_gzip_header_filter decides: the request (Accept-Encoding and
+// its q, HTTP version, Via with gzip_proxied, gzip_disable) and the
+// response (status, type, length, an existing Content-Encoding).
+func TestGzipEligibility(t *testing.T) {
+	text := strings.Repeat("some text to compress\n", 10)
+	rt, _ := testPipeline(t, gzipConf, map[string]string{
+		"a.html": text, "a.txt": text, "a.css": text, "a.png": text, "small.txt": "tiny",
+		"off/a.html": text, "v10/a.html": text, "noproxy/a.html": text, "expired/a.html": text, "future/a.html": text,
+	})
+	gz := [2]string{"Accept-Encoding", "gzip, deflate"}
+	via := [2]string{"Via", "1.1 cache"}
+	for _, tc := range []struct {
+		name, method, target, proto string
+		headers                     benchHeaders
+		gzip, vary                  bool
+	}{
+		{"text/html, always compressed", "GET", "/a.html", "", benchHeaders{gz}, true, true},
+		{"text/plain, not in gzip_types", "GET", "/a.txt", "", benchHeaders{gz}, false, false},
+		{"gzip_types adds text/css", "GET", "/a.css", "", benchHeaders{gz}, true, true},
+		{"image/png is not listed", "GET", "/a.png", "", benchHeaders{gz}, false, false},
+		{"shorter than gzip_min_length", "GET", "/small.txt", "", benchHeaders{gz}, false, false},
+		{"no Accept-Encoding", "GET", "/a.html", "", nil, false, true},
+		{"gzip;q=0", "GET", "/a.html", "", benchHeaders{{"Accept-Encoding", "gzip;q=0, deflate"}}, false, true},
+		{"gzip;q=0.5", "GET", "/a.html", "", benchHeaders{{"Accept-Encoding", "gzip;q=0.5"}}, true, true},
+		{"x-gzip is not gzip", "GET", "/a.html", "", benchHeaders{{"Accept-Encoding", "x-gzip"}}, false, true},
+		{"HTTP/1.0 under gzip_http_version 1.1", "GET", "/a.html", "HTTP/1.0", benchHeaders{gz}, false, true},
+		{"HTTP/1.0 under gzip_http_version 1.0", "GET", "/v10/a.html", "HTTP/1.0", benchHeaders{gz}, true, true},
+		// With Via, gzip_proxied decides; with neither Expires nor
+		// Cache-Control, nginx's check falls through to compressing.
+		{"Via, gzip_proxied off", "GET", "/noproxy/a.html", "", benchHeaders{gz, via}, false, true},
+		{"Via, no Expires", "GET", "/a.html", "", benchHeaders{gz, via}, true, true},
+		{"Via, Expires past", "GET", "/expired/a.html", "", benchHeaders{gz, via}, true, true},
+		{"Via, Expires to come", "GET", "/future/a.html", "", benchHeaders{gz, via}, false, true},
+		{"MSIE 6", "GET", "/a.html", "", benchHeaders{gz, {"User-Agent", "Mozilla/4.0 (compatible; MSIE 6.0; Windows NT 5.1)"}}, false, true},
+		{"MSIE 6 with SV1 is fine", "GET", "/a.html", "", benchHeaders{gz, {"User-Agent", "Mozilla/4.0 (compatible; MSIE 6.0; Windows NT 5.1; SV1)"}}, true, true},
+		{"HEAD gets GET's headers", "HEAD", "/a.html", "", benchHeaders{gz}, true, true},
+		{"gzip off", "GET", "/off/a.html", "", benchHeaders{gz}, false, false},
+		{"a 404 is compressed too", "GET", "/missing.txt", "", benchHeaders{gz}, true, true},
+	} {
+		r := fakeRequest(rt, tc.method, tc.target, tc.headers)
+		if tc.proto != "" {
+			r.Proto = tc.proto
+		}
+		rt.serve(r)
+		if r.resp.Kind == BodyFile && r.resp.File != nil {
+			r.resp.File.Close()
+		}
+		gzipped := r.resp.Header.Get("Content-Encoding") == "gzip"
+		vary := r.resp.Header.Get("Vary") == "Accept-Encoding"
+		if gzipped != tc.gzip || vary != tc.vary {
+			t.Errorf("%s: %s %s: status %d, gzip %v vary %v, want gzip %v vary %v", tc.name, tc.method, tc.target,
+				r.resp.Status, gzipped, vary, tc.gzip, tc.vary)
+		}
+	}
+}
