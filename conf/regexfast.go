@@ -28,6 +28,10 @@ func parseExtSet(src string, caseless bool) *ExtSet {
 		body = body[3 : len(body)-1]
 	case strings.HasPrefix(body, "(") && strings.HasSuffix(body, ")"):
 		body = body[1 : len(body)-1]
+	case strings.Contains(body, "|"):
+		// `\.php|html$` is `\.php` anywhere or `html` at the end: the
+		// alternation spans the whole pattern, not a set of extensions.
+		return nil
 	}
 	set := &ExtSet{exts: map[string]bool{}, Caseless: caseless}
 	for _, alt := range strings.Split(body, "|") {

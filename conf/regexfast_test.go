@@ -24,6 +24,9 @@ func TestExtSetMatchesRegexp(t *testing.T) {
 		{`\.php`, false, false},
 		{`\.(?P<ext>png)$`, false, false},
 		{`\.ph[p3]$`, false, false},
+		{`\.php|html$`, false, false}, // "\.php" anywhere, or "html" at the end
+		{`\.0|0$`, false, false},
+		{`\.(php)|(html)$`, false, false},
 	}
 	inputs := []string{"/a.php", "/a.PHP", "/a.php/", "/php", "/a.phpx", "/.php", "/x.jpg", "/x.JPEG",
 		"/x.woff", "/x.woff2", "/x.woff22", "/a.b.css", "/a.css.map", "/x.tar.gz", "/x.zip", "/", "", "/a.",
