@@ -55,7 +55,12 @@ func h2FuzzInput(data []byte) ([]byte, map[uint32]string) {
 			enc.WriteField(hpack.HeaderField{Name: ":scheme", Value: "http"})
 			enc.WriteField(hpack.HeaderField{Name: ":authority", Value: "x"})
 			enc.WriteField(hpack.HeaderField{Name: ":path", Value: string(payload)})
-			paths[stream] = string(payload)
+			// A second HEADERS on a stream that the first ended is a
+			// connection error (STREAM_CLOSED): only the first request of
+			// a stream can be answered, so its path is the one to judge.
+			if _, seen := paths[stream]; !seen {
+				paths[stream] = string(payload)
+			}
 			payload = hb.Bytes()
 			flags = h2FlagEndHeaders | h2FlagEndStream
 		}
