@@ -697,34 +697,18 @@ func PoolNamed(pools []*FPMPool, name string) *FPMPool {
 // the plan and binds fpm_status to its pool.
 func (c *compiler) finishPools() error {
 	c.plan.HTTP.Pools = c.fpmPools
-	var err error
-	var walk func(l *Location)
-	walk = func(l *Location) {
-		if err != nil {
-			return
+	return c.plan.EachLocation(func(l *Location) error {
+		if l.Content.Kind != ContentFPMStatus {
+			return nil
 		}
-		if l.Content.Kind == ContentFPMStatus {
-			switch {
-			case l.Content.Pool != "" && c.findPool(l.Content.Pool) == nil:
-				err = &Error{Level: LevelEmerg, Msg: fmt.Sprintf("no fpm_pool \"%s\" for \"fpm_status\"", l.Content.Pool), File: l.File, Line: l.Line}
-			case l.Content.Pool == "" && len(c.fpmPools) == 0:
-				err = &Error{Level: LevelEmerg, Msg: "\"fpm_status\" needs an fpm_pool", File: l.File, Line: l.Line}
-			}
+		switch {
+		case l.Content.Pool != "" && c.findPool(l.Content.Pool) == nil:
+			return &Error{Level: LevelEmerg, Msg: fmt.Sprintf("no fpm_pool \"%s\" for \"fpm_status\"", l.Content.Pool), File: l.File, Line: l.Line}
+		case l.Content.Pool == "" && len(c.fpmPools) == 0:
+			return &Error{Level: LevelEmerg, Msg: "\"fpm_status\" needs an fpm_pool", File: l.File, Line: l.Line}
 		}
-		for _, ch := range l.Prefixes {
-			walk(ch)
-		}
-		for _, ch := range l.Regexes {
-			walk(ch)
-		}
-	}
-	for _, srv := range c.plan.HTTP.Servers {
-		walk(srv.Loc)
-		for _, n := range srv.Named {
-			walk(n)
-		}
-	}
-	return err
+		return nil
+	})
 }
 
 // dumpPools describes the pools for Plan.Dump.

@@ -229,8 +229,7 @@ func newBackends(plan *conf.Plan, sh *shared) (*backends, error) {
 	// counts, unless fastcgi_keep_conn differs (the timeouts travel with
 	// each request).
 	same := b.byTarget
-	var walk func(l *conf.Location)
-	walk = func(l *conf.Location) {
+	_ = plan.EachLocation(func(l *conf.Location) error {
 		if p := l.Content.FastCGI; p != nil && p.Script == nil && b.byPass[p] == nil {
 			f := &l.FastCGI
 			key := p.Raw + "|" + strconv.FormatBool(f.KeepConn)
@@ -239,25 +238,8 @@ func newBackends(plan *conf.Plan, sh *shared) (*backends, error) {
 			}
 			b.byPass[p] = same[key]
 		}
-		for _, op := range l.Rewrite {
-			_ = walkOps(op, func(in *conf.Location) error { walk(in); return nil })
-		}
-		for _, c := range l.Prefixes {
-			walk(c)
-		}
-		for _, c := range l.Regexes {
-			walk(c)
-		}
-	}
-	for _, srv := range plan.HTTP.Servers {
-		walk(srv.Loc)
-		for _, op := range srv.Rewrite {
-			_ = walkOps(op, func(in *conf.Location) error { walk(in); return nil })
-		}
-		for _, n := range srv.Named {
-			walk(n)
-		}
-	}
+		return nil
+	})
 	for addr, limit := range idle {
 		sh.idleConns(addr).SetLimit(limit)
 	}

@@ -68,8 +68,7 @@ func newSite(plan *conf.Plan, shared *shared) (*site, error) {
 		return rt, nil
 	}
 	seen := map[*conf.AccessLog]bool{}
-	var walk func(l *conf.Location) error
-	walk = func(l *conf.Location) error {
+	err := plan.EachLocation(func(l *conf.Location) error {
 		for _, al := range l.AccessLogs {
 			if seen[al] {
 				continue
@@ -88,37 +87,10 @@ func newSite(plan *conf.Plan, shared *shared) (*site, error) {
 				rt.accessWriters[al] = w
 			}
 		}
-		for _, op := range l.Rewrite {
-			if err := walkOps(op, walk); err != nil {
-				return err
-			}
-		}
-		for _, c := range l.Prefixes {
-			if err := walk(c); err != nil {
-				return err
-			}
-		}
-		for _, c := range l.Regexes {
-			if err := walk(c); err != nil {
-				return err
-			}
-		}
 		return nil
-	}
-	for _, srv := range plan.HTTP.Servers {
-		if err := walk(srv.Loc); err != nil {
-			return nil, err
-		}
-		for _, op := range srv.Rewrite {
-			if err := walkOps(op, walk); err != nil {
-				return nil, err
-			}
-		}
-		for _, n := range srv.Named {
-			if err := walk(n); err != nil {
-				return nil, err
-			}
-		}
+	})
+	if err != nil {
+		return nil, err
 	}
 	b, err := newBackends(plan, shared)
 	if err != nil {
@@ -129,22 +101,6 @@ func newSite(plan *conf.Plan, shared *shared) (*site, error) {
 		return nil, err
 	}
 	return rt, nil
-}
-
-// walkOps visits the locations of "if" blocks in a program.
-func walkOps(op conf.Op, walk func(*conf.Location) error) error {
-	if op.Kind != conf.OpIf {
-		return nil
-	}
-	if err := walk(op.Loc); err != nil {
-		return err
-	}
-	for _, in := range op.Body {
-		if err := walkOps(in, walk); err != nil {
-			return err
-		}
-	}
-	return nil
 }
 
 // shared is what outlives runtimes: the file cache, log files, counters.
