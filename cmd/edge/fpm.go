@@ -15,7 +15,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	goruntime "runtime"
+	"runtime"
 	"strconv"
 	"strings"
 	"time"
@@ -230,7 +230,7 @@ func fpmTune(plan *conf.Plan, a *fpmArgs) int {
 		fmt.Fprintf(os.Stderr, "edge: %v\n", err)
 		return 1
 	}
-	res := fpm.Tune(fpm.TuneInputOf(r, mem, a.reserve, goruntime.NumCPU()))
+	res := fpm.Tune(fpm.TuneInputOf(r, mem, a.reserve, runtime.NumCPU()))
 	if a.json {
 		enc := json.NewEncoder(os.Stdout)
 		enc.SetIndent("", "  ")
