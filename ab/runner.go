@@ -75,6 +75,13 @@ func (r *runner) prepare() error {
 	if err != nil {
 		return err
 	}
+	if r.site.Builtin {
+		r.note(builtinEquivalents())
+	} else {
+		for _, b := range beyondConfig(r.site.Tree) {
+			r.note("beyond this configuration, " + b)
+		}
+	}
 	done := map[string]bool{}
 	for _, s := range r.scenarios {
 		ep, ok := r.site.Endpoints[s.Endpoint]

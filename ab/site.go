@@ -81,8 +81,19 @@ http {
     gzip on;
     gzip_min_length 1000;
     gzip_types text/plain text/css application/javascript application/xml;
-    # Buffered like edge's own access log, so both write in batches.
+    # What edge does by default, given to nginx (equivalents.go):
+    # buffered like edge's own access log, so both write in batches;
     access_log logs/access.log combined buffer=64k flush=1s;
+    # file metadata cached and checked every second, as edge's file cache;
+    open_file_cache max=10000 inactive=60s;
+    open_file_cache_valid 1s;
+    open_file_cache_errors on;
+    # FastCGI connections kept open, as edge keeps them.
+    fastcgi_keep_conn on;
+    upstream php {
+        server 127.0.0.1:9000;
+        keepalive 16;
+    }
     ssl_protocols TLSv1.2 TLSv1.3;
     ssl_session_cache shared:SSL:10m;
     ssl_session_timeout 10m;
@@ -102,7 +113,7 @@ http {
         }
         location ~ \.php$ {
             try_files $uri =404;
-            fastcgi_pass 127.0.0.1:9000;
+            fastcgi_pass php;
             fastcgi_index index.php;
             fastcgi_param SCRIPT_FILENAME $document_root$fastcgi_script_name;
             include fastcgi_params;
@@ -118,7 +129,8 @@ http {
 	site(builtinHTTPSRSA+" ssl http2 default_server", docroot, tlsLines(rsa))
 	if wordpress != "" {
 		fmt.Fprintf(&b, `
-    # seed 004's WordPress server, unchanged
+    # seed 004's WordPress server, unchanged but for fastcgi_pass naming
+    # the upstream above, whose connections are kept as edge keeps them
     server {
         listen %s default_server;
         server_name localhost;
@@ -134,7 +146,7 @@ http {
             rewrite ^/(.+)$ /index.php?q=$1 last;
         }
         location ~ \.php$ {
-            fastcgi_pass 127.0.0.1:9000;
+            fastcgi_pass php;
             fastcgi_index index.php;
             fastcgi_param SCRIPT_FILENAME $document_root$fastcgi_script_name;
             include fastcgi_params;
