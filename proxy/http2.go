@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"sync/atomic"
+	"time"
 
 	"edge/conf"
 	"edge/proxy/h2"
@@ -131,6 +132,36 @@ func validH2Path(p string) bool {
 	return true
 }
 
+// h2Body is a stream's request body read under client_body_timeout, as
+// nginx means it: the longest wait between two successive reads. Each
+// Read arms the stream's read deadline (x/net/http2 closes the body with
+// os.ErrDeadlineExceeded when it fires, which the body's reader answers
+// with 408, as over HTTP/1). A Read returns as soon as a DATA frame's
+// bytes are there, so a slow but steady upload is never cut.
+type h2Body struct {
+	body  io.Reader
+	rc    *http.ResponseController
+	r     *Request
+	armed bool
+}
+
+func (b *h2Body) Read(p []byte) (int, error) {
+	if t := b.r.bodyTimeout(); t > 0 {
+		b.rc.SetReadDeadline(time.Now().Add(t))
+		b.armed = true
+	} else if b.armed {
+		b.rc.SetReadDeadline(time.Time{})
+		b.armed = false
+	}
+	n, err := b.body.Read(p)
+	if err != nil && b.armed {
+		// The body is over: no timer may outlive it.
+		b.rc.SetReadDeadline(time.Time{})
+		b.armed = false
+	}
+	return n, err
+}
+
 // handleHTTP2 is the net/http handler for one stream.
 func (s *Server) handleHTTP2(w http.ResponseWriter, req *http.Request) {
 	rt := s.rt.Load()
@@ -155,7 +186,7 @@ func (s *Server) handleHTTP2(w http.ResponseWriter, req *http.Request) {
 	r.Header = &r.hh
 	r.ContentLength = req.ContentLength
 	if req.Body != nil && req.Body != http.NoBody && req.ContentLength != 0 {
-		r.Body = req.Body
+		r.Body = &h2Body{body: req.Body, rc: http.NewResponseController(w), r: r}
 	} else {
 		r.ContentLength = 0
 	}

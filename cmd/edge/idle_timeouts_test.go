@@ -42,7 +42,7 @@ const idleHTTP = `
     client_max_body_size 100m;
     server {
         listen 127.0.0.1:{{PORT}};
-        listen 127.0.0.1:{{TLSPORT}} ssl;
+        listen 127.0.0.1:{{TLSPORT}} ssl http2;
         listen unix:{{SOCK}};
         ssl_certificate {{CERT}};
         ssl_certificate_key {{KEY}};
@@ -240,5 +240,72 @@ func TestBodyTimeoutSteadyUpload(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// h2Upload is trickleUpload over HTTP/2 (TLS, ALPN h2): one stream whose
+// DATA frames carry 50 bytes at rate bytes a second.
+func h2Upload(t *testing.T, s *idleSite, size, rate, stopAfter int) (int, string, time.Duration, error) {
+	tr := &http.Transport{ForceAttemptHTTP2: true,
+		TLSClientConfig: &tls.Config{InsecureSkipVerify: true, NextProtos: []string{"h2"}}}
+	defer tr.CloseIdleConnections()
+	pr, pw := io.Pipe()
+	t.Cleanup(func() { pw.Close() })
+	var last time.Time
+	go func() {
+		const piece = 50
+		tick := time.Second * piece / time.Duration(rate)
+		for sent := 0; sent < size && (stopAfter == 0 || sent < stopAfter); sent += piece {
+			if _, err := pw.Write([]byte(strings.Repeat("u", min(piece, size-sent)))); err != nil {
+				return
+			}
+			last = time.Now()
+			time.Sleep(tick)
+		}
+		if stopAfter == 0 {
+			pw.Close()
+		}
+	}()
+	req, err := http.NewRequest("POST", "https://"+s.tls+"/upload.php", pr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.ContentLength = int64(size)
+	client := &http.Client{Transport: tr, Timeout: time.Duration(size/rate+30) * time.Second}
+	resp, err := client.Do(req)
+	took := time.Since(last)
+	if err != nil {
+		return 0, "", took, err
+	}
+	defer resp.Body.Close()
+	if resp.ProtoMajor != 2 {
+		t.Fatalf("%s answered over %s, want HTTP/2", s.name, resp.Proto)
+	}
+	b, err := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(b), took, err
+}
+
+// TestBodyTimeoutSteadyUploadH2 is TestBodyTimeoutSteadyUpload over
+// HTTP/2: client_body_timeout is the wait between two DATA frames, not a
+// bound on the stream's whole body (issue 20).
+func TestBodyTimeoutSteadyUploadH2(t *testing.T) {
+	e := newIdleEnv(t)
+	const size = 5000 // 5 s at 1,000 B/s
+	for _, s := range []*idleSite{e.nginx(), e.edge()} {
+		t.Run(s.name, func(t *testing.T) {
+			t.Parallel()
+			status, body, _, err := h2Upload(t, s, size, 1000, 0)
+			if err != nil || status != 200 || strings.TrimSpace(body) != strconv.Itoa(size) {
+				t.Errorf("steady upload: %d %q (%v), want 200 %d", status, body, err, size)
+			}
+			status, _, took, err := h2Upload(t, s, size, 1000, 500)
+			t.Logf("%s answered the stopped upload %v after its last byte: %d (%v)", s.name, took.Round(10*time.Millisecond), status, err)
+			if status != 408 && err == nil {
+				t.Errorf("stopped upload: status %d, want 408 or the stream reset", status)
+			}
+			if took < idleTimeout/2 || took > idleTimeout+idleSlack {
+				t.Errorf("stopped upload cut %v after its last byte, want client_body_timeout (%v) and at most %v more", took, idleTimeout, idleSlack)
+			}
+		})
 	}
 }
