@@ -57,6 +57,9 @@ func serverSpecs() []*spec {
 		// 1.22.1-9+deb12u11.
 		numSlot("max_headers", ctxHS, atSrv, func(s *Server) *int { return &s.MaxHeaders }, 1000),
 		http2Spec[0],
+		// The default server's value is announced in SETTINGS, as nginx
+		// announces the one of the server that took the connection.
+		numSlot("http2_max_concurrent_streams", ctxHS, atSrv, func(s *Server) *int { return &s.HTTP2MaxConcurrentStreams }, 128),
 	}
 }
 

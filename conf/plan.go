@@ -121,6 +121,8 @@ type Server struct {
 	Named map[string]*Location
 
 	HTTP2 bool // "http2 on" in this server
+	// HTTP2MaxConcurrentStreams is http2_max_concurrent_streams (128).
+	HTTP2MaxConcurrentStreams int
 
 	MergeSlashes          bool
 	UnderscoresInHeaders  bool

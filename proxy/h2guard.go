@@ -77,8 +77,9 @@ const (
 	// windowUpdateBytes is how much DATA sent earns the client one
 	// WINDOW_UPDATE frame past its budget.
 	windowUpdateBytes = 256
-	// h2MaxConcurrentStreams is SETTINGS_MAX_CONCURRENT_STREAMS, nginx's
-	// http2_max_concurrent_streams default.
+	// h2MaxConcurrentStreams is SETTINGS_MAX_CONCURRENT_STREAMS when the
+	// configuration says nothing: nginx's http2_max_concurrent_streams
+	// default.
 	h2MaxConcurrentStreams = 128
 )
 
@@ -132,7 +133,10 @@ var budgetLimits = [numBudgets]struct {
 type h2Guard struct {
 	headerLimit int // bytes one header block may have
 	maxStreams  int // keepalive_requests; 0: no limit
-	now         func() time.Time
+	// resetBurst is RST_STREAM's burst: http2_max_concurrent_streams, so a
+	// client may cancel every stream it may have open (budgetLimits).
+	resetBurst float64
+	now        func() time.Time
 
 	preface int // client preface bytes still to skip
 	in      frameCursor
@@ -159,12 +163,29 @@ type h2Guard struct {
 }
 
 func newH2Guard(headerLimit, maxStreams int, now func() time.Time) *h2Guard {
-	g := &h2Guard{headerLimit: headerLimit, maxStreams: maxStreams, now: now, preface: h2ClientPreface}
+	g := &h2Guard{headerLimit: headerLimit, maxStreams: maxStreams, now: now, preface: h2ClientPreface,
+		resetBurst: h2MaxConcurrentStreams}
 	t := now()
 	for k := range g.budgets {
 		g.budgets[k] = frameBudget{tokens: budgetLimits[k].burst, last: t}
 	}
 	return g
+}
+
+// setConcurrentStreams sizes the RST_STREAM budget for a connection that
+// announces n as SETTINGS_MAX_CONCURRENT_STREAMS; it is called before
+// the first frame is read.
+func (g *h2Guard) setConcurrentStreams(n int) {
+	g.resetBurst = float64(n)
+	g.budgets[budgetReset].tokens = g.resetBurst
+}
+
+// burst is kind's burst on this connection.
+func (g *h2Guard) burst(kind budgetKind) float64 {
+	if kind == budgetReset {
+		return g.resetBurst
+	}
+	return budgetLimits[kind].burst
 }
 
 // read reads from c into p and checks the frames it carries. Over a limit
@@ -277,13 +298,13 @@ func (g *h2Guard) checkBlock() bool {
 
 // spend takes one frame from kind's budget.
 func (g *h2Guard) spend(kind budgetKind) bool {
-	b, l := &g.budgets[kind], budgetLimits[kind]
+	b, l, burst := &g.budgets[kind], budgetLimits[kind], g.burst(kind)
 	now := g.now()
 	if d := now.Sub(b.last); d > 0 {
 		// Time refills up to the burst; credit (WINDOW_UPDATE's) may
 		// stand above it.
-		if b.tokens < l.burst {
-			b.tokens = min(b.tokens+d.Seconds()*l.rate, l.burst)
+		if b.tokens < burst {
+			b.tokens = min(b.tokens+d.Seconds()*l.rate, burst)
 		}
 		b.last = now
 	}

@@ -80,6 +80,7 @@ func (s *Server) serveHTTP2(c net.Conn, info *connInfo) {
 	// nginx's header_limit: all of large_client_header_buffers.
 	headerLimit := def.LargeHeaderBuffers * def.LargeHeaderBufferSize
 	guard := newH2Guard(headerLimit, def.Loc.KeepaliveRequests, rt.now)
+	guard.setConcurrentStreams(def.HTTP2MaxConcurrentStreams)
 	hc := &h2conn{info: info, guard: guard}
 	ctx := context.WithValue(context.Background(), connKey{}, hc)
 	// send_timeout bounds the coalescing writer's writes (the default
@@ -90,7 +91,7 @@ func (s *Server) serveHTTP2(c net.Conn, info *connInfo) {
 	}
 	h2.ServeConn(ctx, wc, http.HandlerFunc(s.handleHTTP2), h2.Options{
 		IdleTimeout:          def.Loc.KeepaliveTimeout,
-		MaxConcurrentStreams: h2MaxConcurrentStreams,
+		MaxConcurrentStreams: uint32(def.HTTP2MaxConcurrentStreams),
 		// The protocol's default (RFC 9113 6.5.2); x/net/http2 would
 		// announce 1 MiB and accept frames a peer must not send.
 		MaxReadFrameSize:  16 << 10,

@@ -38,8 +38,10 @@ type H2Client struct {
 	sawGoAway bool
 	statuses  map[uint32]int // :status of each stream's response
 	resets    map[uint32]http2.ErrCode
-	bodies    map[uint32][]byte // DATA received on each stream
-	ended     map[uint32]bool   // streams whose response ended
+	bodies    map[uint32][]byte          // DATA received on each stream
+	ended     map[uint32]bool            // streams whose response ended
+	settings  map[http2.SettingID]uint32 // the server's SETTINGS values
+	settled   bool                       // its first SETTINGS came
 }
 
 // DialH2 opens an HTTP/2 connection to addr over TLS (any certificate)
@@ -62,7 +64,7 @@ func DialH2(addr string) (*H2Client, error) {
 	}
 	c := &H2Client{conn: tc, bw: bufio.NewWriterSize(tc, 64<<10), done: make(chan struct{}),
 		statuses: map[uint32]int{}, resets: map[uint32]http2.ErrCode{},
-		bodies: map[uint32][]byte{}, ended: map[uint32]bool{}}
+		bodies: map[uint32][]byte{}, ended: map[uint32]bool{}, settings: map[http2.SettingID]uint32{}}
 	c.fr = http2.NewFramer(c.bw, tc)
 	c.fr.ReadMetaHeaders = hpack.NewDecoder(4096, nil)
 	c.fr.MaxHeaderListSize = 1 << 20
@@ -94,6 +96,11 @@ func (c *H2Client) readLoop() {
 		}
 		c.mu.Lock()
 		switch f := f.(type) {
+		case *http2.SettingsFrame:
+			if !f.IsAck() {
+				f.ForeachSetting(func(st http2.Setting) error { c.settings[st.ID] = st.Val; return nil })
+				c.settled = true
+			}
 		case *http2.GoAwayFrame:
 			c.sawGoAway, c.goAway = true, f.ErrCode
 		case *http2.RSTStreamFrame:
@@ -202,6 +209,22 @@ func (c *H2Client) wait(id uint32, d time.Duration, whole bool) (status int, bod
 		c.mu.Unlock()
 		if (whole && ended || !whole && status != 0) || reset || c.Closed() || time.Now().After(deadline) {
 			return status, body, reset
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// Setting waits (at most d) for the server's first SETTINGS frame and
+// returns the value it gave id, and whether it gave one.
+func (c *H2Client) Setting(id http2.SettingID, d time.Duration) (uint32, bool) {
+	deadline := time.Now().Add(d)
+	for {
+		c.mu.Lock()
+		v, ok := c.settings[id]
+		settled := c.settled
+		c.mu.Unlock()
+		if settled || time.Now().After(deadline) {
+			return v, ok
 		}
 		time.Sleep(5 * time.Millisecond)
 	}

@@ -446,3 +446,23 @@ func TestH2MaxHeaders(t *testing.T) {
 		}
 	}
 }
+
+// TestH2MaxConcurrentStreams: http2_max_concurrent_streams is the
+// SETTINGS_MAX_CONCURRENT_STREAMS both servers announce (128 when
+// unset).
+func TestH2MaxConcurrentStreams(t *testing.T) {
+	for _, tc := range []struct {
+		extra string
+		want  uint32
+	}{{"", 128}, {"http2_max_concurrent_streams 7;", 7}} {
+		e := newH2Env(t)
+		e.extra = tc.extra
+		for _, s := range []*h2Server{e.nginx(), e.edge()} {
+			c := dialH2(t, s)
+			got, ok := c.Setting(http2.SettingMaxConcurrentStreams, waitTimeout)
+			if !ok || got != tc.want {
+				t.Errorf("%s with %q announces %d (given: %v), want %d", s.name, tc.extra, got, ok, tc.want)
+			}
+		}
+	}
+}
