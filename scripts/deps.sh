@@ -158,7 +158,8 @@ deps_go_tools() {
 
 # deps_docker makes what testenv/compose (the docker-compose stack) and
 # the package test need, each piece only when it is missing:
-#   - Debian's docker.io, debootstrap and lintian packages;
+#   - Debian's docker.io and debootstrap packages, and lintian, logrotate
+#     and systemd (for systemd-analyze) for the package test;
 #   - dockerd running (started in the background, its log in
 #     /var/log/edge-dockerd.log, when "docker info" cannot reach one);
 #   - the Compose v2 CLI plugin, which Debian 12 does not package: built
@@ -177,7 +178,7 @@ deps_golang_image=golang:1.26-bookworm
 
 deps_docker() {
 	local missing=() p
-	for p in docker.io debootstrap lintian; do
+	for p in docker.io debootstrap lintian logrotate systemd; do
 		deps_installed "$p" || missing+=("$p")
 	done
 	if ((${#missing[@]} > 0)); then
