@@ -1,7 +1,7 @@
 // This file is a browser on a WordPress site for tests: a cookie jar, no
 // automatic redirects (so every hop is checked), and the steps an
 // administrator takes: the web installer, the login, Settings >
-// Permalinks. testenv/fcgitest drives WordPress behind edge with it, and
+// Permalinks, and the assets' expiry. testenv/fcgitest drives WordPress behind edge with it, and
 // testenv/compose the docker-compose stack.
 
 package testenv
@@ -13,6 +13,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 )
 
 // WPBrowser is one browser session on the site at Base
@@ -138,4 +139,21 @@ func (s *WPBrowser) SetPostnamePermalinks() {
 	}
 	// The settings page flushes the rewrite rules when it is shown again.
 	s.Expect("GET", strings.TrimPrefix(loc, s.Base), nil, 200, "Permalink structure updated")
+}
+
+// ExpectExpires fetches each asset and checks that it carries the expiry
+// of "expires 30d": Cache-Control max-age=2592000 and an Expires header
+// 30 days ahead.
+func (s *WPBrowser) ExpectExpires(assets ...string) {
+	s.T.Helper()
+	for _, asset := range assets {
+		resp, _ := s.Expect("GET", asset, nil, 200)
+		if cc := resp.Header.Get("Cache-Control"); cc != "max-age=2592000" {
+			s.T.Errorf("%s: Cache-Control %q, want max-age=2592000", asset, cc)
+		}
+		exp, err := http.ParseTime(resp.Header.Get("Expires"))
+		if err != nil || exp.Before(time.Now().Add(29*24*time.Hour)) {
+			s.T.Errorf("%s: Expires %q, want 30 days ahead", asset, resp.Header.Get("Expires"))
+		}
+	}
 }
