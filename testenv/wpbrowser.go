@@ -141,6 +141,19 @@ func (s *WPBrowser) SetPostnamePermalinks() {
 	s.Expect("GET", strings.TrimPrefix(loc, s.Base), nil, 200, "Permalink structure updated")
 }
 
+// ExpectPermalink checks the first post's /%postname%/ permalink after
+// SetPostnamePermalinks: ?p=1 redirects to it, it shows the post, and a
+// post that does not exist is a 404 from WordPress.
+func (s *WPBrowser) ExpectPermalink() {
+	s.T.Helper()
+	resp, _ := s.Expect("GET", "/?p=1", nil, 301)
+	if loc := resp.Header.Get("Location"); loc != s.Base+"/hello-world/" {
+		s.T.Errorf("/?p=1 redirects to %q, want the permalink", loc)
+	}
+	s.Expect("GET", "/hello-world/", nil, 200, "Hello world!", "<title>Hello world!")
+	s.Expect("GET", "/no-such-post/", nil, 404)
+}
+
 // ExpectExpires fetches each asset and checks that it carries the expiry
 // of "expires 30d": Cache-Control max-age=2592000 and an Expires header
 // 30 days ahead.

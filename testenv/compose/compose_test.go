@@ -180,6 +180,20 @@ func (c *config) checkShape(t testing.TB) {
 	}
 }
 
+// expect asserts the host ports edge's container ports are published on,
+// and one environment variable of one service.
+func (c *config) expect(t testing.TB, ports map[int]string, service, name, value string) {
+	t.Helper()
+	for target, want := range ports {
+		if got := c.published(t, "edge", target); got != want {
+			t.Errorf("edge's port %d is published on %s, want %s", target, got, want)
+		}
+	}
+	if v := c.Services[service].Environment[name]; v == nil || *v != value {
+		t.Errorf("service %s has %s=%v, want %s", service, name, v, value)
+	}
+}
+
 func TestConfig(t *testing.T) {
 	t.Run("variables unset", func(t *testing.T) {
 		s := newStack(t, nil)
@@ -189,14 +203,7 @@ func TestConfig(t *testing.T) {
 		}
 		c := s.config()
 		c.checkShape(t)
-		for target, want := range map[int]string{80: "8080", 443: "8443", 8081: "8081"} {
-			if got := c.published(t, "edge", target); got != want {
-				t.Errorf("edge's port %d is published on %s, want the default %s", target, got, want)
-			}
-		}
-		if pw := c.Services["mariadb"].Environment["MARIADB_PASSWORD"]; pw == nil || *pw != "wordpress-dev" {
-			t.Errorf("MARIADB_PASSWORD defaults to %v, want wordpress-dev", pw)
-		}
+		c.expect(t, map[int]string{80: "8080", 443: "8443", 8081: "8081"}, "mariadb", "MARIADB_PASSWORD", "wordpress-dev")
 	})
 	t.Run("from .env", func(t *testing.T) {
 		c := newStack(t, nil).config()
@@ -210,14 +217,7 @@ func TestConfig(t *testing.T) {
 		c := newStack(t, map[string]string{"EDGE_HTTPS_PORT": "9443", "EDGE_HTTP_PORT": "9080",
 			"EDGE_STATUS_PORT": "9081", "DB_PASSWORD": "other", "EDGE_CONF_DIR": conf}).config()
 		c.checkShape(t)
-		for target, want := range map[int]string{80: "9080", 443: "9443", 8081: "9081"} {
-			if got := c.published(t, "edge", target); got != want {
-				t.Errorf("edge's port %d is published on %s, want %s", target, got, want)
-			}
-		}
-		if pw := c.Services["php-fpm"].Environment["WORDPRESS_DB_PASSWORD"]; pw == nil || *pw != "other" {
-			t.Errorf("WORDPRESS_DB_PASSWORD is %v, want other", pw)
-		}
+		c.expect(t, map[int]string{80: "9080", 443: "9443", 8081: "9081"}, "php-fpm", "WORDPRESS_DB_PASSWORD", "other")
 		found := false
 		for _, v := range c.Services["edge"].Volumes {
 			found = found || (v.Target == "/etc/edge" && v.Source == conf)
@@ -301,12 +301,7 @@ func TestStack(t *testing.T) {
 		b.T = t
 		b.Login(wpUser, wpPassword)
 		b.SetPostnamePermalinks()
-		resp, _ := b.Expect("GET", "/?p=1", nil, 301)
-		if loc := resp.Header.Get("Location"); loc != base+"/hello-world/" {
-			t.Errorf("/?p=1 redirects to %q, want the permalink", loc)
-		}
-		b.Expect("GET", "/hello-world/", nil, 200, "Hello world!", "<title>Hello world!")
-		b.Expect("GET", "/no-such-post/", nil, 404)
+		b.ExpectPermalink()
 	})
 	t.Run("assets expire", func(t *testing.T) {
 		b.T = t

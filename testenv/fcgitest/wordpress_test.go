@@ -90,12 +90,7 @@ func TestWordPress(t *testing.T) {
 	t.Run("permalink", func(t *testing.T) {
 		s.T = t
 		s.SetPostnamePermalinks()
-		resp, _ := s.Expect("GET", "/?p=1", nil, 301)
-		if loc := resp.Header.Get("Location"); loc != base+"/hello-world/" {
-			t.Errorf("/?p=1 redirects to %q, want the permalink", loc)
-		}
-		s.Expect("GET", "/hello-world/", nil, 200, "Hello world!", "<title>Hello world!")
-		s.Expect("GET", "/no-such-post/", nil, 404)
+		s.ExpectPermalink()
 	})
 	t.Run("assets expire", func(t *testing.T) {
 		s.T = t
