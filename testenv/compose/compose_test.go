@@ -413,6 +413,7 @@ func TestStack(t *testing.T) {
 		if health == "healthy" {
 			t.Errorf("edge is %q with a broken configuration", health)
 		}
+		t.Logf("with the broken configuration: health %q; up --wait said:\n%s", health, tail(out, 600))
 		// The repository's configuration brings it back.
 		s.must(5*time.Minute, "up", "-d", "--wait", "--wait-timeout", "120", "edge")
 		b.T = t
