@@ -11,7 +11,8 @@
 #          (Let's Encrypt's test ACME CA) for the TLS tests (testenv/tlstest);
 #          chromium, which renders edge ab's HTML report in a test (package ab);
 #          pcre2test, nginx's PCRE2 library on the command line, which conf's
-#          TestAgainstPCRE2 checks edge's regexps against
+#          TestAgainstPCRE2 checks edge's regexps against; and Docker for
+#          the compose stack's test (deps_docker below)
 #   bench  the same as test: what ./scripts/bench.sh needs
 #
 # Other scripts source this file and call deps_main, so that the PATH change
@@ -155,6 +156,124 @@ deps_go_tools() {
 	done
 }
 
+# deps_docker makes what testenv/compose (the docker-compose stack) and
+# the package test need, each piece only when it is missing:
+#   - Debian's docker.io and debootstrap packages, and lintian, logrotate
+#     and systemd (for systemd-analyze) for the package test;
+#   - dockerd running (started in the background, its log in
+#     /var/log/edge-dockerd.log, when "docker info" cannot reach one);
+#   - the Compose v2 CLI plugin, which Debian 12 does not package: built
+#     from the Go module proxy and installed as
+#     ~/.docker/cli-plugins/docker-compose;
+#   - the images the Dockerfiles start FROM, made locally because no
+#     registry is reachable: debian:bookworm-slim from debootstrap
+#     (minbase, from the machine's Debian mirror), and golang:1.26-bookworm
+#     from it and this machine's Go, trusting the CAs this machine trusts
+#     (so that "go mod download" in a build reaches the module proxy as
+#     the host does). Built once, reused by later runs.
+# Anything that cannot be made fails the run.
+deps_compose_version=v5.6.0
+deps_base_image=debian:bookworm-slim
+deps_golang_image=golang:1.26-bookworm
+
+deps_docker() {
+	local missing=() p
+	for p in docker.io debootstrap lintian logrotate systemd; do
+		deps_installed "$p" || missing+=("$p")
+	done
+	if ((${#missing[@]} > 0)); then
+		echo "deps: installing ${missing[*]}"
+		deps_apt_install "${missing[@]}"
+	fi
+	deps_have_cmd dockerd || deps_die "dockerd missing after installing docker.io"
+	if ! docker info >/dev/null 2>&1; then
+		echo "deps: starting dockerd (log: /var/log/edge-dockerd.log)"
+		deps_as_root sh -c 'setsid dockerd >/var/log/edge-dockerd.log 2>&1 </dev/null &'
+		local i
+		for ((i = 0; i < 60; i++)); do
+			docker info >/dev/null 2>&1 && break
+			sleep 1
+		done
+		docker info >/dev/null 2>&1 ||
+			deps_die "dockerd did not answer within 60s (see /var/log/edge-dockerd.log)"
+	fi
+	if ! docker compose version >/dev/null 2>&1; then
+		deps_compose_plugin
+	fi
+	if ! docker image inspect "$deps_base_image" >/dev/null 2>&1; then
+		deps_base_image_build
+	fi
+	if ! docker image inspect "$deps_golang_image" >/dev/null 2>&1; then
+		deps_golang_image_build
+	fi
+}
+
+# deps_compose_plugin builds Compose in a throwaway module: its own
+# go.mod has exclude directives, which "go install pkg@version" refuses.
+deps_compose_plugin() {
+	local dir plugins
+	plugins="${DOCKER_CONFIG:-$HOME/.docker}/cli-plugins"
+	dir=$(mktemp -d)
+	echo "deps: building docker compose $deps_compose_version from the Go module proxy"
+	(
+		cd "$dir" &&
+			printf 'module composebuild\n\ngo 1.26\n' >go.mod &&
+			go get "github.com/docker/compose/v5/cmd@$deps_compose_version" &&
+			CGO_ENABLED=0 go build -trimpath \
+				-ldflags "-s -w -X github.com/docker/compose/v5/internal.Version=$deps_compose_version" \
+				-o docker-compose github.com/docker/compose/v5/cmd
+	) || {
+		rm -rf "$dir"
+		deps_die "building docker compose failed"
+	}
+	mkdir -p "$plugins"
+	install -m 755 "$dir/docker-compose" "$plugins/docker-compose"
+	rm -rf "$dir"
+	docker compose version >/dev/null || deps_die "docker compose does not run from $plugins"
+}
+
+deps_base_image_build() {
+	local mirror dir
+	mirror=$(sed -n 's/^URIs: *//p' /etc/apt/sources.list.d/debian.sources 2>/dev/null | head -n 1)
+	mirror=${mirror:-http://deb.debian.org/debian}
+	dir=$(mktemp -d)
+	echo "deps: making $deps_base_image with debootstrap from $mirror"
+	deps_as_root debootstrap --variant=minbase bookworm "$dir/root" "$mirror" >"$dir/log" 2>&1 || {
+		tail -n 20 "$dir/log" >&2
+		deps_as_root rm -rf "$dir"
+		deps_die "debootstrap failed"
+	}
+	deps_as_root tar -C "$dir/root" -c . | docker import - "$deps_base_image" >/dev/null || {
+		deps_as_root rm -rf "$dir"
+		deps_die "docker import of the debootstrap'd tree failed"
+	}
+	deps_as_root rm -rf "$dir"
+}
+
+deps_golang_image_build() {
+	local dir goroot
+	goroot=$(go env GOROOT)
+	dir=$(mktemp -d)
+	echo "deps: making $deps_golang_image from $deps_base_image and $goroot"
+	cp -a "$goroot" "$dir/go"
+	cat /etc/ssl/certs/ca-certificates.crt >"$dir/host-ca.crt"
+	cat >"$dir/Dockerfile" <<-EOF
+		FROM $deps_base_image
+		RUN apt-get update && apt-get install -y --no-install-recommends ca-certificates git \\
+			&& rm -rf /var/lib/apt/lists/*
+		COPY go /usr/local/go
+		COPY host-ca.crt /usr/local/share/edge-host-ca.crt
+		ENV SSL_CERT_FILE=/usr/local/share/edge-host-ca.crt GOTOOLCHAIN=local GOPATH=/go \\
+			PATH=/go/bin:/usr/local/go/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
+		WORKDIR /go
+	EOF
+	docker build -q -t "$deps_golang_image" "$dir" >/dev/null || {
+		rm -rf "$dir"
+		deps_die "building $deps_golang_image failed"
+	}
+	rm -rf "$dir"
+}
+
 deps_main() {
 	local set=${1:-run}
 	case $set in
@@ -164,6 +283,8 @@ deps_main() {
 	deps_packages "$set"
 	deps_go
 	deps_go_tools "$set"
+	[[ $set == test ]] && deps_docker
+	return 0
 }
 
 if [[ ${BASH_SOURCE[0]} == "$0" ]]; then

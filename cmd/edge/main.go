@@ -125,6 +125,8 @@ func subcommand(name string, args []string) int {
 		return fpmCommand(args)
 	case "ab":
 		return abCommand(args)
+	case "healthcheck":
+		return healthcheckCommand(args)
 	}
 	fmt.Fprintf(os.Stderr, "edge: unknown command \"%s\" (run \"edge -h\")\n", name)
 	return 1

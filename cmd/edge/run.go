@@ -243,6 +243,7 @@ func serve(o *options, plan *conf.Plan) int {
 		defer os.Remove(pf)
 	}
 	daemonReady(nil)
+	sdNotify("READY=1\nMAINPID=" + strconv.Itoa(os.Getpid()))
 	if o.conf == "" {
 		announce(srv, plan)
 	}
@@ -254,7 +255,10 @@ func serve(o *options, plan *conf.Plan) int {
 		log.Logf(conf.LevelNotice, "signal %d (%s) received", int(s), signalName(s))
 		switch s {
 		case syscall.SIGHUP:
-			if next := reload(o, srv); next != nil {
+			sdNotify("RELOADING=1")
+			next := reload(o, srv)
+			sdNotify("READY=1")
+			if next != nil {
 				// QUIT's worker_shutdown_timeout is the running plan's.
 				plan = next
 			}
@@ -265,6 +269,7 @@ func serve(o *options, plan *conf.Plan) int {
 				log.Logf(conf.LevelNotice, "reopening logs")
 			}
 		case syscall.SIGQUIT:
+			sdNotify("STOPPING=1")
 			log.Logf(conf.LevelNotice, "gracefully shutting down")
 			timeout := plan.Main.WorkerShutdownTimeout
 			ctx := context.Background()
@@ -277,6 +282,7 @@ func serve(o *options, plan *conf.Plan) int {
 			log.Logf(conf.LevelNotice, "exit")
 			return 0
 		case syscall.SIGTERM, syscall.SIGINT:
+			sdNotify("STOPPING=1")
 			log.Logf(conf.LevelNotice, "exiting")
 			srv.Close()
 			ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)

@@ -63,7 +63,7 @@ func printVersion(build bool) {
 
 func printHelp() {
 	fmt.Fprint(os.Stderr, `Usage: edge [-?hvVtTq] [-s signal] [-p prefix] [-e filename] [-c filename] [-g directives]
-       edge ab|fpm|help ...
+       edge ab|fpm|healthcheck|help ...
 
 Options:
   -?,-h         : this help
