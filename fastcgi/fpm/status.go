@@ -126,6 +126,20 @@ func parseStatusPage(body []byte) (*Status, error) {
 // procRoot is /proc; tests point it elsewhere.
 var procRoot = "/proc"
 
+// poolWorker reports whether pid is, in this process's /proc, a worker
+// of the php-fpm pool named pool: its title is "php-fpm: pool NAME". The
+// PIDs the status page gives are php-fpm's own; seen from another PID
+// namespace (edge and php-fpm in different containers) they name other
+// processes, whose memory must not be reported as the pool's.
+func poolWorker(pid int, pool string) bool {
+	b, err := os.ReadFile(filepath.Join(procRoot, strconv.Itoa(pid), "cmdline"))
+	if err != nil {
+		return false
+	}
+	title := strings.TrimRight(strings.ReplaceAll(string(b), "\x00", " "), " ")
+	return title == "php-fpm: pool "+pool
+}
+
 // ReadPSS returns a process's proportional set size in bytes, from
 // smaps_rollup (Linux 4.14+).
 func ReadPSS(pid int) (uint64, error) {
@@ -504,6 +518,11 @@ func Collect(ctx context.Context, in ReportInput) *Report {
 		}
 		var all []uint64
 		for i := range st.Processes {
+			if !poolWorker(st.Processes[i].PID, st.Pool) {
+				// Not this pool's worker here: php-fpm runs in another
+				// PID namespace (a container), or the PID was reused.
+				continue
+			}
 			if pss, err := ReadPSS(st.Processes[i].PID); err == nil {
 				st.Processes[i].PSS = pss
 				all = append(all, pss)

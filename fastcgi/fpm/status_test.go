@@ -191,3 +191,22 @@ func TestCollectReport(t *testing.T) {
 		t.Errorf("without a status path: %+v", r)
 	}
 }
+
+// TestPoolWorker: only a process titled as the pool's worker counts; a
+// PID that names something else here (php-fpm in another PID namespace)
+// or nothing does not.
+func TestPoolWorker(t *testing.T) {
+	withFakeRoots(t, map[string]string{
+		"proc/13/cmdline": "php-fpm: pool wordpress\x00\x00\x00",
+		"proc/14/cmdline": "/usr/local/bin/edge\x00-c\x00/etc/edge/edge.conf\x00",
+		"proc/15/cmdline": "php-fpm: pool www\x00",
+	})
+	for _, c := range []struct {
+		pid  int
+		want bool
+	}{{13, true}, {14, false}, {15, false}, {16, false}} {
+		if got := poolWorker(c.pid, "wordpress"); got != c.want {
+			t.Errorf("poolWorker(%d, wordpress) = %v, want %v", c.pid, got, c.want)
+		}
+	}
+}
