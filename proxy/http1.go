@@ -266,6 +266,18 @@ func (rt *site) writeHTTP1(ctx h1.Ctx, r *Request) {
 	if resp.Close {
 		ctx.SetConnectionClose()
 	}
+	if resp.Upgrade != nil {
+		upgrade := resp.Upgrade
+		ctx.SkipBody()
+		ctx.Hijack(func(c net.Conn) {
+			if err := upgrade(c); err != nil {
+				rt.log.infof(r, "%v while proxying upgraded connection", err)
+			}
+			rt.done(r, 0)
+			releaseRequest(r)
+		})
+		return
+	}
 	head := resp.HeadOnly
 	switch {
 	case head || resp.Length <= http1WriteBuffer:

@@ -1,0 +1,499 @@
+// This file connects the pipeline to HTTP upstreams (proxy_pass): it
+// evaluates the location's proxy_* settings into an httpproxy.Request
+// (the URI sent upstream, proxy_set_header, the body buffered or
+// streamed), has a server picked and retried with the loop fastcgi_pass
+// uses (tryServers: weights, max_fails/fail_timeout, backup,
+// proxy_next_upstream, $upstream_*), and turns the answer into a
+// Response: buffered by default (memory, then an unlinked temp file), or
+// streamed with a flush per read (proxy_buffering off, "X-Accel-Buffering:
+// no"); X-Accel-Redirect becomes an internal redirect, proxy_redirect
+// rewrites Location and Refresh, proxy_intercept_errors hands error
+// statuses to error_page, and a 101 to a client that asked to upgrade
+// becomes a tunnel (proxyupgrade.go). The client is package httpproxy.
+package proxy
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"net"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"edge/conf"
+	"edge/proxy/httpproxy"
+)
+
+// proxyVars are the request's $proxy_host and $proxy_port, set once the
+// proxy_pass target is known.
+type proxyVars struct{ host, port string }
+
+// proxyVar gives $proxy_host, $proxy_port and $proxy_add_x_forwarded_for.
+func (r *Request) proxyVar(id conf.VarID) string {
+	switch id {
+	case conf.VarProxyHost:
+		return r.px.host
+	case conf.VarProxyPort:
+		return r.px.port
+	case conf.VarProxyAddXForwardedFor:
+		var xff []httpproxy.Header
+		for _, h := range r.Header.appendAll(nil) {
+			if strings.EqualFold(h.name, "X-Forwarded-For") {
+				xff = append(xff, httpproxy.Header{Name: h.name, Value: h.value})
+			}
+		}
+		return httpproxy.AddXForwardedFor(xff, r.conn.remoteAddr())
+	}
+	return ""
+}
+
+// proxyBackends holds a site's proxy_pass servers, made on first use:
+// one backend per upstream{} (its servers share the block's keep-alive
+// pool) and per address, so that locations passing to the same place
+// share its round robin and failure counts, as nginx's do.
+type proxyBackends struct {
+	mu      sync.Mutex
+	byKey   map[string]*backend
+	dynamic int
+	hide    map[*conf.Location]*httpproxy.HideHeaders
+}
+
+// get returns the backend for a target, t's address or the upstream{} u.
+func (pb *proxyBackends) get(t *httpproxy.Target, u *conf.Upstream) *backend {
+	key := t.Scheme + "|" + t.Network + "|" + t.Address
+	if u != nil {
+		key = t.Scheme + "|upstream|" + u.Name
+	}
+	pb.mu.Lock()
+	defer pb.mu.Unlock()
+	if b := pb.byKey[key]; b != nil {
+		return b
+	}
+	var tlsConf *httpproxy.TLSConfig
+	if t.Scheme == "https" {
+		tlsConf = &httpproxy.TLSConfig{}
+	}
+	b := &backend{name: t.Host}
+	if t.Network == "unix" {
+		b.name = "unix:" + t.Address
+	}
+	if u == nil {
+		b.servers = []*upServer{{addr: serverAddr(t.Network, t.Address), weight: 1, maxFails: 1, failTimeout: 10 * time.Second,
+			http: &httpproxy.Upstream{Network: t.Network, Address: t.Address, TLS: tlsConf}}}
+		if pb.dynamic >= maxDynamicTargets {
+			return b // a target only requests name, past the bound: not kept
+		}
+		pb.dynamic++
+	} else {
+		var ka *httpproxy.Keepalive
+		if u.Keepalive > 0 {
+			ka = &httpproxy.Keepalive{Max: u.Keepalive, Requests: u.KeepaliveRequests, Timeout: u.KeepaliveTimeout}
+		}
+		b.name = u.Name
+		for _, s := range u.Servers {
+			b.servers = append(b.servers, &upServer{addr: serverAddr(s.Network, s.Address), weight: max(s.Weight, 1),
+				maxFails: s.MaxFails, failTimeout: s.FailTimeout, backup: s.Backup, down: s.Down,
+				http: &httpproxy.Upstream{Network: s.Network, Address: s.Address, TLS: tlsConf, Keepalive: ka}})
+		}
+	}
+	if pb.byKey == nil {
+		pb.byKey = map[string]*backend{}
+	}
+	pb.byKey[key] = b
+	return b
+}
+
+// hideHeaders returns a location's proxy_hide_header/proxy_pass_header
+// set, made once.
+func (pb *proxyBackends) hideHeaders(l *conf.Location) *httpproxy.HideHeaders {
+	if len(l.Proxy.HideHeaders) == 0 && len(l.Proxy.PassHeaders) == 0 {
+		return httpproxy.DefaultHide
+	}
+	pb.mu.Lock()
+	defer pb.mu.Unlock()
+	h := pb.hide[l]
+	if h == nil {
+		h = httpproxy.NewHideHeaders(l.Proxy.HideHeaders, l.Proxy.PassHeaders)
+		if pb.hide == nil {
+			pb.hide = map[*conf.Location]*httpproxy.HideHeaders{}
+		}
+		pb.hide[l] = h
+	}
+	return h
+}
+
+// proxyTarget is the location's proxy_pass URL, evaluated when it has
+// variables, with the upstream{} its host names.
+func (rt *site) proxyTarget(r *Request, p *conf.ProxyPass) (httpproxy.Target, *conf.Upstream, int) {
+	if p.Script == nil {
+		return p.Target, p.Upstream, 0
+	}
+	url := rt.eval(r, p.Script)
+	t, err := httpproxy.ParseTarget(url)
+	if err != nil {
+		rt.log.errorf(r, "%s", strings.TrimPrefix(err.Error(), "httpproxy: "))
+		return t, nil, 500
+	}
+	var u *conf.Upstream
+	if t.Network == "tcp" && t.Port == "" {
+		u = findUpstream(rt.plan.HTTP.Upstreams, t.Host)
+	}
+	if u == nil && t.Network == "tcp" && net.ParseIP(t.Host) == nil {
+		rt.log.errorf(r, "no resolver defined to resolve %s", t.Host)
+		return t, nil, 502
+	}
+	return t, u, 0
+}
+
+// proxyPass sends the request to the location's HTTP upstream.
+func (rt *site) proxyPass(r *Request) (step, int) {
+	l := r.loc
+	p := l.Content.Proxy
+	pc := &l.Proxy
+	target, up, status := rt.proxyTarget(r, p)
+	if status != 0 {
+		return stepDone, status
+	}
+	b := rt.proxies.get(&target, up)
+	r.px = proxyVars{host: target.ProxyHost, port: target.ProxyPort}
+
+	method := r.Method
+	if pc.Method != nil {
+		method = rt.eval(r, pc.Method)
+	}
+	body, bodyLen, status := rt.proxyBody(r)
+	if status != 0 {
+		return stepDone, status
+	}
+	if f, ok := body.(*os.File); ok {
+		defer f.Close()
+	}
+	var set []httpproxy.Header
+	for _, h := range pc.SetHeaders {
+		set = append(set, httpproxy.Header{Name: h.Name, Value: rt.eval(r, h.Value)})
+	}
+	r.headers = r.Header.appendAll(r.headers[:0])
+	client := make([]httpproxy.Header, len(r.headers))
+	for i, h := range r.headers {
+		client[i] = httpproxy.Header{Name: h.name, Value: h.value}
+	}
+	location := p.Location
+	if p.NoPrefix {
+		location = ""
+	}
+	rawPath, _, _ := strings.Cut(r.RawTarget, "?")
+	uri := httpproxy.UpstreamURI(&httpproxy.URIRequest{
+		PassURI: target.URI, Variables: p.Script != nil, Location: location, LocationChanged: r.locChanged,
+		URI: r.uri, Args: r.args, RequestURI: requestURI(r.RawTarget), RequestURIValid: !r.internal,
+		Escape: r.internal || strings.Contains(rawPath, "%"),
+	})
+	nonIdem := slices.Contains(pc.NextUpstream, "non_idempotent")
+	req := &httpproxy.Request{
+		Method: method, URI: uri, HTTP11: pc.HTTP11, ProxyHost: target.ProxyHost,
+		Set: set, Client: client, NoClientHeaders: !pc.PassRequestHeaders,
+		Body: body, BodyLength: bodyLen,
+		NoRetry: !slices.Contains(pc.NextUpstream, "error"), NonIdempotent: nonIdem,
+	}
+	ctx := r.context()
+	if pc.IgnoreClientAbort {
+		// An HTTP/2 stream's reset cancels its context; the upstream's
+		// answer is then read to its end all the same.
+		ctx = context.Background()
+	}
+	var resp *httpproxy.Response
+	srv, status := rt.tryServers(r, b, pc.NextUpstreamTries, target.Scheme, func(srv *upServer, t *upstreamTry, again, more bool) (int, bool) {
+		if seeker, ok := body.(io.Seeker); ok && again {
+			_, _ = seeker.Seek(0, io.SeekStart)
+		}
+		u := *srv.http
+		u.ConnectTimeout, u.SendTimeout, u.ReadTimeout = pc.ConnectTimeout, pc.SendTimeout, pc.ReadTimeout
+		u.BufferSize = int(pc.BufferSize)
+		var err error
+		resp, err = u.Do(ctx, req)
+		end := rt.now()
+		if err != nil {
+			var e *httpproxy.Error
+			if !errors.As(err, &e) {
+				e = &httpproxy.Error{Kind: httpproxy.KindClosed, Op: "read response header", Err: err}
+			}
+			st := e.Status()
+			t.status, t.responseTime = st, end.Sub(t.start)
+			if e.Kind != httpproxy.KindCanceled {
+				rt.log.errorf(r, "%s (%v) while %s, upstream: \"%s://%s%s\"", proxyErrorWords(e), e.Err, proxyOpWords(e.Op), target.Scheme, srv.addr, uri)
+			}
+			return st, proxyNextAllows(pc.NextUpstream, e) && httpproxy.Retryable(err, method, nonIdem)
+		}
+		t.connectTime, t.headerTime, t.status = 0, end.Sub(t.start), resp.Status
+		if more && proxyNextStatus(pc.NextUpstream, resp.Status) && (httpproxy.Idempotent(method) || nonIdem) {
+			resp.Close()
+			t.responseTime = rt.now().Sub(t.start)
+			return resp.Status, true
+		}
+		return 0, false
+	})
+	if status != 0 {
+		if status == 499 {
+			r.resp.Drop = true
+		}
+		return stepDone, status
+	}
+	_ = srv
+	return rt.proxyResponse(r, &target, p, resp)
+}
+
+// proxyBody is the body sent upstream: buffered whole
+// (proxy_request_buffering on, and a body of unknown length over
+// HTTP/1.0), or streamed as it arrives. A client that sent
+// "Content-Length: 0" has it passed on (length 0); one that sent no body
+// none (-1).
+func (rt *site) proxyBody(r *Request) (io.Reader, int64, int) {
+	pc := &r.loc.Proxy
+	if !pc.PassRequestBody {
+		return nil, -1, 0
+	}
+	if r.Body == nil || r.ContentLength == 0 {
+		if r.Header.get("Content-Length") != "" || r.Header.get("Transfer-Encoding") != "" {
+			return nil, 0, 0
+		}
+		return nil, -1, 0
+	}
+	if !pc.RequestBuffering && (r.ContentLength > 0 || pc.HTTP11) {
+		if r.ContentLength > 0 {
+			return io.LimitReader(r.Body, r.ContentLength), r.ContentLength, 0
+		}
+		return r.Body, -1, 0
+	}
+	body, n, status := rt.bufferBody(r)
+	r.bodyLength = n
+	return body, n, status
+}
+
+// proxyErrorWords is how nginx's error log names a failure.
+func proxyErrorWords(e *httpproxy.Error) string {
+	switch e.Kind {
+	case httpproxy.KindConnect:
+		return "connect() failed"
+	case httpproxy.KindTimeout:
+		return "upstream timed out"
+	case httpproxy.KindInvalidHeader:
+		return "upstream sent invalid header"
+	case httpproxy.KindClient:
+		return "client prematurely closed connection"
+	}
+	return "upstream prematurely closed connection"
+}
+
+// proxyOpWords turns an Error's Op into nginx's "while ..." words.
+func proxyOpWords(op string) string {
+	switch op {
+	case "connect", "SSL handshake":
+		return "connecting to upstream"
+	case "send request":
+		return "sending request to upstream"
+	case "read response header":
+		return "reading response header from upstream"
+	case "read request body":
+		return "reading client request body"
+	}
+	return "reading upstream"
+}
+
+// proxyNextAllows applies proxy_next_upstream's error, timeout and
+// invalid_header to a failure.
+func proxyNextAllows(list []string, e *httpproxy.Error) bool {
+	for _, v := range list {
+		switch v {
+		case "off":
+			return false
+		case "error":
+			if e.Kind == httpproxy.KindConnect || e.Kind == httpproxy.KindClosed {
+				return true
+			}
+		case "timeout":
+			if e.Kind == httpproxy.KindTimeout {
+				return true
+			}
+		case "invalid_header":
+			if e.Kind == httpproxy.KindInvalidHeader {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// proxyNextStatus applies proxy_next_upstream's http_* to a status.
+func proxyNextStatus(list []string, status int) bool {
+	for _, v := range list {
+		if strings.HasPrefix(v, "http_") && v[5:] == strconv.Itoa(status) {
+			return true
+		}
+	}
+	return false
+}
+
+// proxyResponse turns the upstream's answer into r.resp.
+func (rt *site) proxyResponse(r *Request, t *httpproxy.Target, p *conf.ProxyPass, resp *httpproxy.Response) (step, int) {
+	l := r.loc
+	pc := &l.Proxy
+	out := r.resp
+	for _, h := range resp.Header {
+		r.up.header.Add(h.Name, h.Value)
+	}
+	if a := resp.Accel.Redirect; a != "" && !slices.Contains(pc.IgnoreHeaders, "x-accel-redirect") {
+		resp.Close()
+		r.up.finish(rt.now(), 0)
+		for _, h := range resp.ClientHeaders(nil, rt.proxies.hideHeaders(l)) {
+			out.Header.Add(h.Name, h.Value)
+		}
+		return rt.accelRedirect(r, a)
+	}
+	if pc.InterceptErrors && resp.Status >= 300 && l.ErrorPages[resp.Status] != nil {
+		resp.Close()
+		r.up.finish(rt.now(), 0)
+		return stepDone, resp.Status
+	}
+	rules := rt.proxyRedirects(r, p, t)
+	for _, h := range resp.ClientHeaders(nil, rt.proxies.hideHeaders(l)) {
+		if len(rules) > 0 {
+			switch {
+			case strings.EqualFold(h.Name, "Location"):
+				if v, ok := httpproxy.RewriteLocation(rules, h.Value); ok {
+					h.Value = v
+				}
+			case strings.EqualFold(h.Name, "Refresh"):
+				if v, ok := httpproxy.RewriteRefresh(rules, h.Value); ok {
+					h.Value = v
+				}
+			}
+		}
+		out.Header.Add(h.Name, h.Value)
+	}
+	out.Status = resp.Status
+	if resp.Reason != "" {
+		out.Reason, out.ReasonFor = resp.Reason, resp.Status
+	}
+	if resp.Upgrade {
+		return rt.proxyUpgrade(r, resp)
+	}
+	if resp.Status == 101 {
+		// A 101 the client did not ask for: nginx passes it and closes.
+		resp.Close()
+		out.Kind, out.HeadOnly, out.Close = BodyNone, true, true
+		r.up.finish(rt.now(), 0)
+		return stepDone, 0
+	}
+	buffering := pc.Buffering
+	if a := resp.Accel.Buffering; a != "" && !slices.Contains(pc.IgnoreHeaders, "x-accel-buffering") {
+		buffering = !strings.EqualFold(a, "no")
+	}
+	if r.Method == "HEAD" || resp.ContentLength == 0 {
+		resp.Close()
+		out.Kind = BodyNone
+		out.Length = -1
+		if resp.ContentLength >= 0 {
+			out.Header.Set("Content-Length", strconv.FormatInt(resp.ContentLength, 10))
+		}
+		r.up.finish(rt.now(), 0)
+		return stepDone, 0
+	}
+	if buffering {
+		return stepDone, rt.bufferProxied(r, t, resp)
+	}
+	out.Kind = BodyStream
+	out.Length = resp.ContentLength
+	out.Stream = func(w io.Writer, flush func() error) error {
+		cw := &countWriter{w: w}
+		err := resp.Stream(cw, flush)
+		resp.Close()
+		r.up.finish(rt.now(), cw.n)
+		return err
+	}
+	return stepDone, 0
+}
+
+// bufferProxied reads the whole response so the upstream connection is
+// free before the client has read a byte: in memory up to
+// memResponseLimit, the rest in an unlinked temp file.
+func (rt *site) bufferProxied(r *Request, t *httpproxy.Target, resp *httpproxy.Response) int {
+	out := r.resp
+	buf := respBuffers.Get().(*bytes.Buffer)
+	buf.Reset()
+	err := readUpTo(buf, resp, memResponseLimit)
+	var spill *os.File
+	if err == nil && buf.Len() == memResponseLimit {
+		spill, err = rt.spillResponse(r, buf, resp)
+	}
+	resp.Close()
+	if err != nil {
+		r.up.finish(rt.now(), int64(buf.Len()))
+		respBuffers.Put(buf)
+		if spill != nil {
+			spill.Close()
+		}
+		var e *httpproxy.Error
+		if errors.As(err, &e) {
+			rt.log.errorf(r, "%s (%v) while reading upstream, upstream: \"%s://%s\"", proxyErrorWords(e), e.Err, t.Scheme, r.up.last().addr)
+			out.Header.reset()
+			return e.Status()
+		}
+		out.Header.reset()
+		return 502
+	}
+	if spill != nil {
+		respBuffers.Put(buf)
+		st, _ := spill.Stat()
+		out.Kind, out.File, out.CloseFile, out.Offset, out.Length = BodyFile, spill, true, 0, st.Size()
+		r.up.finish(rt.now(), out.Length)
+		return 0
+	}
+	out.Kind = BodyBytes
+	out.Bytes = buf.Bytes()
+	out.Length = int64(buf.Len())
+	out.pooled = buf
+	r.up.finish(rt.now(), out.Length)
+	return 0
+}
+
+// proxyRedirects evaluates the location's proxy_redirect rules ("default"
+// from its proxy_pass); none with "off", or for a proxy_pass with
+// variables without explicit rules.
+func (rt *site) proxyRedirects(r *Request, p *conf.ProxyPass, t *httpproxy.Target) []httpproxy.Rule {
+	pc := &r.loc.Proxy
+	if pc.RedirectOff {
+		return nil
+	}
+	if pc.Redirects == nil {
+		if p.Script != nil {
+			return nil
+		}
+		return []httpproxy.Rule{httpproxy.DefaultRedirect(p.Raw, t, p.Location)}
+	}
+	rules := make([]httpproxy.Rule, 0, len(pc.Redirects))
+	for i := range pc.Redirects {
+		rd := &pc.Redirects[i]
+		switch {
+		case rd.Default:
+			if p.Script == nil {
+				rules = append(rules, httpproxy.DefaultRedirect(p.Raw, t, p.Location))
+			}
+		case rd.Regex != nil:
+			re, to := rd.Regex, rd.To
+			rules = append(rules, httpproxy.Rule{Regex: func(v string) (string, bool) {
+				ok, err := matchRegex(r, re, v)
+				if err != nil || !ok {
+					return "", false
+				}
+				return rt.eval(r, to), true
+			}})
+		default:
+			rules = append(rules, httpproxy.Rule{From: rt.eval(r, rd.From), To: rt.eval(r, rd.To)})
+		}
+	}
+	return rules
+}
