@@ -131,6 +131,15 @@ func init() {
 	)
 }
 
+func init() {
+	// keepalive_time bounds how long proxy_pass keeps one connection to
+	// a server of the block (FastCGI connections are not bounded by it).
+	upstreamTable["keepalive_time"] = &spec{name: "keepalive_time", ctx: ctxUpstream, args: take1, set: func(c *compiler, f *frame, d *Directive) (err error) {
+		f.up.KeepaliveTime, err = parseTime(d, d.Args[0])
+		return
+	}}
+}
+
 func parseProxyHTTPVersion(c *compiler, d *Directive) (bool, error) {
 	switch d.Args[0] {
 	case "1.0":

@@ -92,7 +92,7 @@ func (pb *proxyBackends) get(t *httpproxy.Target, u *conf.Upstream) *backend {
 	} else {
 		var ka *httpproxy.Keepalive
 		if u.Keepalive > 0 {
-			ka = &httpproxy.Keepalive{Max: u.Keepalive, Requests: u.KeepaliveRequests, Timeout: u.KeepaliveTimeout}
+			ka = &httpproxy.Keepalive{Max: u.Keepalive, Requests: u.KeepaliveRequests, Timeout: u.KeepaliveTimeout, Time: u.KeepaliveTime}
 		}
 		b.name = u.Name
 		for _, s := range u.Servers {
