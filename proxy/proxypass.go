@@ -182,6 +182,14 @@ func (rt *site) proxyPass(r *Request) (step, int) {
 	for i, h := range r.headers {
 		client[i] = httpproxy.Header{Name: h.name, Value: h.value}
 	}
+	if fh, ok := r.Header.(*fastHeaders); ok {
+		// fasthttp lists Cookie (and a few others) apart from the rest;
+		// nginx passes the lines in the order they came.
+		raw := fh.h.RawHeaders()
+		slices.SortStableFunc(client, func(a, b httpproxy.Header) int {
+			return rawLineAt(raw, a.Name) - rawLineAt(raw, b.Name)
+		})
+	}
 	location := p.Location
 	if p.NoPrefix {
 		location = ""
@@ -244,6 +252,22 @@ func (rt *site) proxyPass(r *Request) (step, int) {
 	}
 	_ = srv
 	return rt.proxyResponse(r, &target, p, resp)
+}
+
+// rawLineAt is where the first line of header name starts in a raw
+// header block (len(raw) when there is none).
+func rawLineAt(raw []byte, name string) int {
+	for at := 0; at < len(raw); {
+		line := raw[at:]
+		if i := bytes.IndexByte(line, '\n'); i >= 0 {
+			line = line[:i+1]
+		}
+		if len(line) > len(name) && line[len(name)] == ':' && strings.EqualFold(b2s(line[:len(name)]), name) {
+			return at
+		}
+		at += len(line)
+	}
+	return len(raw)
 }
 
 // proxyBody is the body sent upstream: buffered whole
@@ -394,10 +418,13 @@ func (rt *site) proxyResponse(r *Request, t *httpproxy.Target, p *conf.ProxyPass
 	}
 	if r.Method == "HEAD" || resp.ContentLength == 0 {
 		resp.Close()
-		out.Kind = BodyNone
-		out.Length = -1
-		if resp.ContentLength >= 0 {
-			out.Header.Set("Content-Length", strconv.FormatInt(resp.ContentLength, 10))
+		out.Kind, out.HeadOnly, out.Length = BodyNone, true, -1
+		for _, h := range resp.Header {
+			if strings.EqualFold(h.Name, "Content-Length") {
+				if n, err := strconv.ParseInt(strings.TrimSpace(h.Value), 10, 64); err == nil && n >= 0 {
+					out.Length = n
+				}
+			}
 		}
 		r.up.finish(rt.now(), 0)
 		return stepDone, 0
