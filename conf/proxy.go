@@ -43,6 +43,15 @@ type Proxy struct {
 	// Method is proxy_method (nil: the request's).
 	Method            *Script
 	IgnoreClientAbort bool
+	// Cookie rewrites: proxy_cookie_domain and proxy_cookie_path (lists,
+	// "off" clears a level's), proxy_cookie_flags.
+	CookieDomains []ProxyRedirect
+	CookiePaths   []ProxyRedirect
+	CookieFlags   []ProxyCookieFlags
+	// SetBody is proxy_set_body: the body sent instead of the client's.
+	SetBody *Script
+	// SSL is the proxy_ssl_* settings of an https:// upstream.
+	SSL ProxySSL
 	// TempPath is proxy_temp_path, where a buffered response larger than
 	// edge keeps in memory goes ("" : client_body_temp_path's).
 	TempPath string
@@ -61,6 +70,26 @@ type ProxyRedirect struct {
 	From    *Script
 	Regex   *Regex
 	To      *Script
+}
+
+// ProxyCookieFlags is one proxy_cookie_flags: a cookie name (or "~"
+// regex) and its flags.
+type ProxyCookieFlags struct {
+	Cookie string
+	Regex  *Regex
+	Flags  []string
+}
+
+// ProxySSL is a location's proxy_ssl_* settings.
+type ProxySSL struct {
+	Verify             bool
+	TrustedCertificate string
+	ServerName         bool
+	Name               *Script // nil: the proxy_pass host
+	SessionReuse       bool    // default on
+	Certificate        string
+	CertificateKey     string
+	Protocols          []string // default TLSv1 TLSv1.1 TLSv1.2 (as nginx 1.22)
 }
 
 // ProxyPass is the target of one proxy_pass.
@@ -125,6 +154,23 @@ func init() {
 			return c.compileScript(d, d.Args[0])
 		}),
 		flag("proxy_ignore_client_abort", func(x *Proxy) *bool { return &x.IgnoreClientAbort }, false),
+		cookieRule("proxy_cookie_domain", func(x *Proxy) *[]ProxyRedirect { return &x.CookieDomains }),
+		cookieRule("proxy_cookie_path", func(x *Proxy) *[]ProxyRedirect { return &x.CookiePaths }),
+		(&spec{name: "proxy_cookie_flags", ctx: ctxHSL, args: take1More, multi: true, set: setProxyCookieFlags}).setSlot(
+			field(func(l *LocConf) *[]ProxyCookieFlags { return &l.Proxy.CookieFlags }, nil)),
+		value("proxy_set_body", ctxHSL, take1, atLoc, func(l *LocConf) **Script { return &l.Proxy.SetBody }, nil, func(c *compiler, d *Directive) (*Script, error) {
+			return c.compileScript(d, d.Args[0])
+		}),
+		flagSlot("proxy_ssl_verify", ctxHSL, atLoc, func(l *LocConf) *bool { return &l.Proxy.SSL.Verify }, false),
+		pathSlot("proxy_ssl_trusted_certificate", ctxHSL, atLoc, func(l *LocConf) *string { return &l.Proxy.SSL.TrustedCertificate }, ""),
+		flagSlot("proxy_ssl_server_name", ctxHSL, atLoc, func(l *LocConf) *bool { return &l.Proxy.SSL.ServerName }, false),
+		value("proxy_ssl_name", ctxHSL, take1, atLoc, func(l *LocConf) **Script { return &l.Proxy.SSL.Name }, nil, func(c *compiler, d *Directive) (*Script, error) {
+			return c.compileScript(d, d.Args[0])
+		}),
+		flagSlot("proxy_ssl_session_reuse", ctxHSL, atLoc, func(l *LocConf) *bool { return &l.Proxy.SSL.SessionReuse }, true),
+		pathSlot("proxy_ssl_certificate", ctxHSL, atLoc, func(l *LocConf) *string { return &l.Proxy.SSL.Certificate }, ""),
+		pathSlot("proxy_ssl_certificate_key", ctxHSL, atLoc, func(l *LocConf) *string { return &l.Proxy.SSL.CertificateKey }, ""),
+		value("proxy_ssl_protocols", ctxHSL, take1More, atLoc, func(l *LocConf) *[]string { return &l.Proxy.SSL.Protocols }, nil, parseProxySSLProtocols),
 		// The levels are accepted: edge's temp files are unlinked at once,
 		// so no directory tree is needed.
 		value("proxy_temp_path", ctxHSL, take1234, atLoc, func(l *LocConf) *string { return &l.Proxy.TempPath }, "", pathArg),
@@ -138,6 +184,99 @@ func init() {
 		f.up.KeepaliveTime, err = parseTime(d, d.Args[0])
 		return
 	}}
+}
+
+// cookieRule makes proxy_cookie_domain / proxy_cookie_path: "off" or
+// "from to" ("~"/"~*" regexes), the list of the level that has one.
+func cookieRule(name string, get func(*Proxy) *[]ProxyRedirect) *spec {
+	s := &spec{name: name, ctx: ctxHSL, args: take12, multi: true, set: func(c *compiler, f *frame, d *Directive) error {
+		list := get(&f.loc.Proxy)
+		if len(d.Args) == 1 {
+			if d.Args[0] != "off" {
+				return emergf(d, "invalid parameter \"%s\"", d.Args[0])
+			}
+			*list = []ProxyRedirect{}
+			return nil
+		}
+		r, err := c.proxyRule(d)
+		if err != nil {
+			return err
+		}
+		*list = append(*list, r)
+		return nil
+	}}
+	return s.setSlot(field(func(l *LocConf) *[]ProxyRedirect { return get(&l.Proxy) }, nil))
+}
+
+// proxyRule reads a "from to" pair of proxy_redirect or proxy_cookie_*.
+func (c *compiler) proxyRule(d *Directive) (ProxyRedirect, error) {
+	r := ProxyRedirect{}
+	from := d.Args[0]
+	if strings.HasPrefix(from, "~") {
+		caseless := strings.HasPrefix(from, "~*")
+		src := strings.TrimPrefix(strings.TrimPrefix(from, "~*"), "~")
+		re, err := c.compileRegex(d, src, caseless)
+		if err != nil {
+			return r, err
+		}
+		r.Regex = re
+	} else {
+		sc, err := c.compileScript(d, from)
+		if err != nil {
+			return r, err
+		}
+		r.From = sc
+	}
+	to, err := c.compileScript(d, d.Args[1])
+	if err != nil {
+		return r, err
+	}
+	r.To = to
+	return r, nil
+}
+
+var proxyCookieFlagValues = map[string]bool{"secure": true, "nosecure": true, "httponly": true, "nohttponly": true,
+	"samesite=strict": true, "samesite=lax": true, "samesite=none": true, "nosamesite": true}
+
+// setProxyCookieFlags reads "proxy_cookie_flags off | cookie [flag ...]".
+func setProxyCookieFlags(c *compiler, f *frame, d *Directive) error {
+	p := &f.loc.Proxy
+	if len(d.Args) == 1 && d.Args[0] == "off" {
+		p.CookieFlags = []ProxyCookieFlags{}
+		return nil
+	}
+	if len(d.Args) < 2 {
+		return emergf(d, "invalid number of arguments in \"%s\" directive", d.Name)
+	}
+	cf := ProxyCookieFlags{Cookie: d.Args[0]}
+	if strings.HasPrefix(cf.Cookie, "~") {
+		caseless := strings.HasPrefix(cf.Cookie, "~*")
+		re, err := c.compileRegex(d, strings.TrimPrefix(strings.TrimPrefix(cf.Cookie, "~*"), "~"), caseless)
+		if err != nil {
+			return err
+		}
+		cf.Regex = re
+	}
+	for _, fl := range d.Args[1:] {
+		l := strings.ToLower(fl)
+		if !proxyCookieFlagValues[l] {
+			return emergf(d, "invalid parameter \"%s\"", fl)
+		}
+		cf.Flags = append(cf.Flags, l)
+	}
+	p.CookieFlags = append(p.CookieFlags, cf)
+	return nil
+}
+
+func parseProxySSLProtocols(c *compiler, d *Directive) ([]string, error) {
+	for _, a := range d.Args {
+		switch a {
+		case "SSLv2", "SSLv3", "TLSv1", "TLSv1.1", "TLSv1.2", "TLSv1.3":
+		default:
+			return nil, emergf(d, "invalid value \"%s\" in \"%s\" directive", a, d.Name)
+		}
+	}
+	return append([]string(nil), d.Args...), nil
 }
 
 func parseProxyHTTPVersion(c *compiler, d *Directive) (bool, error) {
@@ -193,28 +332,10 @@ func setProxyRedirect(c *compiler, f *frame, d *Directive) error {
 	if p.RedirectOff {
 		return emergf(d, "invalid parameter \"%s\"", d.Args[0])
 	}
-	r := ProxyRedirect{}
-	from := d.Args[0]
-	if strings.HasPrefix(from, "~") {
-		caseless := strings.HasPrefix(from, "~*")
-		src := strings.TrimPrefix(strings.TrimPrefix(from, "~*"), "~")
-		re, err := c.compileRegex(d, src, caseless)
-		if err != nil {
-			return err
-		}
-		r.Regex = re
-	} else {
-		sc, err := c.compileScript(d, from)
-		if err != nil {
-			return err
-		}
-		r.From = sc
-	}
-	to, err := c.compileScript(d, d.Args[1])
+	r, err := c.proxyRule(d)
 	if err != nil {
 		return err
 	}
-	r.To = to
 	p.Redirects = append(p.Redirects, r)
 	return nil
 }

@@ -15,6 +15,7 @@ package proxy
 import (
 	"bytes"
 	"context"
+	"crypto/tls"
 	"errors"
 	"io"
 	"net"
@@ -61,6 +62,70 @@ type proxyBackends struct {
 	byKey   map[string]*backend
 	dynamic int
 	hide    map[*conf.Location]*httpproxy.HideHeaders
+	tls     map[proxyTLSKey]*httpproxy.TLSConfig
+}
+
+// proxyTLSKey names one location's TLS settings for one proxy_ssl_name.
+type proxyTLSKey struct {
+	loc  *conf.Location
+	name string
+}
+
+// proxyTLS returns the location's proxy_ssl_* settings for an https://
+// upstream, made once per location and name (certificates are read then).
+func (rt *site) proxyTLS(r *Request, t *httpproxy.Target) (*httpproxy.TLSConfig, error) {
+	sc := &r.loc.Proxy.SSL
+	name := t.Host
+	if sc.Name != nil {
+		name = rt.eval(r, sc.Name)
+	}
+	pb := &rt.proxies
+	key := proxyTLSKey{r.loc, name}
+	pb.mu.Lock()
+	c := pb.tls[key]
+	pb.mu.Unlock()
+	if c != nil {
+		return c, nil
+	}
+	c = &httpproxy.TLSConfig{Verify: sc.Verify, ServerName: sc.ServerName, Name: name, NoSessionReuse: !sc.SessionReuse}
+	if sc.TrustedCertificate != "" {
+		pem, err := os.ReadFile(sc.TrustedCertificate)
+		if err != nil {
+			return nil, err
+		}
+		if c.Roots, err = httpproxy.LoadRoots(pem); err != nil {
+			return nil, err
+		}
+	}
+	if sc.Certificate != "" {
+		cert, err := tls.LoadX509KeyPair(sc.Certificate, sc.CertificateKey)
+		if err != nil {
+			return nil, err
+		}
+		c.Certificate = &cert
+	}
+	for _, p := range sc.Protocols {
+		v := map[string]uint16{"TLSv1": tls.VersionTLS10, "TLSv1.1": tls.VersionTLS11, "TLSv1.2": tls.VersionTLS12, "TLSv1.3": tls.VersionTLS13}[p]
+		if v == 0 {
+			continue // SSLv2, SSLv3: not in crypto/tls
+		}
+		if c.MinVersion == 0 || v < c.MinVersion {
+			c.MinVersion = v
+		}
+		if v > c.MaxVersion {
+			c.MaxVersion = v
+		}
+	}
+	pb.mu.Lock()
+	defer pb.mu.Unlock()
+	if old := pb.tls[key]; old != nil {
+		return old, nil
+	}
+	if pb.tls == nil {
+		pb.tls = map[proxyTLSKey]*httpproxy.TLSConfig{}
+	}
+	pb.tls[key] = c
+	return c, nil
 }
 
 // get returns the backend for a target, t's address or the upstream{} u.
@@ -170,6 +235,11 @@ func (rt *site) proxyPass(r *Request) (step, int) {
 	if status != 0 {
 		return stepDone, status
 	}
+	if pc.SetBody != nil {
+		// proxy_set_body: the client's body is not sent (nor read).
+		v := rt.eval(r, pc.SetBody)
+		body, bodyLen = strings.NewReader(v), int64(len(v))
+	}
 	if f, ok := body.(*os.File); ok {
 		defer f.Close()
 	}
@@ -207,6 +277,15 @@ func (rt *site) proxyPass(r *Request) (step, int) {
 		Body: body, BodyLength: bodyLen,
 		NoRetry: !slices.Contains(pc.NextUpstream, "error"), NonIdempotent: nonIdem,
 	}
+	var tlsConf *httpproxy.TLSConfig
+	if target.Scheme == "https" {
+		var err error
+		if tlsConf, err = rt.proxyTLS(r, &target); err != nil {
+			rt.log.errorf(r, "%v", err)
+			return stepDone, 502
+		}
+	}
+	start := rt.now()
 	ctx := r.context()
 	if pc.IgnoreClientAbort {
 		// An HTTP/2 stream's reset cancels its context; the upstream's
@@ -219,6 +298,13 @@ func (rt *site) proxyPass(r *Request) (step, int) {
 			_, _ = seeker.Seek(0, io.SeekStart)
 		}
 		u := *srv.http
+		if tlsConf != nil {
+			u.TLS = tlsConf
+		}
+		if again && pc.NextUpstreamTimeout > 0 && rt.now().Sub(start) >= pc.NextUpstreamTimeout {
+			// proxy_next_upstream_timeout: no more tries after it.
+			return 502, false
+		}
 		u.ConnectTimeout, u.SendTimeout, u.ReadTimeout = pc.ConnectTimeout, pc.SendTimeout, pc.ReadTimeout
 		u.BufferSize = int(pc.BufferSize)
 		var err error
@@ -277,7 +363,7 @@ func rawLineAt(raw []byte, name string) int {
 // none (-1).
 func (rt *site) proxyBody(r *Request) (io.Reader, int64, int) {
 	pc := &r.loc.Proxy
-	if !pc.PassRequestBody {
+	if !pc.PassRequestBody || pc.SetBody != nil {
 		return nil, -1, 0
 	}
 	if r.Body == nil || r.ContentLength == 0 {
@@ -383,7 +469,13 @@ func (rt *site) proxyResponse(r *Request, t *httpproxy.Target, p *conf.ProxyPass
 		return stepDone, resp.Status
 	}
 	rules := rt.proxyRedirects(r, p, t)
+	cookies := rt.proxyCookies(r)
 	for _, h := range resp.ClientHeaders(nil, rt.proxies.hideHeaders(l)) {
+		if cookies != nil && strings.EqualFold(h.Name, "Set-Cookie") {
+			if v, ok := httpproxy.RewriteSetCookie(cookies, h.Value); ok {
+				h.Value = v
+			}
+		}
 		if len(rules) > 0 {
 			switch {
 			case strings.EqualFold(h.Name, "Location"):
@@ -501,13 +593,19 @@ func (rt *site) proxyRedirects(r *Request, p *conf.ProxyPass, t *httpproxy.Targe
 		}
 		return []httpproxy.Rule{httpproxy.DefaultRedirect(p.Raw, t, p.Location)}
 	}
-	rules := make([]httpproxy.Rule, 0, len(pc.Redirects))
-	for i := range pc.Redirects {
-		rd := &pc.Redirects[i]
+	return rt.proxyRules(r, pc.Redirects, func() httpproxy.Rule { return httpproxy.DefaultRedirect(p.Raw, t, p.Location) }, p.Script == nil)
+}
+
+// proxyRules evaluates proxy_redirect or proxy_cookie_* rules; def makes
+// "default", used only when allowed (a proxy_pass without variables).
+func (rt *site) proxyRules(r *Request, list []conf.ProxyRedirect, def func() httpproxy.Rule, allowDefault bool) []httpproxy.Rule {
+	rules := make([]httpproxy.Rule, 0, len(list))
+	for i := range list {
+		rd := &list[i]
 		switch {
 		case rd.Default:
-			if p.Script == nil {
-				rules = append(rules, httpproxy.DefaultRedirect(p.Raw, t, p.Location))
+			if allowDefault {
+				rules = append(rules, def())
 			}
 		case rd.Regex != nil:
 			re, to := rd.Regex, rd.To
@@ -523,4 +621,29 @@ func (rt *site) proxyRedirects(r *Request, p *conf.ProxyPass, t *httpproxy.Targe
 		}
 	}
 	return rules
+}
+
+// proxyCookies evaluates proxy_cookie_domain, _path and _flags; nil when
+// the location has none.
+func (rt *site) proxyCookies(r *Request) *httpproxy.CookieRewrite {
+	pc := &r.loc.Proxy
+	if len(pc.CookieDomains) == 0 && len(pc.CookiePaths) == 0 && len(pc.CookieFlags) == 0 {
+		return nil
+	}
+	c := &httpproxy.CookieRewrite{
+		Domains: rt.proxyRules(r, pc.CookieDomains, nil, false),
+		Paths:   rt.proxyRules(r, pc.CookiePaths, nil, false),
+	}
+	for _, f := range pc.CookieFlags {
+		cf := httpproxy.CookieFlags{Cookie: f.Cookie, Flags: f.Flags}
+		if re := f.Regex; re != nil {
+			cf.Cookie = ""
+			cf.Regex = func(name string) bool {
+				ok, err := re.Match(name)
+				return err == nil && ok
+			}
+		}
+		c.Flags = append(c.Flags, cf)
+	}
+	return c
 }
