@@ -524,7 +524,11 @@ func (rt *site) tryServers(r *Request, b *backend, tries int, scheme string, try
 		more := len(tried) < tries && len(tried) < len(b.servers)
 		status, next := try(srv, t, len(tried) > 1, more)
 		if status == 0 {
-			if srv.fails.Load() > 0 {
+			// As nginx (ngx_http_upstream_free_round_robin_peer), a
+			// success forgets earlier failures only once fail_timeout has
+			// passed since the last one: a server that fails every third
+			// request still reaches max_fails.
+			if srv.fails.Load() > 0 && now.UnixNano()-srv.failedAt.Load() >= int64(srv.failTimeout) {
 				srv.fails.Store(0)
 			}
 			return srv, 0
