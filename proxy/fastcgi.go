@@ -303,21 +303,10 @@ var respBuffers = sync.Pool{New: func() any { return new(bytes.Buffer) }}
 // bufferResponse reads the whole response so the PHP worker is free before
 // the client has read a byte.
 func (rt *site) bufferResponse(r *Request, b *backend, resp *fastcgi.Response) int {
-	out := r.resp
-	buf := respBuffers.Get().(*bytes.Buffer)
-	buf.Reset()
-	err := readUpTo(buf, resp.Body, memResponseLimit)
-	var spill *os.File
-	if err == nil && buf.Len() == memResponseLimit {
-		spill, err = rt.spillResponse(r, buf, resp.Body)
-	}
+	n, err := rt.bufferInto(r, resp.Body)
 	resp.Close()
+	r.up.finish(rt.now(), n)
 	if err != nil {
-		r.up.finish(rt.now(), int64(buf.Len()))
-		respBuffers.Put(buf)
-		if spill != nil {
-			spill.Close()
-		}
 		status, what := fastcgiErrorStatus(err)
 		rt.log.errorf(r, "%s (%v) while reading upstream, upstream: \"fastcgi://%s\"", what, err, r.up.last().addr)
 		if status == 504 {
@@ -325,22 +314,44 @@ func (rt *site) bufferResponse(r *Request, b *backend, resp *fastcgi.Response) i
 		} else {
 			b.status502.Add(1)
 		}
-		out.Header.reset()
+		r.resp.Header.reset()
 		return status
+	}
+	return 0
+}
+
+// bufferInto reads body whole into r.resp, in memory up to
+// memResponseLimit and the rest in an unlinked temp file (fastcgi_pass
+// and proxy_pass with buffering on). It returns the bytes read; on an
+// error r.resp's body is left unset.
+func (rt *site) bufferInto(r *Request, body io.Reader) (int64, error) {
+	out := r.resp
+	buf := respBuffers.Get().(*bytes.Buffer)
+	buf.Reset()
+	err := readUpTo(buf, body, memResponseLimit)
+	var spill *os.File
+	if err == nil && buf.Len() == memResponseLimit {
+		spill, err = rt.spillResponse(r, buf, body)
+	}
+	if err != nil {
+		n := int64(buf.Len())
+		respBuffers.Put(buf)
+		if spill != nil {
+			spill.Close()
+		}
+		return n, err
 	}
 	if spill != nil {
 		respBuffers.Put(buf)
 		st, _ := spill.Stat()
 		out.Kind, out.File, out.CloseFile, out.Offset, out.Length = BodyFile, spill, true, 0, st.Size()
-		r.up.finish(rt.now(), out.Length)
-		return 0
+		return out.Length, nil
 	}
 	out.Kind = BodyBytes
 	out.Bytes = buf.Bytes()
 	out.Length = int64(buf.Len())
 	out.pooled = buf
-	r.up.finish(rt.now(), out.Length)
-	return 0
+	return out.Length, nil
 }
 
 // spillResponse moves a large response into an unlinked temp file.

@@ -537,46 +537,22 @@ func (rt *site) proxyResponse(r *Request, t *httpproxy.Target, p *conf.ProxyPass
 }
 
 // bufferProxied reads the whole response so the upstream connection is
-// free before the client has read a byte: in memory up to
-// memResponseLimit, the rest in an unlinked temp file.
+// free before the client has read a byte (bufferInto).
 func (rt *site) bufferProxied(r *Request, t *httpproxy.Target, resp *httpproxy.Response) int {
-	out := r.resp
-	buf := respBuffers.Get().(*bytes.Buffer)
-	buf.Reset()
-	err := readUpTo(buf, resp, memResponseLimit)
-	var spill *os.File
-	if err == nil && buf.Len() == memResponseLimit {
-		spill, err = rt.spillResponse(r, buf, resp)
-	}
+	n, err := rt.bufferInto(r, resp)
 	resp.Close()
-	if err != nil {
-		r.up.finish(rt.now(), int64(buf.Len()))
-		respBuffers.Put(buf)
-		if spill != nil {
-			spill.Close()
-		}
-		var e *httpproxy.Error
-		if errors.As(err, &e) {
-			rt.log.errorf(r, "%s (%v) while reading upstream, upstream: \"%s://%s\"", proxyErrorWords(e), e.Err, t.Scheme, r.up.last().addr)
-			out.Header.reset()
-			return e.Status()
-		}
-		out.Header.reset()
-		return 502
-	}
-	if spill != nil {
-		respBuffers.Put(buf)
-		st, _ := spill.Stat()
-		out.Kind, out.File, out.CloseFile, out.Offset, out.Length = BodyFile, spill, true, 0, st.Size()
-		r.up.finish(rt.now(), out.Length)
+	r.up.finish(rt.now(), n)
+	if err == nil {
 		return 0
 	}
-	out.Kind = BodyBytes
-	out.Bytes = buf.Bytes()
-	out.Length = int64(buf.Len())
-	out.pooled = buf
-	r.up.finish(rt.now(), out.Length)
-	return 0
+	r.resp.Header.reset()
+	var e *httpproxy.Error
+	if errors.As(err, &e) {
+		rt.log.errorf(r, "%s (%v) while reading upstream, upstream: \"%s://%s\"", proxyErrorWords(e), e.Err, t.Scheme, r.up.last().addr)
+		return e.Status()
+	}
+	rt.log.errorf(r, "%v while reading upstream, upstream: \"%s://%s\"", err, t.Scheme, r.up.last().addr)
+	return 502
 }
 
 // proxyRedirects evaluates the location's proxy_redirect rules ("default"
