@@ -292,6 +292,10 @@ func (rt *site) proxyPass(r *Request) (step, int) {
 		// answer is then read to its end all the same.
 		ctx = context.Background()
 	}
+	// proxy_next_upstream_timeout: no next server once it has passed.
+	inTime := func(now time.Time) bool {
+		return pc.NextUpstreamTimeout <= 0 || now.Sub(start) < pc.NextUpstreamTimeout
+	}
 	var resp *httpproxy.Response
 	srv, status := rt.tryServers(r, b, pc.NextUpstreamTries, target.Scheme, func(srv *upServer, t *upstreamTry, again, more bool) (int, bool) {
 		if seeker, ok := body.(io.Seeker); ok && again {
@@ -300,10 +304,6 @@ func (rt *site) proxyPass(r *Request) (step, int) {
 		u := *srv.http
 		if tlsConf != nil {
 			u.TLS = tlsConf
-		}
-		if again && pc.NextUpstreamTimeout > 0 && rt.now().Sub(start) >= pc.NextUpstreamTimeout {
-			// proxy_next_upstream_timeout: no more tries after it.
-			return 502, false
 		}
 		u.ConnectTimeout, u.SendTimeout, u.ReadTimeout = pc.ConnectTimeout, pc.SendTimeout, pc.ReadTimeout
 		u.BufferSize = int(pc.BufferSize)
@@ -320,10 +320,10 @@ func (rt *site) proxyPass(r *Request) (step, int) {
 			if e.Kind != httpproxy.KindCanceled {
 				rt.log.errorf(r, "%s (%v) while %s, upstream: \"%s://%s%s\"", proxyErrorWords(e), e.Err, proxyOpWords(e.Op), target.Scheme, srv.addr, uri)
 			}
-			return st, proxyNextAllows(pc.NextUpstream, e) && httpproxy.Retryable(err, method, nonIdem)
+			return st, proxyNextAllows(pc.NextUpstream, e) && httpproxy.Retryable(err, method, nonIdem) && inTime(end)
 		}
 		t.connectTime, t.headerTime, t.status = 0, end.Sub(t.start), resp.Status
-		if more && proxyNextStatus(pc.NextUpstream, resp.Status) && (httpproxy.Idempotent(method) || nonIdem) {
+		if more && proxyNextStatus(pc.NextUpstream, resp.Status) && (httpproxy.Idempotent(method) || nonIdem) && inTime(end) {
 			resp.Close()
 			t.responseTime = rt.now().Sub(t.start)
 			return resp.Status, true
