@@ -533,7 +533,11 @@ func (rt *site) tryServers(r *Request, b *backend, tries int, scheme string, try
 			}
 			return srv, 0
 		}
-		srv.fail(now)
+		if status != 499 && status != 400 {
+			// Not the server's failure: the client went away or sent a
+			// broken body.
+			srv.fail(now)
+		}
 		if len(tried) < tries && next {
 			continue
 		}

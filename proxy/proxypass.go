@@ -297,7 +297,7 @@ func (rt *site) proxyPass(r *Request) (step, int) {
 		return pc.NextUpstreamTimeout <= 0 || now.Sub(start) < pc.NextUpstreamTimeout
 	}
 	var resp *httpproxy.Response
-	srv, status := rt.tryServers(r, b, pc.NextUpstreamTries, target.Scheme, func(srv *upServer, t *upstreamTry, again, more bool) (int, bool) {
+	_, status = rt.tryServers(r, b, pc.NextUpstreamTries, target.Scheme, func(srv *upServer, t *upstreamTry, again, more bool) (int, bool) {
 		if seeker, ok := body.(io.Seeker); ok && again {
 			_, _ = seeker.Seek(0, io.SeekStart)
 		}
@@ -320,7 +320,10 @@ func (rt *site) proxyPass(r *Request) (step, int) {
 			if e.Kind != httpproxy.KindCanceled {
 				rt.log.errorf(r, "%s (%v) while %s, upstream: \"%s://%s%s\"", proxyErrorWords(e), e.Err, proxyOpWords(e.Op), target.Scheme, srv.addr, uri)
 			}
-			return st, proxyNextAllows(pc.NextUpstream, e) && httpproxy.Retryable(err, method, nonIdem) && inTime(end)
+			// A streamed body that reached this server cannot be sent again.
+			_, seekable := body.(io.Seeker)
+			resend := body == nil || seekable || !e.Sent
+			return st, proxyNextAllows(pc.NextUpstream, e) && httpproxy.Retryable(err, method, nonIdem) && resend && inTime(end)
 		}
 		t.connectTime, t.headerTime, t.status = 0, end.Sub(t.start), resp.Status
 		if more && proxyNextStatus(pc.NextUpstream, resp.Status) && (httpproxy.Idempotent(method) || nonIdem) && inTime(end) {
@@ -336,7 +339,6 @@ func (rt *site) proxyPass(r *Request) (step, int) {
 		}
 		return stepDone, status
 	}
-	_ = srv
 	return rt.proxyResponse(r, &target, p, resp)
 }
 
