@@ -134,6 +134,7 @@ type compiler struct {
 	errorLog string
 
 	fastcgiPasses []*FastCGIPass
+	proxyPasses   []*ProxyPass
 	// sslAddrs are the TLS addresses ("tcp 127.0.0.1:443"; markSSLAddrs).
 	sslAddrs    map[string]bool
 	fpmPools    []*FPMPool
@@ -379,6 +380,7 @@ func (c *compiler) finish() error {
 	if err := c.resolveFastCGIPasses(); err != nil {
 		return err
 	}
+	c.resolveProxyPasses()
 	c.mergeHTTP()
 	c.markSSLAddrs()
 	for _, srv := range h.Servers {

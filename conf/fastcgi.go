@@ -91,6 +91,7 @@ type Upstream struct {
 	Keepalive         int // idle connections kept per edge process; 0 = none
 	KeepaliveTimeout  time.Duration
 	KeepaliveRequests int
+	KeepaliveTime     time.Duration // proxy_pass's connections only (conf/proxy.go)
 	File              string
 	Line              int
 }

@@ -232,6 +232,7 @@ const (
 	ContentFPMStatus                     // fpm_status
 	ContentMetrics                       // edge_metrics
 	ContentEmptyGIF                      // empty_gif
+	ContentProxy                         // proxy_pass
 )
 
 // Content is a location's content handler and its settings.
@@ -239,6 +240,8 @@ type Content struct {
 	Kind ContentKind
 	// FastCGI is set for ContentFastCGI.
 	FastCGI *FastCGIPass
+	// Proxy is set for ContentProxy.
+	Proxy *ProxyPass
 	// Pool names the fpm_pool for ContentFPMStatus ("" = the only one).
 	Pool string
 }
@@ -298,6 +301,8 @@ type LocConf struct {
 	UninitializedVarWarn bool
 
 	FastCGI FastCGI
+
+	Proxy Proxy
 }
 
 // TryFile is one try_files argument.

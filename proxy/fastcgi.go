@@ -161,21 +161,7 @@ func (rt *site) fastcgiResponse(r *Request, b *backend, srv *upServer, resp *fas
 	// X-Accel-Redirect: serve another (internal) location instead.
 	if accelRedirect != "" {
 		resp.Close()
-		kept := out.Header.list
-		out.Header.list = out.Header.list[:0]
-		for _, h := range kept {
-			if redirectKept[strings.ToLower(h.name)] {
-				out.Header.list = append(out.Header.list, h)
-			}
-		}
-		if r.Method != "HEAD" {
-			r.Method = "GET"
-		}
-		r.ContentLength = 0
-		if strings.HasPrefix(accelRedirect, "@") {
-			return rt.namedRedirect(r, accelRedirect)
-		}
-		return rt.internalRedirect(r, accelRedirect)
+		return rt.accelRedirect(r, accelRedirect)
 	}
 	// RFC 3875 6.2.2: a Location with a local path and no Status is a
 	// local redirect: the server serves that URI instead.
@@ -213,6 +199,28 @@ func (rt *site) fastcgiResponse(r *Request, b *backend, srv *upServer, resp *fas
 	}
 	rt.streamResponse(r, resp)
 	return stepDone, 0
+}
+
+// accelRedirect follows an upstream's X-Accel-Redirect: the response
+// keeps only the headers redirectKept names, and the request goes on as
+// a GET (HEAD stays) without a body to the URI or named location.
+func (rt *site) accelRedirect(r *Request, uri string) (step, int) {
+	out := r.resp
+	kept := out.Header.list
+	out.Header.list = out.Header.list[:0]
+	for _, h := range kept {
+		if redirectKept[strings.ToLower(h.name)] {
+			out.Header.list = append(out.Header.list, h)
+		}
+	}
+	if r.Method != "HEAD" {
+		r.Method = "GET"
+	}
+	r.ContentLength = 0
+	if strings.HasPrefix(uri, "@") {
+		return rt.namedRedirect(r, uri)
+	}
+	return rt.internalRedirect(r, uri)
 }
 
 // commonHeaderNames are the names PHP sends most, as PHP spells them,
@@ -295,21 +303,10 @@ var respBuffers = sync.Pool{New: func() any { return new(bytes.Buffer) }}
 // bufferResponse reads the whole response so the PHP worker is free before
 // the client has read a byte.
 func (rt *site) bufferResponse(r *Request, b *backend, resp *fastcgi.Response) int {
-	out := r.resp
-	buf := respBuffers.Get().(*bytes.Buffer)
-	buf.Reset()
-	err := readUpTo(buf, resp.Body, memResponseLimit)
-	var spill *os.File
-	if err == nil && buf.Len() == memResponseLimit {
-		spill, err = rt.spillResponse(r, buf, resp.Body)
-	}
+	n, err := rt.bufferInto(r, resp.Body)
 	resp.Close()
+	r.up.finish(rt.now(), n)
 	if err != nil {
-		r.up.finish(rt.now(), int64(buf.Len()))
-		respBuffers.Put(buf)
-		if spill != nil {
-			spill.Close()
-		}
 		status, what := fastcgiErrorStatus(err)
 		rt.log.errorf(r, "%s (%v) while reading upstream, upstream: \"fastcgi://%s\"", what, err, r.up.last().addr)
 		if status == 504 {
@@ -317,27 +314,52 @@ func (rt *site) bufferResponse(r *Request, b *backend, resp *fastcgi.Response) i
 		} else {
 			b.status502.Add(1)
 		}
-		out.Header.reset()
+		r.resp.Header.reset()
 		return status
+	}
+	return 0
+}
+
+// bufferInto reads body whole into r.resp, in memory up to
+// memResponseLimit and the rest in an unlinked temp file (fastcgi_pass
+// and proxy_pass with buffering on). It returns the bytes read; on an
+// error r.resp's body is left unset.
+func (rt *site) bufferInto(r *Request, body io.Reader) (int64, error) {
+	out := r.resp
+	buf := respBuffers.Get().(*bytes.Buffer)
+	buf.Reset()
+	err := readUpTo(buf, body, memResponseLimit)
+	var spill *os.File
+	if err == nil && buf.Len() == memResponseLimit {
+		spill, err = rt.spillResponse(r, buf, body)
+	}
+	if err != nil {
+		n := int64(buf.Len())
+		respBuffers.Put(buf)
+		if spill != nil {
+			spill.Close()
+		}
+		return n, err
 	}
 	if spill != nil {
 		respBuffers.Put(buf)
 		st, _ := spill.Stat()
 		out.Kind, out.File, out.CloseFile, out.Offset, out.Length = BodyFile, spill, true, 0, st.Size()
-		r.up.finish(rt.now(), out.Length)
-		return 0
+		return out.Length, nil
 	}
 	out.Kind = BodyBytes
 	out.Bytes = buf.Bytes()
 	out.Length = int64(buf.Len())
 	out.pooled = buf
-	r.up.finish(rt.now(), out.Length)
-	return 0
+	return out.Length, nil
 }
 
 // spillResponse moves a large response into an unlinked temp file.
 func (rt *site) spillResponse(r *Request, head *bytes.Buffer, rest io.Reader) (*os.File, error) {
 	dir := r.loc.ClientBodyTempPath
+	if r.loc.Content.Kind == conf.ContentProxy && r.loc.Proxy.TempPath != "" {
+		dir = r.loc.Proxy.TempPath
+	}
 	if dir != "" {
 		_ = os.MkdirAll(dir, 0o700)
 	}
@@ -403,11 +425,17 @@ func (rt *site) readBody(r *Request) (io.Reader, int64, int) {
 	if r.Body == nil || r.ContentLength == 0 {
 		return nil, 0, 0
 	}
-	l := r.loc
-	limit := l.ClientMaxBodySize
-	if !l.FastCGI.RequestBuffering && r.ContentLength > 0 {
+	if !r.loc.FastCGI.RequestBuffering && r.ContentLength > 0 {
 		return io.LimitReader(r.Body, r.ContentLength), r.ContentLength, 0
 	}
+	return rt.bufferBody(r)
+}
+
+// bufferBody reads the whole request body: in memory up to
+// client_body_buffer_size, then in a temp file.
+func (rt *site) bufferBody(r *Request) (io.Reader, int64, int) {
+	l := r.loc
+	limit := l.ClientMaxBodySize
 	memMax := l.ClientBodyBufferSize
 	if memMax <= 0 {
 		memMax = 16 << 10

@@ -18,6 +18,7 @@ import (
 	"edge/conf"
 	"edge/fastcgi"
 	"edge/fastcgi/fpm"
+	"edge/proxy/httpproxy"
 )
 
 // upstreamState is what a request learned from its backends, for the
@@ -198,6 +199,7 @@ type backend struct {
 type upServer struct {
 	addr        string // as shown in $upstream_addr: "unix:/x.sock" or "127.0.0.1:9000"
 	client      *fastcgi.Client
+	http        *httpproxy.Upstream // proxy_pass: the address and keep-alive; timeouts are set per request
 	weight      int
 	current     int // smooth weighted round robin state (under backend.mu)
 	maxFails    int
@@ -448,8 +450,42 @@ func (s *upServer) fail(now time.Time) {
 // sent again).
 func (rt *site) roundTrip(r *Request, b *backend, req *fastcgi.Request, body io.Reader) (*fastcgi.Response, *upServer, int) {
 	f := &r.loc.FastCGI
+	var resp *fastcgi.Response
+	srv, status := rt.tryServers(r, b, f.NextUpstreamTries, "fastcgi", func(srv *upServer, t *upstreamTry, again, _ bool) (int, bool) {
+		if seeker, ok := body.(io.Seeker); ok && again {
+			_, _ = seeker.Seek(0, io.SeekStart)
+		}
+		var err error
+		resp, err = srv.client.Do(r.context(), req)
+		end := rt.now()
+		if err == nil {
+			t.connectTime, t.headerTime = resp.ConnectTime, end.Sub(t.start)
+			return 0, false
+		}
+		status, what := fastcgiErrorStatus(err)
+		t.status, t.responseTime = status, end.Sub(t.start)
+		if !errors.Is(err, fastcgi.ErrStderrCaught) {
+			// nginx logs nothing more than the stderr line it caught.
+			rt.log.errorf(r, "%s (%v) while %s, upstream: \"fastcgi://%s\"", what, err, "reading response header from upstream", srv.addr)
+		}
+		// Like nginx, a POST, LOCK or PATCH that may have reached a
+		// server goes to no other unless "non_idempotent" says so.
+		sent := !errors.Is(err, fastcgi.ErrNotSent)
+		return status, nextUpstreamAllows(f.NextUpstream, err) && !(req.NonIdempotent && sent)
+	})
+	return resp, srv, status
+}
+
+// tryServers is the next_upstream loop fastcgi_pass and proxy_pass share:
+// it picks a server (weights, max_fails/fail_timeout, backup), records
+// the try for $upstream_*, and calls try, which returns 0 when the server
+// answered, or the status nginx answers and whether next_upstream lets
+// another server be tried; a failed server is counted against max_fails.
+// again is true from the second try on; more says that another try is
+// possible (a response next_upstream names by its status is passed on
+// when there is none). tries is next_upstream_tries (0: every server).
+func (rt *site) tryServers(r *Request, b *backend, tries int, scheme string, try func(srv *upServer, t *upstreamTry, again, more bool) (int, bool)) (*upServer, int) {
 	var tried []*upServer
-	tries := f.NextUpstreamTries
 	if tries == 0 {
 		tries = len(b.servers)
 	}
@@ -458,38 +494,33 @@ func (rt *site) roundTrip(r *Request, b *backend, req *fastcgi.Request, body io.
 		now := rt.now()
 		srv := b.pick(now, tried)
 		if srv == nil {
-			rt.log.errorf(r, "no live upstreams while connecting to upstream, upstream: \"fastcgi://%s\"", b.name)
+			rt.log.errorf(r, "no live upstreams while connecting to upstream, upstream: \"%s://%s\"", scheme, b.name)
 			b.status502.Add(1)
 			// nginx shows the group's name and 502 for it.
 			t := r.up.begin(b.name, now, pass && len(tried) == 0)
 			t.status, t.responseTime = 502, 0
-			return nil, nil, 502
+			return nil, 502
 		}
 		tried = append(tried, srv)
 		t := r.up.begin(srv.addr, now, pass && len(tried) == 1)
-		if seeker, ok := body.(io.Seeker); ok && len(tried) > 1 {
-			_, _ = seeker.Seek(0, io.SeekStart)
-		}
-		resp, err := srv.client.Do(r.context(), req)
-		end := rt.now()
-		if err == nil {
-			if srv.fails.Load() > 0 {
+		more := len(tried) < tries && len(tried) < len(b.servers)
+		status, next := try(srv, t, len(tried) > 1, more)
+		if status == 0 {
+			// As nginx (ngx_http_upstream_free_round_robin_peer), a
+			// success forgets earlier failures only once fail_timeout has
+			// passed since the last one: a server that fails every third
+			// request still reaches max_fails.
+			if srv.fails.Load() > 0 && now.UnixNano()-srv.failedAt.Load() >= int64(srv.failTimeout) {
 				srv.fails.Store(0)
 			}
-			t.connectTime, t.headerTime = resp.ConnectTime, end.Sub(t.start)
-			return resp, srv, 0
+			return srv, 0
 		}
-		status, what := fastcgiErrorStatus(err)
-		t.status, t.responseTime = status, end.Sub(t.start)
-		if !errors.Is(err, fastcgi.ErrStderrCaught) {
-			// nginx logs nothing more than the stderr line it caught.
-			rt.log.errorf(r, "%s (%v) while %s, upstream: \"fastcgi://%s\"", what, err, "reading response header from upstream", srv.addr)
+		if status != 499 && status != 400 {
+			// Not the server's failure: the client went away or sent a
+			// broken body.
+			srv.fail(now)
 		}
-		srv.fail(now)
-		// Like nginx, a POST, LOCK or PATCH that may have reached a
-		// server goes to no other unless "non_idempotent" says so.
-		sent := !errors.Is(err, fastcgi.ErrNotSent)
-		if len(tried) < tries && nextUpstreamAllows(f.NextUpstream, err) && !(req.NonIdempotent && sent) {
+		if len(tried) < tries && next {
 			continue
 		}
 		if status == 504 {
@@ -497,7 +528,7 @@ func (rt *site) roundTrip(r *Request, b *backend, req *fastcgi.Request, body io.
 		} else {
 			b.status502.Add(1)
 		}
-		return nil, nil, status
+		return nil, status
 	}
 }
 

@@ -266,6 +266,18 @@ func (rt *site) writeHTTP1(ctx h1.Ctx, r *Request) {
 	if resp.Close {
 		ctx.SetConnectionClose()
 	}
+	if resp.Upgrade != nil {
+		upgrade := resp.Upgrade
+		ctx.SkipBody()
+		ctx.Hijack(func(c net.Conn) {
+			if err := upgrade(c); err != nil {
+				rt.log.infof(r, "%v while proxying upgraded connection", err)
+			}
+			rt.done(r, 0)
+			releaseRequest(r)
+		})
+		return
+	}
 	head := resp.HeadOnly
 	switch {
 	case head || resp.Length <= http1WriteBuffer:
@@ -329,6 +341,7 @@ func (rt *site) writeHTTP1(ctx h1.Ctx, r *Request) {
 		}
 		// Send the headers at once: a stream (server-sent events, a long
 		// poll) may take a while before its first byte.
+		length := resp.Length
 		ctx.StreamBody(func(w *bufio.Writer) {
 			cw := &countWriter{w: w}
 			err := stream(cw, w.Flush)
@@ -339,9 +352,18 @@ func (rt *site) writeHTTP1(ctx h1.Ctx, r *Request) {
 			rt.done(r, cw.n)
 			releaseRequest(r)
 		})
+		if length >= 0 {
+			// A stream whose length is known (proxy_buffering off with the
+			// upstream's Content-Length) goes with it, as nginx sends it.
+			ctx.SetContentLength(int(length))
+		}
 	default:
 		if head || resp.Status == 304 || resp.Status == 204 {
 			ctx.SkipBody()
+			if head && resp.Length > 0 {
+				// HEAD through proxy_pass: the upstream's length.
+				ctx.SetContentLength(int(resp.Length))
+			}
 		}
 		rt.done(r, 0)
 		releaseRequest(r)

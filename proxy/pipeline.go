@@ -120,6 +120,8 @@ func (rt *site) phase(r *Request, s step) (step, int) {
 				return rt.uriChanged(r)
 			}
 		}
+		// nginx's !r->valid_location, which proxy_pass reads.
+		r.locChanged = res == rwBreak && r.uri != uri
 		return stepAfterRewrite, 0
 
 	case stepAfterRewrite:
@@ -153,6 +155,8 @@ func (rt *site) content(r *Request) (step, int) {
 	switch l.Content.Kind {
 	case conf.ContentFastCGI:
 		return rt.fastcgi(r)
+	case conf.ContentProxy:
+		return rt.proxyPass(r)
 	case conf.ContentStubStatus:
 		return stepDone, rt.stubStatus(r)
 	case conf.ContentEmptyGIF:

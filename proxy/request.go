@@ -157,6 +157,8 @@ type Request struct {
 	bodySent   int64
 	gzipRatio  string
 	up         upstreamState
+	px         proxyVars // $proxy_host, $proxy_port; locChanged: rewrite ... break changed $uri
+	locChanged bool
 	bodyLength int64 // the request body's length once read (-1 unknown)
 	fh         fastHeaders
 	dr         deadlineReader
@@ -203,6 +205,10 @@ type Response struct {
 	HeadOnly bool
 	// Close: close the connection after this response.
 	Close bool
+	// Upgrade, when set, runs on the client's connection once the header
+	// (a 101) is out, which the HTTP/1 engine then hands over: a
+	// proxy_pass tunnel (proxyupgrade.go).
+	Upgrade func(c net.Conn) error
 	// Drop: close the connection instead of answering (444, and 408 as
 	// nginx terminates a timed-out request); Status is what the log shows.
 	Drop bool

@@ -38,6 +38,7 @@ type site struct {
 	logFiles      *logs.Files
 	stats         *Stats
 	backends      *backends
+	proxies       proxyBackends // proxy_pass's servers (proxypass.go)
 
 	h1mu sync.Mutex
 	h1   map[*conf.ListenGroup]*h1.Server

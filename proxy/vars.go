@@ -366,6 +366,8 @@ func (rt *site) builtin(r *Request, id conf.VarID) string {
 	case conf.VarUpstreamAddr, conf.VarUpstreamStatus, conf.VarUpstreamResponseTime, conf.VarUpstreamConnectTime,
 		conf.VarUpstreamHeaderTime, conf.VarUpstreamResponseLength, conf.VarUpstreamBytesReceived:
 		return r.upstreamVar(id)
+	case conf.VarProxyHost, conf.VarProxyPort, conf.VarProxyAddXForwardedFor:
+		return r.proxyVar(id)
 	case conf.VarUpstreamCacheStatus, conf.VarRealIPRemoteAddr, conf.VarProxyProtocolAddr:
 		return ""
 	}

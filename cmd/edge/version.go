@@ -22,7 +22,6 @@ var builtModules = []string{
 }
 
 var missingModules = []string{
-	"--without-http_proxy_module",
 	"--without-http_uwsgi_module",
 	"--without-http_scgi_module",
 	"--without-http_grpc_module",

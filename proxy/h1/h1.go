@@ -135,6 +135,10 @@ func (c Ctx) NoResponse() {
 	c.c.Hijack(func(net.Conn) {})
 }
 
+// Hijack hands the connection to run once the response header is out
+// (a 101); the engine closes it when run returns.
+func (c Ctx) Hijack(run func(net.Conn)) { c.c.Hijack(run) }
+
 func (c Ctx) SetStatus(code int)       { c.c.Response.SetStatusCode(code) }
 func (c Ctx) SetReason(reason []byte)  { c.c.Response.Header.SetStatusMessage(reason) }
 func (c Ctx) SetContentType(v string)  { c.c.Response.Header.SetContentType(v) }

@@ -1632,9 +1632,6 @@ var _ = addScenario(scenario{
 	name:   "project_shopware",
 	source: "https://github.com/shopware/docs/blob/00aea5be80327d154401f1fc5ad22cee580712a6/resources/references/config-reference/server/nginx.md",
 	http:   shopwareProjectHTTP,
-	// proxy_connect_timeout, proxy_send_timeout and proxy_read_timeout
-	// sit in its PHP location, where no proxy_pass uses them.
-	refused: `"proxy_connect_timeout"`,
 	cases: cases([]reqCase{
 		get("theme_css_expires_1y", "/theme/abc/css/all.css"),
 		get("media_png", "/media/ab/cd/product.png"),

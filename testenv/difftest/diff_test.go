@@ -22,7 +22,8 @@ type scenario struct {
 	name string
 	// http is the body of the http{} block. Placeholders: {{LISTEN}}
 	// (127.0.0.1:port), {{PORT}}, {{ROOT}} (the docroot), {{OUTSIDE}} (its
-	// parent), {{FPM}} (fastcgi_pass address), {{FASTCGI_PARAMS}}.
+	// parent), {{FPM}} (fastcgi_pass address), {{FASTCGI_PARAMS}},
+	// {{BACKEND}} (an HTTP backend for proxy_pass, corpus_proxy_test.go).
 	http  string
 	cases []reqCase
 	// source, set for a PHP project's published configuration

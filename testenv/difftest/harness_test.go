@@ -25,6 +25,7 @@ type env struct {
 	fcConf   string // edge's conf/fastcgi.conf
 	fcPHP    string // Debian's snippets/fastcgi-php.conf, including fcConf
 	fpm      string // fastcgi_pass address of the shared php-fpm pool
+	backend  string // the HTTP backend both proxy_pass to (corpus_proxy_test.go)
 }
 
 // newEnv builds the docroot and starts the php-fpm pool both servers use.
@@ -55,6 +56,7 @@ func newEnv(t *testing.T) *env {
 	if fpm.Network == "tcp" {
 		e.fpm = fpm.Address
 	}
+	e.backend = startBackend(t)
 	return e
 }
 
@@ -76,6 +78,7 @@ func (e *env) render(body string, port int) string {
 		"{{FASTCGI_CONF}}", e.fcConf,
 		"{{FASTCGI_PHP}}", e.fcPHP,
 		"{{MIME_TYPES}}", e.mime,
+		"{{BACKEND}}", e.backend,
 	).Replace(body)
 }
 

@@ -78,7 +78,7 @@ func TestH2Spec(t *testing.T) {
 	report := filepath.Join(dir, "h2spec.xml")
 	// -o: seconds h2spec waits for an answer; edge answers at once, so a
 	// short wait only shortens the cases that expect a timeout.
-	cmd := exec.Command(h2spec, "-h", "127.0.0.1", "-p", strconv.Itoa(port), "-t", "-k", "-o", "2", "-j", report)
+	cmd := exec.Command(h2spec, "-h", "127.0.0.1", "-p", strconv.Itoa(port), "-t", "-k", "-o", "5", "-j", report)
 	out, _ := cmd.CombinedOutput() // non-zero whenever a case fails; the report says which
 	data, err := os.ReadFile(report)
 	if err != nil {

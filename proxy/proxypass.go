@@ -1,0 +1,627 @@
+// This file connects the pipeline to HTTP upstreams (proxy_pass): it
+// evaluates the location's proxy_* settings into an httpproxy.Request
+// (the URI sent upstream, proxy_set_header, the body buffered or
+// streamed), has a server picked and retried with the loop fastcgi_pass
+// uses (tryServers: weights, max_fails/fail_timeout, backup,
+// proxy_next_upstream, $upstream_*), and turns the answer into a
+// Response: buffered by default (memory, then an unlinked temp file), or
+// streamed with a flush per read (proxy_buffering off, "X-Accel-Buffering:
+// no"); X-Accel-Redirect becomes an internal redirect, proxy_redirect
+// rewrites Location and Refresh, proxy_intercept_errors hands error
+// statuses to error_page, and a 101 to a client that asked to upgrade
+// becomes a tunnel (proxyupgrade.go). The client is package httpproxy.
+package proxy
+
+import (
+	"bytes"
+	"context"
+	"crypto/tls"
+	"errors"
+	"io"
+	"net"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"edge/conf"
+	"edge/proxy/httpproxy"
+)
+
+// proxyVars are the request's $proxy_host and $proxy_port, set once the
+// proxy_pass target is known.
+type proxyVars struct{ host, port string }
+
+// proxyVar gives $proxy_host, $proxy_port and $proxy_add_x_forwarded_for.
+func (r *Request) proxyVar(id conf.VarID) string {
+	switch id {
+	case conf.VarProxyHost:
+		return r.px.host
+	case conf.VarProxyPort:
+		return r.px.port
+	case conf.VarProxyAddXForwardedFor:
+		var xff []httpproxy.Header
+		for _, h := range r.Header.appendAll(nil) {
+			if strings.EqualFold(h.name, "X-Forwarded-For") {
+				xff = append(xff, httpproxy.Header{Name: h.name, Value: h.value})
+			}
+		}
+		return httpproxy.AddXForwardedFor(xff, r.conn.remoteAddr())
+	}
+	return ""
+}
+
+// proxyBackends holds a site's proxy_pass servers, made on first use:
+// one backend per upstream{} (its servers share the block's keep-alive
+// pool) and per address, so that locations passing to the same place
+// share its round robin and failure counts, as nginx's do.
+type proxyBackends struct {
+	mu      sync.Mutex
+	byKey   map[string]*backend
+	dynamic int
+	hide    map[*conf.Location]*httpproxy.HideHeaders
+	tls     map[proxyTLSKey]*httpproxy.TLSConfig
+}
+
+// proxyTLSKey names one location's TLS settings for one proxy_ssl_name.
+type proxyTLSKey struct {
+	loc  *conf.Location
+	name string
+}
+
+// proxyTLS returns the location's proxy_ssl_* settings for an https://
+// upstream, made once per location and name (certificates are read then).
+func (rt *site) proxyTLS(r *Request, t *httpproxy.Target) (*httpproxy.TLSConfig, error) {
+	sc := &r.loc.Proxy.SSL
+	name := t.Host
+	if sc.Name != nil {
+		name = rt.eval(r, sc.Name)
+	}
+	pb := &rt.proxies
+	key := proxyTLSKey{r.loc, name}
+	pb.mu.Lock()
+	c := pb.tls[key]
+	pb.mu.Unlock()
+	if c != nil {
+		return c, nil
+	}
+	c = &httpproxy.TLSConfig{Verify: sc.Verify, ServerName: sc.ServerName, Name: name, NoSessionReuse: !sc.SessionReuse}
+	if sc.TrustedCertificate != "" {
+		pem, err := os.ReadFile(sc.TrustedCertificate)
+		if err != nil {
+			return nil, err
+		}
+		if c.Roots, err = httpproxy.LoadRoots(pem); err != nil {
+			return nil, err
+		}
+	}
+	if sc.Certificate != "" {
+		cert, err := tls.LoadX509KeyPair(sc.Certificate, sc.CertificateKey)
+		if err != nil {
+			return nil, err
+		}
+		c.Certificate = &cert
+	}
+	for _, p := range sc.Protocols {
+		v := map[string]uint16{"TLSv1": tls.VersionTLS10, "TLSv1.1": tls.VersionTLS11, "TLSv1.2": tls.VersionTLS12, "TLSv1.3": tls.VersionTLS13}[p]
+		if v == 0 {
+			continue // SSLv2, SSLv3: not in crypto/tls
+		}
+		if c.MinVersion == 0 || v < c.MinVersion {
+			c.MinVersion = v
+		}
+		if v > c.MaxVersion {
+			c.MaxVersion = v
+		}
+	}
+	pb.mu.Lock()
+	defer pb.mu.Unlock()
+	if old := pb.tls[key]; old != nil {
+		return old, nil
+	}
+	if pb.tls == nil {
+		pb.tls = map[proxyTLSKey]*httpproxy.TLSConfig{}
+	}
+	pb.tls[key] = c
+	return c, nil
+}
+
+// get returns the backend for a target, t's address or the upstream{} u.
+func (pb *proxyBackends) get(t *httpproxy.Target, u *conf.Upstream) *backend {
+	key := t.Scheme + "|" + t.Network + "|" + t.Address
+	if u != nil {
+		key = t.Scheme + "|upstream|" + u.Name
+	}
+	pb.mu.Lock()
+	defer pb.mu.Unlock()
+	if b := pb.byKey[key]; b != nil {
+		return b
+	}
+	var tlsConf *httpproxy.TLSConfig
+	if t.Scheme == "https" {
+		tlsConf = &httpproxy.TLSConfig{}
+	}
+	b := &backend{name: t.Host}
+	if t.Network == "unix" {
+		b.name = "unix:" + t.Address
+	}
+	if u == nil {
+		b.servers = []*upServer{{addr: serverAddr(t.Network, t.Address), weight: 1, maxFails: 1, failTimeout: 10 * time.Second,
+			http: &httpproxy.Upstream{Network: t.Network, Address: t.Address, TLS: tlsConf}}}
+		if pb.dynamic >= maxDynamicTargets {
+			return b // a target only requests name, past the bound: not kept
+		}
+		pb.dynamic++
+	} else {
+		var ka *httpproxy.Keepalive
+		if u.Keepalive > 0 {
+			ka = &httpproxy.Keepalive{Max: u.Keepalive, Requests: u.KeepaliveRequests, Timeout: u.KeepaliveTimeout, Time: u.KeepaliveTime}
+		}
+		b.name = u.Name
+		for _, s := range u.Servers {
+			b.servers = append(b.servers, &upServer{addr: serverAddr(s.Network, s.Address), weight: max(s.Weight, 1),
+				maxFails: s.MaxFails, failTimeout: s.FailTimeout, backup: s.Backup, down: s.Down,
+				http: &httpproxy.Upstream{Network: s.Network, Address: s.Address, TLS: tlsConf, Keepalive: ka}})
+		}
+	}
+	if pb.byKey == nil {
+		pb.byKey = map[string]*backend{}
+	}
+	pb.byKey[key] = b
+	return b
+}
+
+// hideHeaders returns a location's proxy_hide_header/proxy_pass_header
+// set, made once.
+func (pb *proxyBackends) hideHeaders(l *conf.Location) *httpproxy.HideHeaders {
+	if len(l.Proxy.HideHeaders) == 0 && len(l.Proxy.PassHeaders) == 0 {
+		return httpproxy.DefaultHide
+	}
+	pb.mu.Lock()
+	defer pb.mu.Unlock()
+	h := pb.hide[l]
+	if h == nil {
+		h = httpproxy.NewHideHeaders(l.Proxy.HideHeaders, l.Proxy.PassHeaders)
+		if pb.hide == nil {
+			pb.hide = map[*conf.Location]*httpproxy.HideHeaders{}
+		}
+		pb.hide[l] = h
+	}
+	return h
+}
+
+// proxyTarget is the location's proxy_pass URL, evaluated when it has
+// variables, with the upstream{} its host names.
+func (rt *site) proxyTarget(r *Request, p *conf.ProxyPass) (httpproxy.Target, *conf.Upstream, int) {
+	if p.Script == nil {
+		return p.Target, p.Upstream, 0
+	}
+	url := rt.eval(r, p.Script)
+	t, err := httpproxy.ParseTarget(url)
+	if err != nil {
+		rt.log.errorf(r, "%s", strings.TrimPrefix(err.Error(), "httpproxy: "))
+		return t, nil, 500
+	}
+	var u *conf.Upstream
+	if t.Network == "tcp" && t.Port == "" {
+		u = findUpstream(rt.plan.HTTP.Upstreams, t.Host)
+	}
+	if u == nil && t.Network == "tcp" && net.ParseIP(t.Host) == nil {
+		rt.log.errorf(r, "no resolver defined to resolve %s", t.Host)
+		return t, nil, 502
+	}
+	return t, u, 0
+}
+
+// proxyPass sends the request to the location's HTTP upstream.
+func (rt *site) proxyPass(r *Request) (step, int) {
+	l := r.loc
+	p := l.Content.Proxy
+	pc := &l.Proxy
+	target, up, status := rt.proxyTarget(r, p)
+	if status != 0 {
+		return stepDone, status
+	}
+	b := rt.proxies.get(&target, up)
+	r.px = proxyVars{host: target.ProxyHost, port: target.ProxyPort}
+
+	method := r.Method
+	if pc.Method != nil {
+		method = rt.eval(r, pc.Method)
+	}
+	body, bodyLen, status := rt.proxyBody(r)
+	if status != 0 {
+		return stepDone, status
+	}
+	if pc.SetBody != nil {
+		// proxy_set_body: the client's body is not sent (nor read).
+		v := rt.eval(r, pc.SetBody)
+		body, bodyLen = strings.NewReader(v), int64(len(v))
+	}
+	if f, ok := body.(*os.File); ok {
+		defer f.Close()
+	}
+	var set []httpproxy.Header
+	for _, h := range pc.SetHeaders {
+		set = append(set, httpproxy.Header{Name: h.Name, Value: rt.eval(r, h.Value)})
+	}
+	r.headers = r.Header.appendAll(r.headers[:0])
+	client := make([]httpproxy.Header, len(r.headers))
+	for i, h := range r.headers {
+		client[i] = httpproxy.Header{Name: h.name, Value: h.value}
+	}
+	if fh, ok := r.Header.(*fastHeaders); ok {
+		// fasthttp lists Cookie (and a few others) apart from the rest;
+		// nginx passes the lines in the order they came.
+		raw := fh.h.RawHeaders()
+		slices.SortStableFunc(client, func(a, b httpproxy.Header) int {
+			return rawLineAt(raw, a.Name) - rawLineAt(raw, b.Name)
+		})
+	}
+	location := p.Location
+	if p.NoPrefix {
+		location = ""
+	}
+	rawPath, _, _ := strings.Cut(r.RawTarget, "?")
+	uri := httpproxy.UpstreamURI(&httpproxy.URIRequest{
+		PassURI: target.URI, Variables: p.Script != nil, Location: location, LocationChanged: r.locChanged,
+		URI: r.uri, Args: r.args, RequestURI: requestURI(r.RawTarget), RequestURIValid: !r.internal,
+		Escape: r.internal || strings.Contains(rawPath, "%"),
+	})
+	nonIdem := slices.Contains(pc.NextUpstream, "non_idempotent")
+	req := &httpproxy.Request{
+		Method: method, URI: uri, HTTP11: pc.HTTP11, ProxyHost: target.ProxyHost,
+		Set: set, Client: client, NoClientHeaders: !pc.PassRequestHeaders,
+		Body: body, BodyLength: bodyLen,
+		NoRetry: !slices.Contains(pc.NextUpstream, "error"), NonIdempotent: nonIdem,
+	}
+	var tlsConf *httpproxy.TLSConfig
+	if target.Scheme == "https" {
+		var err error
+		if tlsConf, err = rt.proxyTLS(r, &target); err != nil {
+			rt.log.errorf(r, "%v", err)
+			return stepDone, 502
+		}
+	}
+	start := rt.now()
+	ctx := r.context()
+	if pc.IgnoreClientAbort {
+		// An HTTP/2 stream's reset cancels its context; the upstream's
+		// answer is then read to its end all the same.
+		ctx = context.Background()
+	}
+	// proxy_next_upstream_timeout: no next server once it has passed.
+	inTime := func(now time.Time) bool {
+		return pc.NextUpstreamTimeout <= 0 || now.Sub(start) < pc.NextUpstreamTimeout
+	}
+	var resp *httpproxy.Response
+	_, status = rt.tryServers(r, b, pc.NextUpstreamTries, target.Scheme, func(srv *upServer, t *upstreamTry, again, more bool) (int, bool) {
+		if seeker, ok := body.(io.Seeker); ok && again {
+			_, _ = seeker.Seek(0, io.SeekStart)
+		}
+		u := *srv.http
+		if tlsConf != nil {
+			u.TLS = tlsConf
+		}
+		u.ConnectTimeout, u.SendTimeout, u.ReadTimeout = pc.ConnectTimeout, pc.SendTimeout, pc.ReadTimeout
+		u.BufferSize = int(pc.BufferSize)
+		var err error
+		resp, err = u.Do(ctx, req)
+		end := rt.now()
+		if err != nil {
+			var e *httpproxy.Error
+			if !errors.As(err, &e) {
+				e = &httpproxy.Error{Kind: httpproxy.KindClosed, Op: "read response header", Err: err}
+			}
+			st := e.Status()
+			t.status, t.responseTime = st, end.Sub(t.start)
+			if e.Kind != httpproxy.KindCanceled {
+				rt.log.errorf(r, "%s (%v) while %s, upstream: \"%s://%s%s\"", proxyErrorWords(e), e.Err, proxyOpWords(e.Op), target.Scheme, srv.addr, uri)
+			}
+			// A streamed body that reached this server cannot be sent again.
+			_, seekable := body.(io.Seeker)
+			resend := body == nil || seekable || !e.Sent
+			return st, proxyNextAllows(pc.NextUpstream, e) && httpproxy.Retryable(err, method, nonIdem) && resend && inTime(end)
+		}
+		t.connectTime, t.headerTime, t.status = 0, end.Sub(t.start), resp.Status
+		if more && proxyNextStatus(pc.NextUpstream, resp.Status) && (httpproxy.Idempotent(method) || nonIdem) && inTime(end) {
+			resp.Close()
+			t.responseTime = rt.now().Sub(t.start)
+			return resp.Status, true
+		}
+		return 0, false
+	})
+	if status != 0 {
+		if status == 499 {
+			r.resp.Drop = true
+		}
+		return stepDone, status
+	}
+	return rt.proxyResponse(r, &target, p, resp)
+}
+
+// rawLineAt is where the first line of header name starts in a raw
+// header block (len(raw) when there is none).
+func rawLineAt(raw []byte, name string) int {
+	for at := 0; at < len(raw); {
+		line := raw[at:]
+		if i := bytes.IndexByte(line, '\n'); i >= 0 {
+			line = line[:i+1]
+		}
+		if len(line) > len(name) && line[len(name)] == ':' && strings.EqualFold(b2s(line[:len(name)]), name) {
+			return at
+		}
+		at += len(line)
+	}
+	return len(raw)
+}
+
+// proxyBody is the body sent upstream: buffered whole
+// (proxy_request_buffering on, and a body of unknown length over
+// HTTP/1.0), or streamed as it arrives. A client that sent
+// "Content-Length: 0" has it passed on (length 0); one that sent no body
+// none (-1).
+func (rt *site) proxyBody(r *Request) (io.Reader, int64, int) {
+	pc := &r.loc.Proxy
+	if !pc.PassRequestBody || pc.SetBody != nil {
+		return nil, -1, 0
+	}
+	if r.Body == nil || r.ContentLength == 0 {
+		if r.Header.get("Content-Length") != "" || r.Header.get("Transfer-Encoding") != "" {
+			return nil, 0, 0
+		}
+		return nil, -1, 0
+	}
+	if !pc.RequestBuffering && (r.ContentLength > 0 || pc.HTTP11) {
+		if r.ContentLength > 0 {
+			return io.LimitReader(r.Body, r.ContentLength), r.ContentLength, 0
+		}
+		return r.Body, -1, 0
+	}
+	body, n, status := rt.bufferBody(r)
+	r.bodyLength = n
+	return body, n, status
+}
+
+// proxyErrorWords is how nginx's error log names a failure.
+func proxyErrorWords(e *httpproxy.Error) string {
+	switch e.Kind {
+	case httpproxy.KindConnect:
+		return "connect() failed"
+	case httpproxy.KindTimeout:
+		return "upstream timed out"
+	case httpproxy.KindInvalidHeader:
+		return "upstream sent invalid header"
+	case httpproxy.KindClient:
+		return "client prematurely closed connection"
+	}
+	return "upstream prematurely closed connection"
+}
+
+// proxyOpWords turns an Error's Op into nginx's "while ..." words.
+func proxyOpWords(op string) string {
+	switch op {
+	case "connect", "SSL handshake":
+		return "connecting to upstream"
+	case "send request":
+		return "sending request to upstream"
+	case "read response header":
+		return "reading response header from upstream"
+	case "read request body":
+		return "reading client request body"
+	}
+	return "reading upstream"
+}
+
+// proxyNextAllows applies proxy_next_upstream's error, timeout and
+// invalid_header to a failure.
+func proxyNextAllows(list []string, e *httpproxy.Error) bool {
+	for _, v := range list {
+		switch v {
+		case "off":
+			return false
+		case "error":
+			if e.Kind == httpproxy.KindConnect || e.Kind == httpproxy.KindClosed {
+				return true
+			}
+		case "timeout":
+			if e.Kind == httpproxy.KindTimeout {
+				return true
+			}
+		case "invalid_header":
+			if e.Kind == httpproxy.KindInvalidHeader {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// proxyNextStatus applies proxy_next_upstream's http_* to a status.
+func proxyNextStatus(list []string, status int) bool {
+	for _, v := range list {
+		if strings.HasPrefix(v, "http_") && v[5:] == strconv.Itoa(status) {
+			return true
+		}
+	}
+	return false
+}
+
+// proxyResponse turns the upstream's answer into r.resp.
+func (rt *site) proxyResponse(r *Request, t *httpproxy.Target, p *conf.ProxyPass, resp *httpproxy.Response) (step, int) {
+	l := r.loc
+	pc := &l.Proxy
+	out := r.resp
+	for _, h := range resp.Header {
+		r.up.header.Add(h.Name, h.Value)
+	}
+	if a := resp.Accel.Redirect; a != "" && !slices.Contains(pc.IgnoreHeaders, "x-accel-redirect") {
+		resp.Close()
+		r.up.finish(rt.now(), 0)
+		for _, h := range resp.ClientHeaders(nil, rt.proxies.hideHeaders(l)) {
+			out.Header.Add(h.Name, h.Value)
+		}
+		return rt.accelRedirect(r, a)
+	}
+	if pc.InterceptErrors && resp.Status >= 300 && l.ErrorPages[resp.Status] != nil {
+		resp.Close()
+		r.up.finish(rt.now(), 0)
+		return stepDone, resp.Status
+	}
+	rules := rt.proxyRedirects(r, p, t)
+	cookies := rt.proxyCookies(r)
+	for _, h := range resp.ClientHeaders(nil, rt.proxies.hideHeaders(l)) {
+		if cookies != nil && strings.EqualFold(h.Name, "Set-Cookie") {
+			if v, ok := httpproxy.RewriteSetCookie(cookies, h.Value); ok {
+				h.Value = v
+			}
+		}
+		if len(rules) > 0 {
+			switch {
+			case strings.EqualFold(h.Name, "Location"):
+				if v, ok := httpproxy.RewriteLocation(rules, h.Value); ok {
+					h.Value = v
+				}
+			case strings.EqualFold(h.Name, "Refresh"):
+				if v, ok := httpproxy.RewriteRefresh(rules, h.Value); ok {
+					h.Value = v
+				}
+			}
+		}
+		out.Header.Add(h.Name, h.Value)
+	}
+	out.Status = resp.Status
+	if resp.Reason != "" {
+		out.Reason, out.ReasonFor = resp.Reason, resp.Status
+	}
+	if resp.Upgrade {
+		return rt.proxyUpgrade(r, resp)
+	}
+	if resp.Status == 101 {
+		// A 101 the client did not ask for: nginx passes it and closes.
+		resp.Close()
+		out.Kind, out.HeadOnly, out.Close = BodyNone, true, true
+		r.up.finish(rt.now(), 0)
+		return stepDone, 0
+	}
+	buffering := pc.Buffering
+	if a := resp.Accel.Buffering; a != "" && !slices.Contains(pc.IgnoreHeaders, "x-accel-buffering") {
+		buffering = !strings.EqualFold(a, "no")
+	}
+	if r.Method == "HEAD" || resp.ContentLength == 0 {
+		resp.Close()
+		out.Kind, out.HeadOnly, out.Length = BodyNone, true, -1
+		for _, h := range resp.Header {
+			if strings.EqualFold(h.Name, "Content-Length") {
+				if n, err := strconv.ParseInt(strings.TrimSpace(h.Value), 10, 64); err == nil && n >= 0 {
+					out.Length = n
+				}
+			}
+		}
+		r.up.finish(rt.now(), 0)
+		return stepDone, 0
+	}
+	if buffering {
+		return stepDone, rt.bufferProxied(r, t, resp)
+	}
+	out.Kind = BodyStream
+	out.Length = resp.ContentLength
+	out.Stream = func(w io.Writer, flush func() error) error {
+		cw := &countWriter{w: w}
+		err := resp.Stream(cw, flush)
+		resp.Close()
+		r.up.finish(rt.now(), cw.n)
+		return err
+	}
+	return stepDone, 0
+}
+
+// bufferProxied reads the whole response so the upstream connection is
+// free before the client has read a byte (bufferInto).
+func (rt *site) bufferProxied(r *Request, t *httpproxy.Target, resp *httpproxy.Response) int {
+	n, err := rt.bufferInto(r, resp)
+	resp.Close()
+	r.up.finish(rt.now(), n)
+	if err == nil {
+		return 0
+	}
+	r.resp.Header.reset()
+	var e *httpproxy.Error
+	if errors.As(err, &e) {
+		rt.log.errorf(r, "%s (%v) while reading upstream, upstream: \"%s://%s\"", proxyErrorWords(e), e.Err, t.Scheme, r.up.last().addr)
+		return e.Status()
+	}
+	rt.log.errorf(r, "%v while reading upstream, upstream: \"%s://%s\"", err, t.Scheme, r.up.last().addr)
+	return 502
+}
+
+// proxyRedirects evaluates the location's proxy_redirect rules ("default"
+// from its proxy_pass); none with "off", or for a proxy_pass with
+// variables without explicit rules.
+func (rt *site) proxyRedirects(r *Request, p *conf.ProxyPass, t *httpproxy.Target) []httpproxy.Rule {
+	pc := &r.loc.Proxy
+	if pc.RedirectOff {
+		return nil
+	}
+	if pc.Redirects == nil {
+		if p.Script != nil {
+			return nil
+		}
+		return []httpproxy.Rule{httpproxy.DefaultRedirect(p.Raw, t, p.Location)}
+	}
+	return rt.proxyRules(r, pc.Redirects, func() httpproxy.Rule { return httpproxy.DefaultRedirect(p.Raw, t, p.Location) }, p.Script == nil)
+}
+
+// proxyRules evaluates proxy_redirect or proxy_cookie_* rules; def makes
+// "default", used only when allowed (a proxy_pass without variables).
+func (rt *site) proxyRules(r *Request, list []conf.ProxyRedirect, def func() httpproxy.Rule, allowDefault bool) []httpproxy.Rule {
+	rules := make([]httpproxy.Rule, 0, len(list))
+	for i := range list {
+		rd := &list[i]
+		switch {
+		case rd.Default:
+			if allowDefault {
+				rules = append(rules, def())
+			}
+		case rd.Regex != nil:
+			re, to := rd.Regex, rd.To
+			rules = append(rules, httpproxy.Rule{Regex: func(v string) (string, bool) {
+				ok, err := matchRegex(r, re, v)
+				if err != nil || !ok {
+					return "", false
+				}
+				return rt.eval(r, to), true
+			}})
+		default:
+			rules = append(rules, httpproxy.Rule{From: rt.eval(r, rd.From), To: rt.eval(r, rd.To)})
+		}
+	}
+	return rules
+}
+
+// proxyCookies evaluates proxy_cookie_domain, _path and _flags; nil when
+// the location has none.
+func (rt *site) proxyCookies(r *Request) *httpproxy.CookieRewrite {
+	pc := &r.loc.Proxy
+	if len(pc.CookieDomains) == 0 && len(pc.CookiePaths) == 0 && len(pc.CookieFlags) == 0 {
+		return nil
+	}
+	c := &httpproxy.CookieRewrite{
+		Domains: rt.proxyRules(r, pc.CookieDomains, nil, false),
+		Paths:   rt.proxyRules(r, pc.CookiePaths, nil, false),
+	}
+	for _, f := range pc.CookieFlags {
+		cf := httpproxy.CookieFlags{Cookie: f.Cookie, Flags: f.Flags}
+		if re := f.Regex; re != nil {
+			cf.Cookie = ""
+			cf.Regex = func(name string) bool {
+				ok, err := re.Match(name)
+				return err == nil && ok
+			}
+		}
+		c.Flags = append(c.Flags, cf)
+	}
+	return c
+}
