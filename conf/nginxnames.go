@@ -83,8 +83,6 @@ var ignoredDirectives = map[string]string{
 // would change what the site does.
 var unsupportedDirectives = map[string]string{
 	"proxy_cache":            "response caching through proxy_cache is not implemented",
-	"fastcgi_cache":          "fastcgi_cache is not implemented",
-	"fastcgi_cache_path":     "fastcgi_cache is not implemented",
 	"proxy_cache_path":       "response caching through proxy_cache is not implemented",
 	"perl":                   "embedded Perl is not available",
 	"perl_modules":           "embedded Perl is not available",

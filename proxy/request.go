@@ -157,7 +157,8 @@ type Request struct {
 	bodySent   int64
 	gzipRatio  string
 	up         upstreamState
-	bodyLength int64 // the request body's length once read (-1 unknown)
+	cache      requestCache // fastcgi_cache (fastcgi_cache.go)
+	bodyLength int64        // the request body's length once read (-1 unknown)
 	fh         fastHeaders
 	dr         deadlineReader
 	hh         h2Headers

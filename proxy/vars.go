@@ -366,7 +366,9 @@ func (rt *site) builtin(r *Request, id conf.VarID) string {
 	case conf.VarUpstreamAddr, conf.VarUpstreamStatus, conf.VarUpstreamResponseTime, conf.VarUpstreamConnectTime,
 		conf.VarUpstreamHeaderTime, conf.VarUpstreamResponseLength, conf.VarUpstreamBytesReceived:
 		return r.upstreamVar(id)
-	case conf.VarUpstreamCacheStatus, conf.VarRealIPRemoteAddr, conf.VarProxyProtocolAddr:
+	case conf.VarUpstreamCacheStatus:
+		return r.cache.status.String()
+	case conf.VarRealIPRemoteAddr, conf.VarProxyProtocolAddr:
 		return ""
 	}
 	return ""
