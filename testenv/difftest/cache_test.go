@@ -9,8 +9,11 @@
 package difftest
 
 import (
+	"bytes"
+	"compress/gzip"
 	"crypto/md5"
 	"encoding/hex"
+	"io"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -21,6 +24,23 @@ import (
 
 	"edge/testenv"
 )
+
+// gunzipped is a response's body, decompressed when it is gzip (the
+// compressed bytes of two compressors differ; what they hold must not).
+func gunzipped(r *testenv.RawResponse) []byte {
+	if r.Header.Get("Content-Encoding") != "gzip" {
+		return r.Body
+	}
+	zr, err := gzip.NewReader(bytes.NewReader(r.Body))
+	if err != nil {
+		return []byte("bad gzip: " + err.Error())
+	}
+	b, err := io.ReadAll(zr)
+	if err != nil {
+		return []byte("bad gzip: " + err.Error())
+	}
+	return b
+}
 
 // cachePHP answers with a counter of the requests it got for its id on
 // this server (so nginx's and edge's are apart), the headers h[] names in
@@ -91,6 +111,7 @@ server {
     location /reval/      { fastcgi_pass {{FPM}}; fastcgi_cache_valid 1s; fastcgi_cache_revalidate on; }
     location /cond/       { fastcgi_pass {{FPM}}; fastcgi_cache_valid 1m; }
     location /lock/       { fastcgi_pass {{FPM}}; fastcgi_cache_valid 1m; fastcgi_cache_lock on; }
+    location /gz/         { fastcgi_pass {{FPM}}; fastcgi_cache_valid 1m; gzip on; gzip_vary on; gzip_min_length 1; }
     location /down/       { fastcgi_pass 127.0.0.1:1; fastcgi_cache_valid 1m; }
 }
 `
@@ -237,6 +258,15 @@ func TestFastCGICacheDifferential(t *testing.T) {
 		cget("cond_ims", "/cond/?id=a&lm=1", "If-Modified-Since: Tue, 01 Dec 2020 00:00:00 GMT"),
 		cget("cond_inm", "/cond/?id=a&lm=1", "If-None-Match: \"v1\""),
 		cget("cond_inm_other", "/cond/?id=a&lm=1", "If-None-Match: \"v2\""),
+		// gzip: the stored variant for clients that take it, the
+		// identity body for the others, Vary and ETag as nginx's gzip
+		// filter leaves them.
+		cget("gz_miss", "/gz/?id=a&lm=1", "Accept-Encoding: gzip").comparing("Content-Encoding"),
+		cget("gz_hit", "/gz/?id=a&lm=1", "Accept-Encoding: gzip").comparing("Content-Encoding"),
+		cget("gz_hit_identity", "/gz/?id=a&lm=1").comparing("Content-Encoding"),
+		cget("gz_hit_q0", "/gz/?id=a&lm=1", "Accept-Encoding: gzip;q=0").comparing("Content-Encoding"),
+		cget("gz_identity_first", "/gz/?id=b").comparing("Content-Encoding"),
+		cget("gz_identity_first_hit", "/gz/?id=b", "Accept-Encoding: gzip, br").comparing("Content-Encoding"),
 		// an unreachable backend: 502, nothing cached.
 		cget("down", "/down/?id=a"),
 		// whole-second validity, stale on error and http_500, background
@@ -284,7 +314,7 @@ func TestFastCGICacheDifferential(t *testing.T) {
 				diffs = append(diffs, name+": "+strconv.Quote(nv)+" vs "+strconv.Quote(ev))
 			}
 		}
-		if string(ng.Body) != strings.ReplaceAll(string(ed.Body), "<center>edge</center>", "<center>nginx</center>") {
+		if string(gunzipped(ng)) != strings.ReplaceAll(string(gunzipped(ed)), "<center>edge</center>", "<center>nginx</center>") {
 			diffs = append(diffs, "body "+strconv.Quote(string(ng.Body))+" vs "+strconv.Quote(string(ed.Body)))
 		}
 		if len(diffs) > 0 {
@@ -326,5 +356,105 @@ func TestFastCGICacheDifferential(t *testing.T) {
 				break
 			}
 		}
+	}
+}
+
+// cachePurgeConf is edge's alone: Debian's nginx has neither
+// ngx_cache_purge nor NGINX Plus's purge.
+const cachePurgeConf = `
+fastcgi_cache_path {{CACHE}} levels=1:2 keys_zone=Z:1m;
+server {
+    listen {{LISTEN}};
+    server_name localhost;
+    root {{ROOT}};
+    fastcgi_param SCRIPT_FILENAME {{ROOT}}/cache.php;
+    include {{FASTCGI_PARAMS}};
+    add_header X-Cache $upstream_cache_status always;
+    fastcgi_cache Z;
+    fastcgi_cache_key $scheme$host$request_uri;
+    fastcgi_cache_valid 1m;
+
+    location /m/    { fastcgi_pass {{FPM}}; fastcgi_cache_purge PURGE from 127.0.0.1; }
+    location /far/  { fastcgi_pass {{FPM}}; fastcgi_cache_purge PURGE from 10.1.2.3 192.168.0.0/16; }
+    location /plus/ { fastcgi_pass {{FPM}}; fastcgi_cache_purge $http_x_purge; }
+    location ~ ^/purge(/.*) { fastcgi_cache_purge Z $scheme$host$1$is_args$args; }
+}
+`
+
+// TestFastCGICachePurge drives the three purge forms, the addresses the
+// method form allows, prefix purges, and a cache directory removed while
+// serving.
+func TestFastCGICachePurge(t *testing.T) {
+	e := newEnv(t)
+	writeFile(t, filepath.Join(e.root, "cache.php"), cachePHP, 0o644)
+	counters := filepath.Join(e.root, "counters")
+	if err := os.MkdirAll(counters, 0o777); err != nil {
+		t.Fatal(err)
+	}
+	cacheDir := filepath.Join(t.TempDir(), "cache")
+	port := testenv.FreePort(t)
+	addr := startEdge(t, strings.ReplaceAll(e.render(cachePurgeConf, port), "{{CACHE}}", cacheDir), e.mime, port)
+	do := func(method, target string, hdrs ...string) (int, string, string) {
+		t.Helper()
+		r, err := testenv.DoRaw(addr, requestText(method, target, "HTTP/1.1", "", hdrs))
+		if err != nil {
+			t.Fatalf("%s %s: %v", method, target, err)
+		}
+		return r.Status, r.Header.Get("X-Cache"), string(r.Body)
+	}
+	type want struct {
+		method, target string
+		hdrs           []string
+		status         int
+		cache          string
+		body           string // a substring
+	}
+	steps := []want{
+		{"GET", "/m/?id=a", nil, 200, "MISS", "n=1"},
+		{"GET", "/m/?id=a", nil, 200, "HIT", "n=1"},
+		{"PURGE", "/m/?id=a", nil, 200, "", "Successful purge"},
+		{"GET", "/m/?id=a", nil, 200, "MISS", "n=2"},
+		{"PURGE", "/m/?id=a", nil, 200, "", "Key : httplocalhost/m/?id=a"},
+		{"PURGE", "/m/?id=a", nil, 404, "", ""},
+		{"GET", "/far/?id=f", nil, 200, "MISS", "n=1"},
+		{"PURGE", "/far/?id=f", nil, 403, "", "403 Forbidden"},
+		{"GET", "/far/?id=f", nil, 200, "HIT", "n=1"},
+		{"GET", "/plus/?id=p", nil, 200, "MISS", "n=1"},
+		{"GET", "/plus/?id=p", []string{"X-Purge: 0"}, 200, "HIT", "n=1"},
+		{"GET", "/plus/?id=p", []string{"X-Purge: 1"}, 204, "", ""},
+		{"GET", "/plus/?id=p", nil, 200, "MISS", "n=2"},
+		{"GET", "/m/?id=b", nil, 200, "MISS", "id=b n=1"},
+		{"GET", "/purge/m/", []string{}, 404, "", ""},
+		{"GET", "/purge/m/?id=b", nil, 200, "", "Successful purge"},
+		{"GET", "/m/?id=b", nil, 200, "MISS", "id=b n=2"},
+		{"GET", "/m/?id=c", nil, 200, "MISS", "id=c n=1"},
+		{"GET", "/purge/m/*", nil, 200, "", "Key : httplocalhost/m/*"},
+		{"GET", "/m/?id=b", nil, 200, "MISS", "id=b n=3"},
+		{"GET", "/m/?id=c", nil, 200, "MISS", "id=c n=2"},
+	}
+	for _, s := range steps {
+		status, xc, body := do(s.method, s.target, s.hdrs...)
+		if status != s.status || xc != s.cache || !strings.Contains(body, s.body) {
+			t.Errorf("%s %s %v: got %d %q %q, want %d %q and a body with %q", s.method, s.target, s.hdrs, status, xc, body, s.status, s.cache, s.body)
+		}
+	}
+	// The directory removed while serving: a MISS served all the same,
+	// whose fill makes it again.
+	for i, wantCache := range []string{"MISS", "HIT", "MISS", "HIT"} {
+		if i == 2 {
+			if err := os.RemoveAll(cacheDir); err != nil {
+				t.Fatal(err)
+			}
+		}
+		status, xc, body := do("GET", "/m/?id=gone")
+		if status != 200 || xc != wantCache || !strings.Contains(body, "id=gone") {
+			t.Errorf("after the cache directory went, request %d: %d %q %q, want 200 %s", i+1, status, xc, body, wantCache)
+		}
+	}
+
+	// edge -t warns when a caching location replays Set-Cookie.
+	out, ok := e.edgeTest(t, strings.ReplaceAll(strings.Replace(cachePurgeConf, "fastcgi_cache_valid 1m;", "fastcgi_cache_valid 1m; fastcgi_ignore_headers Set-Cookie;", 1), "{{CACHE}}", cacheDir))
+	if !ok || !strings.Contains(out, "[warn]") || !strings.Contains(out, "Set-Cookie is sent to every visitor") {
+		t.Errorf("edge -t with fastcgi_ignore_headers Set-Cookie: ok=%v\n%s", ok, out)
 	}
 }
