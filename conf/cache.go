@@ -7,6 +7,7 @@
 package conf
 
 import (
+	"fmt"
 	"net/netip"
 	"strings"
 	"time"
@@ -136,7 +137,7 @@ func init() {
 			func(c *compiler, d *Directive) (cachecfg.UseStale, error) {
 				u, err := cachecfg.ParseUseStale(d.Args, false)
 				if err != nil {
-					return 0, emergf(d, "%s in \"%s\" directive", strings.TrimPrefix(err.Error(), "cache: "), d.Name)
+					return 0, emergf(d, "%s", strings.TrimPrefix(err.Error(), "cache: "))
 				}
 				return u, nil
 			}),
@@ -222,7 +223,8 @@ func setCachePath(c *compiler, f *frame, d *Directive) error {
 	}
 	for _, o := range paths {
 		if o.Path == p.Path {
-			return emergf(d, "the same path name \"%s\" used in %s:%d and in %s:%d", p.Path, o.File, o.Line, d.File, d.Line)
+			// nginx names both places and no third.
+			return &Error{Level: LevelEmerg, Msg: fmt.Sprintf("the same path name \"%s\" used in %s:%d and in %s:%d", p.Path, o.File, o.Line, d.File, d.Line)}
 		}
 	}
 	paths[p.Name] = p

@@ -182,6 +182,9 @@ func cacheRequestHeaders(headers []headerKV) []headerKV {
 // then returns next and status.
 func (rt *site) cacheBegin(r *Request, b *backend) (next step, status int, done bool) {
 	rc := &r.cache
+	// An earlier location of this request (before an internal redirect)
+	// may have used the cache; its lookup has ended (cacheEnd).
+	rc.l, rc.hdr, rc.served, rc.revalidating = nil, nil, false, false
 	rc.zone = rt.cacheZone(r)
 	if rc.zone == nil {
 		return stepDone, 0, false
@@ -223,7 +226,12 @@ func (rt *site) cacheBegin(r *Request, b *backend) (next step, status int, done 
 // cacheEnd ends the request's lookup (see cache.Lookup's Done), unless a
 // background update owns it.
 func (rt *site) cacheEnd(r *Request) {
-	if l := r.cache.l; l != nil && !l.Background {
+	l := r.cache.l
+	if l == nil {
+		return
+	}
+	r.cache.l = nil
+	if !l.Background {
 		l.Entry.Close() // a no-op once sendEntry gave the file to the response
 		l.Done()
 	}

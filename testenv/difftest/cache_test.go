@@ -110,6 +110,7 @@ server {
     location /bg/         { fastcgi_pass {{FPM}}; fastcgi_cache_valid 1s; fastcgi_cache_use_stale updating; fastcgi_cache_background_update on; }
     location /reval/      { fastcgi_pass {{FPM}}; fastcgi_cache_valid 1s; fastcgi_cache_revalidate on; }
     location /cond/       { fastcgi_pass {{FPM}}; fastcgi_cache_valid 1m; }
+    location /updating/   { fastcgi_pass {{FPM}}; fastcgi_cache_valid 1s; fastcgi_cache_use_stale updating; }
     location /lock/       { fastcgi_pass {{FPM}}; fastcgi_cache_valid 1m; fastcgi_cache_lock on; }
     location /gz/         { fastcgi_pass {{FPM}}; fastcgi_cache_valid 1m; gzip on; gzip_vary on; gzip_min_length 1; }
     location /down/       { fastcgi_pass 127.0.0.1:1; fastcgi_cache_valid 1m; }
@@ -355,6 +356,47 @@ func TestFastCGICacheDifferential(t *testing.T) {
 				t.Errorf("lock: %s request %d got %q", srv.name, i, b)
 				break
 			}
+		}
+	}
+
+	// use_stale updating: a flood on an expired key reaches PHP once;
+	// the one that does is EXPIRED, every other request gets the stale
+	// page as UPDATING.
+	for _, srv := range []struct {
+		name string
+		addr string
+	}{{"nginx", p.nginxAddr}, {"edge", p.edgeAddr}} {
+		target := "/updating/?id=upd-" + srv.name + "&sleep=1000"
+		if _, err := testenv.DoRaw(srv.addr, requestText("GET", target, "HTTP/1.1", "", nil)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	time.Sleep(2100 * time.Millisecond)
+	for _, srv := range []struct {
+		name string
+		addr string
+	}{{"nginx", p.nginxAddr}, {"edge", p.edgeAddr}} {
+		target := "/updating/?id=upd-" + srv.name + "&sleep=1000"
+		var wg sync.WaitGroup
+		var mu sync.Mutex
+		count := map[string]int{}
+		for i := 0; i < 20; i++ {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				r, err := testenv.DoRaw(srv.addr, requestText("GET", target, "HTTP/1.1", "", nil))
+				mu.Lock()
+				defer mu.Unlock()
+				if err != nil {
+					count["error"]++
+					return
+				}
+				count[r.Header.Get("X-Cache")+" "+strings.Fields(string(r.Body))[1]]++
+			}()
+		}
+		wg.Wait()
+		if count["EXPIRED n=2"] != 1 || count["UPDATING n=1"] != 19 {
+			t.Errorf("use_stale updating flood on %s: %v, want 1 EXPIRED n=2 and 19 UPDATING n=1", srv.name, count)
 		}
 	}
 }
