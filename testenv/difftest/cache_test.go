@@ -259,6 +259,11 @@ func TestFastCGICacheDifferential(t *testing.T) {
 		cget("cond_ims", "/cond/?id=a&lm=1", "If-Modified-Since: Tue, 01 Dec 2020 00:00:00 GMT"),
 		cget("cond_inm", "/cond/?id=a&lm=1", "If-None-Match: \"v1\""),
 		cget("cond_inm_other", "/cond/?id=a&lm=1", "If-None-Match: \"v2\""),
+		cget("range_hit", "/cond/?id=a&lm=1", "Range: bytes=0-3").comparing("Accept-Ranges", "Content-Range"),
+		cget("range_miss", "/cond/?id=r&lm=1", "Range: bytes=0-3").comparing("Accept-Ranges", "Content-Range"),
+		cget("range_miss_hit", "/cond/?id=r&lm=1", "Range: bytes=0-3").comparing("Accept-Ranges", "Content-Range"),
+		cget("plain_hit_accept_ranges", "/cond/?id=r&lm=1").comparing("Accept-Ranges", "Content-Range"),
+		cget("ims_on_miss", "/cond/?id=s&lm=1", "If-Modified-Since: Tue, 01 Dec 2020 00:00:00 GMT"),
 		// gzip: the stored variant for clients that take it, the
 		// identity body for the others, Vary and ETag as nginx's gzip
 		// filter leaves them.
