@@ -440,7 +440,9 @@ func TestFastCGICachePurge(t *testing.T) {
 	}
 	cacheDir := filepath.Join(t.TempDir(), "cache")
 	port := testenv.FreePort(t)
-	addr := startEdge(t, strings.ReplaceAll(e.render(cachePurgeConf, port), "{{CACHE}}", cacheDir), e.mime, port)
+	prefix := testenv.EdgePrefix(t)
+	addr := testenv.StartEdge(t, testenv.EdgeOptions{Prefix: prefix, Global: "daemon off;", Ports: []int{port},
+		Conf: edgeConf(prefix, strings.ReplaceAll(e.render(cachePurgeConf, port), "{{CACHE}}", cacheDir), e.mime)}).Addr()
 	do := func(method, target string, hdrs ...string) (int, string, string) {
 		t.Helper()
 		r, err := testenv.DoRaw(addr, requestText(method, target, "HTTP/1.1", "", hdrs))
@@ -497,6 +499,26 @@ func TestFastCGICachePurge(t *testing.T) {
 		if status != 200 || xc != wantCache || !strings.Contains(body, "id=gone") {
 			t.Errorf("after the cache directory went, request %d: %d %q %q, want 200 %s", i+1, status, xc, body, wantCache)
 		}
+	}
+
+	// A file where the cache directory should be: every request is
+	// served uncached, and the failure is logged at [crit] once.
+	if err := os.RemoveAll(cacheDir); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, cacheDir, "not a directory", 0o644)
+	for i := 0; i < 3; i++ {
+		status, xc, body := do("GET", "/m/?id=blocked")
+		if status != 200 || xc != "MISS" || !strings.Contains(body, "id=blocked n="+strconv.Itoa(i+1)) {
+			t.Errorf("with the cache directory a file, request %d: %d %q %q, want 200 MISS", i+1, status, xc, body)
+		}
+	}
+	logText, err := os.ReadFile(filepath.Join(prefix, "logs", "error.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(string(logText), "[crit]"); n != 1 {
+		t.Errorf("the unwritable cache logged %d [crit] lines, want 1:\n%s", n, logText)
 	}
 
 	// edge -t warns when a caching location replays Set-Cookie.
