@@ -7,16 +7,11 @@
 package fcgitest
 
 import (
-	"fmt"
 	"io"
 	"net/http"
-	"net/http/cookiejar"
 	"net/url"
-	"path/filepath"
 	"strings"
 	"testing"
-
-	"edge/testenv"
 )
 
 // wordpressCacheSite is docs/cache.md's recipe ({{CACHE}} is the cache
@@ -74,20 +69,8 @@ server {
 `
 
 func TestWordPressCache(t *testing.T) {
-	db := testenv.StartMariaDB(t)
-	db.CreateDatabase(t, "wordpress", "wp", "wp-db-secret")
-	port := testenv.FreePort(t)
-	base := fmt.Sprintf("http://127.0.0.1:%d", port)
-	wp := testenv.NewWordPress(t, testenv.WordPressOptions{
-		DB: db, DBName: "wordpress", DBUser: "wp", DBPassword: "wp-db-secret", SiteURL: base,
-	})
-	site := newSiteAt(t, wp.Root, testenv.FPMOptions{})
-	conf := strings.ReplaceAll(wordpressCacheSite, "{{CACHE}}", filepath.Join(t.TempDir(), "wpcache"))
-	edge := site.startEdgeOn(t, conf, port)
-	jar, _ := cookiejar.New(nil)
-	admin := client()
-	admin.Jar = jar
-	s := &wpSession{t: t, base: base, http: admin}
+	db, _, edge, s := startWordPress(t, func(dir string) string { return strings.ReplaceAll(wordpressCacheSite, "{{CACHE}}", dir) })
+	base := s.base
 	anon := &wpSession{t: t, base: base, http: client()}
 	cacheStatus := func(s *wpSession, method, target string, form url.Values, hdrs ...string) (string, string) {
 		t.Helper()
@@ -120,12 +103,7 @@ func TestWordPressCache(t *testing.T) {
 		return resp.Header.Get("X-Cache"), string(b)
 	}
 
-	s.expect("GET", "/wp-admin/install.php", nil, 200, "weblog_title")
-	s.expect("POST", "/wp-admin/install.php?step=2", url.Values{
-		"weblog_title": {wpTitle}, "user_name": {wpUser},
-		"admin_password": {wpPassword}, "admin_password2": {wpPassword}, "pw_weak": {"1"},
-		"admin_email": {"admin@example.com"}, "blog_public": {"0"}, "language": {""},
-	}, 200, "Success!")
+	installWordPress(s)
 
 	check := func(name, got, want string) {
 		t.Helper()

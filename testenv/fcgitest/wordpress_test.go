@@ -107,19 +107,8 @@ func (s *wpSession) expect(method, target string, form url.Values, status int, c
 }
 
 func TestWordPress(t *testing.T) {
-	db := testenv.StartMariaDB(t)
-	db.CreateDatabase(t, "wordpress", "wp", "wp-db-secret")
-	port := testenv.FreePort(t)
-	base := fmt.Sprintf("http://127.0.0.1:%d", port)
-	wp := testenv.NewWordPress(t, testenv.WordPressOptions{
-		DB: db, DBName: "wordpress", DBUser: "wp", DBPassword: "wp-db-secret", SiteURL: base,
-	})
-	site := newSiteAt(t, wp.Root, testenv.FPMOptions{})
-	edge := site.startEdgeOn(t, wordpressSite, port)
-	jar, _ := cookiejar.New(nil)
-	c := client()
-	c.Jar = jar
-	s := &wpSession{t: t, base: base, http: c}
+	db, wp, edge, s := startWordPress(t, func(string) string { return wordpressSite })
+	base := s.base
 
 	t.Run("install", func(t *testing.T) {
 		s.t = t
@@ -127,12 +116,7 @@ func TestWordPress(t *testing.T) {
 		if loc := resp.Header.Get("Location"); loc != base+"/wp-admin/install.php" {
 			t.Fatalf("before install / redirects to %q", loc)
 		}
-		s.expect("GET", "/wp-admin/install.php", nil, 200, "weblog_title")
-		s.expect("POST", "/wp-admin/install.php?step=2", url.Values{
-			"weblog_title": {wpTitle}, "user_name": {wpUser},
-			"admin_password": {wpPassword}, "admin_password2": {wpPassword}, "pw_weak": {"1"},
-			"admin_email": {"admin@example.com"}, "blog_public": {"0"}, "language": {""},
-		}, 200, "Success!")
+		installWordPress(s)
 		// WordPress turns pretty permalinks on at install only when it
 		// recognises nginx in SERVER_SOFTWARE and a request to the site
 		// itself (back through edge, to a second PHP worker) succeeds.
@@ -204,6 +188,37 @@ func TestWordPress(t *testing.T) {
 	if t.Failed() {
 		t.Logf("edge error log:\n%s", edge.errorLogText(t))
 	}
+}
+
+// startWordPress installs Debian's WordPress files on a new MariaDB
+// database and runs edge with the site configuration conf gives for the
+// cache directory it is handed; the session is a browser with cookies.
+func startWordPress(t *testing.T, conf func(cacheDir string) string) (*testenv.MariaDB, *testenv.WordPress, *server, *wpSession) {
+	t.Helper()
+	db := testenv.StartMariaDB(t)
+	db.CreateDatabase(t, "wordpress", "wp", "wp-db-secret")
+	port := testenv.FreePort(t)
+	base := fmt.Sprintf("http://127.0.0.1:%d", port)
+	wp := testenv.NewWordPress(t, testenv.WordPressOptions{
+		DB: db, DBName: "wordpress", DBUser: "wp", DBPassword: "wp-db-secret", SiteURL: base,
+	})
+	site := newSiteAt(t, wp.Root, testenv.FPMOptions{})
+	edge := site.startEdgeOn(t, conf(filepath.Join(t.TempDir(), "cache")), port)
+	jar, _ := cookiejar.New(nil)
+	c := client()
+	c.Jar = jar
+	return db, wp, edge, &wpSession{t: t, base: base, http: c}
+}
+
+// installWordPress runs install.php's two steps.
+func installWordPress(s *wpSession) {
+	s.t.Helper()
+	s.expect("GET", "/wp-admin/install.php", nil, 200, "weblog_title")
+	s.expect("POST", "/wp-admin/install.php?step=2", url.Values{
+		"weblog_title": {wpTitle}, "user_name": {wpUser},
+		"admin_password": {wpPassword}, "admin_password2": {wpPassword}, "pw_weak": {"1"},
+		"admin_email": {"admin@example.com"}, "blog_public": {"0"}, "language": {""},
+	}, 200, "Success!")
 }
 
 func hasCookiePrefix(names []string, prefix string) bool {
