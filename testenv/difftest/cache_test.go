@@ -13,6 +13,7 @@ import (
 	"compress/gzip"
 	"crypto/md5"
 	"encoding/hex"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -111,9 +112,19 @@ server {
     location /reval/      { fastcgi_pass {{FPM}}; fastcgi_cache_valid 1s; fastcgi_cache_revalidate on; }
     location /cond/       { fastcgi_pass {{FPM}}; fastcgi_cache_valid 1m; }
     location /updating/   { fastcgi_pass {{FPM}}; fastcgi_cache_valid 1s; fastcgi_cache_use_stale updating; }
+    location /locktimeout/ { fastcgi_pass {{FPM}}; fastcgi_cache_valid 1m; fastcgi_cache_lock on; fastcgi_cache_lock_timeout 1s; }
     location /lock/       { fastcgi_pass {{FPM}}; fastcgi_cache_valid 1m; fastcgi_cache_lock on; }
     location /gz/         { fastcgi_pass {{FPM}}; fastcgi_cache_valid 1m; gzip on; gzip_vary on; gzip_min_length 1; }
     location /down/       { fastcgi_pass 127.0.0.1:1; fastcgi_cache_valid 1m; }
+}
+# no fastcgi_cache_key: every URL shares one entry.
+server {
+    listen {{LISTEN}};
+    server_name nokey;
+    fastcgi_param SCRIPT_FILENAME {{ROOT}}/cache.php;
+    include {{FASTCGI_PARAMS}};
+    add_header X-Cache $upstream_cache_status always;
+    location / { fastcgi_pass {{FPM}}; fastcgi_cache Z; fastcgi_cache_valid 1m; }
 }
 `
 
@@ -230,6 +241,14 @@ func TestFastCGICacheDifferential(t *testing.T) {
 		cget("vary_de", "/cookie/?id=i"+h("Vary: X-Lang"), "X-Lang: de"),
 		cget("vary_en_hit", "/cookie/?id=i"+h("Vary: X-Lang"), "X-Lang: en"),
 		cget("vary_de_hit", "/cookie/?id=i"+h("Vary: X-Lang"), "X-Lang: de"),
+		cget("expires_with_max_age", "/cookie/?id=k"+h("Cache-Control: max-age=60", "Expires: Thu, 01 Jan 2015 00:00:00 GMT")),
+		cget("expires_with_max_age_hit", "/cookie/?id=k"+h("Cache-Control: max-age=60", "Expires: Thu, 01 Jan 2015 00:00:00 GMT")),
+		cget("vary_long", "/cookie/?id=l"+h("Vary: "+strings.Repeat("X-Long-Header-Name-", 8))),
+		cget("vary_long_again", "/cookie/?id=l"+h("Vary: "+strings.Repeat("X-Long-Header-Name-", 8))),
+		cget("vary_list_with_star", "/cookie/?id=m"+h("Vary: X-Lang, *")),
+		cget("vary_list_with_star_again", "/cookie/?id=m"+h("Vary: X-Lang, *")),
+		cget("nokey_a", "/?id=a", "Host: nokey"),
+		cget("nokey_b_shares_a", "/?id=b", "Host: nokey"),
 		cget("status_hidden", "/cookie/?id=j"+h("Status: 200 OK")),
 		cget("status_hidden_hit", "/cookie/?id=j"+h("Status: 200 OK")),
 		// HEAD is not turned into GET: its empty body answers GETs.
@@ -282,11 +301,18 @@ func TestFastCGICacheDifferential(t *testing.T) {
 		cget("stale_fill", "/stale/?id=a&fail=1"),
 		cget("nostale_fill", "/nostale/?id=a&fail=1"),
 		cget("bg_fill", "/bg/?id=a"),
+		cget("xae_over_cc_fill", "/none/?id=x"+h("Cache-Control: max-age=1", "X-Accel-Expires: 60")),
+		cget("cc_after_xae_fill", "/none/?id=y"+h("X-Accel-Expires: 60", "Cache-Control: max-age=1")),
+		cget("sie_fill", "/none/?id=sie&fail=1"+h("Cache-Control: max-age=1, stale-if-error=60")),
+		cget("sie_500_fill", "/nostale/?id=sie&fail=1"+h("Cache-Control: max-age=1, stale-if-error=60")),
 		cget("reval_fill", "/reval/?id=a&lm=1"),
 		cget("short_expired", "/short/?id=a").after(2100 * time.Millisecond),
 		cget("short_refilled", "/short/?id=a"),
 		{name: "stale_http_500", raw: requestText("GET", "/stale/?id=a&fail=1", "HTTP/1.1", "", nil), setup: failFlag(true)},
 		cget("nostale_500", "/nostale/?id=a&fail=1"),
+		cget("xae_over_cc_hit", "/none/?id=x"+h("Cache-Control: max-age=1", "X-Accel-Expires: 60")),
+		cget("cc_after_xae_hit", "/none/?id=y"+h("X-Accel-Expires: 60", "Cache-Control: max-age=1")),
+		cget("stale_if_error_status", "/none/?id=sie&fail=1"+h("Cache-Control: max-age=1, stale-if-error=60")),
 		{name: "stale_recovered", raw: requestText("GET", "/stale/?id=a&fail=1", "HTTP/1.1", "", nil), setup: failFlag(false)},
 		cget("bg_stale", "/bg/?id=a"),
 		cget("bg_updated", "/bg/?id=a").after(500 * time.Millisecond),
@@ -404,6 +430,43 @@ func TestFastCGICacheDifferential(t *testing.T) {
 			t.Errorf("use_stale updating flood on %s: %v, want 1 EXPIRED n=2 and 19 UPDATING n=1", srv.name, count)
 		}
 	}
+
+	// lock_timeout: waiters that time out go to PHP themselves, MISS,
+	// and store nothing (PHP sleeps 2.5 s, the lock waits 1 s).
+	results := map[string]map[string]int{}
+	for _, srv := range []struct {
+		name string
+		addr string
+	}{{"nginx", p.nginxAddr}, {"edge", p.edgeAddr}} {
+		target := "/locktimeout/?id=lt-" + srv.name + "&sleep=2500"
+		var wg sync.WaitGroup
+		var mu sync.Mutex
+		count := map[string]int{}
+		for i := 0; i < 3; i++ {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				r, err := testenv.DoRaw(srv.addr, requestText("GET", target, "HTTP/1.1", "", nil))
+				mu.Lock()
+				defer mu.Unlock()
+				if err != nil {
+					count["error"]++
+					return
+				}
+				count[r.Header.Get("X-Cache")]++
+			}()
+		}
+		wg.Wait()
+		r, err := testenv.DoRaw(srv.addr, requestText("GET", target, "HTTP/1.1", "", nil))
+		if err == nil {
+			count["after: "+r.Header.Get("X-Cache")+" "+strings.Fields(string(r.Body))[1]]++
+		}
+		results[srv.name] = count
+	}
+	if fmt.Sprint(results["nginx"]) != fmt.Sprint(results["edge"]) {
+		t.Errorf("lock_timeout: nginx %v, edge %v", results["nginx"], results["edge"])
+	}
+	t.Logf("lock_timeout: nginx %v, edge %v", results["nginx"], results["edge"])
 }
 
 // cachePurgeConf is edge's alone: Debian's nginx has neither
