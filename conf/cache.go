@@ -72,6 +72,25 @@ type CachePurge struct {
 	Key  *Script
 }
 
+// String is the purge form as written, for edge -T's dump.
+func (p *CachePurge) String() string {
+	switch {
+	case p == nil:
+		return "off"
+	case p.Predicate != nil:
+		return p.Predicate.Raw
+	case p.Zone != "":
+		return p.Zone + " " + p.Key.Raw
+	case p.All:
+		return p.Method + " from all"
+	}
+	from := make([]string, len(p.From))
+	for i, n := range p.From {
+		from[i] = n.String()
+	}
+	return p.Method + " from " + strings.Join(from, " ")
+}
+
 // Allowed reports whether addr may purge with the method form.
 func (p *CachePurge) Allowed(addr netip.Addr) bool {
 	if p.All {

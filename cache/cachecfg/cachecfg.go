@@ -165,3 +165,34 @@ func ParseLevels(s string) ([]int, error) {
 	}
 	return levels, nil
 }
+
+// String is the rule as fastcgi_cache_valid writes it ("404 1m0s",
+// "any 10s"), for edge -T's dump.
+func (r ValidRule) String() string {
+	code := "any"
+	if r.Status != 0 {
+		code = strconv.Itoa(r.Status)
+	}
+	return code + " " + r.TTL.String()
+}
+
+var staleNames = []struct {
+	bit  UseStale
+	name string
+}{{StaleError, "error"}, {StaleTimeout, "timeout"}, {StaleInvalidHeader, "invalid_header"}, {StaleUpdating, "updating"},
+	{StaleHTTP500, "http_500"}, {StaleHTTP502, "http_502"}, {StaleHTTP503, "http_503"}, {StaleHTTP504, "http_504"},
+	{StaleHTTP403, "http_403"}, {StaleHTTP404, "http_404"}, {StaleHTTP429, "http_429"}}
+
+// String is the set as fastcgi_cache_use_stale writes it.
+func (u UseStale) String() string {
+	if u == 0 {
+		return "off"
+	}
+	var words []string
+	for _, s := range staleNames {
+		if u&s.bit != 0 {
+			words = append(words, s.name)
+		}
+	}
+	return strings.Join(words, " ")
+}
