@@ -393,39 +393,15 @@ func TestFastCGICacheDifferential(t *testing.T) {
 	// use_stale updating: a flood on an expired key reaches PHP once;
 	// the one that does is EXPIRED, every other request gets the stale
 	// page as UPDATING.
-	for _, srv := range []struct {
-		name string
-		addr string
-	}{{"nginx", p.nginxAddr}, {"edge", p.edgeAddr}} {
-		target := "/updating/?id=upd-" + srv.name + "&sleep=1000"
-		if _, err := testenv.DoRaw(srv.addr, requestText("GET", target, "HTTP/1.1", "", nil)); err != nil {
+	servers := []struct{ name, addr string }{{"nginx", p.nginxAddr}, {"edge", p.edgeAddr}}
+	for _, srv := range servers {
+		if _, err := testenv.DoRaw(srv.addr, requestText("GET", "/updating/?id=upd-"+srv.name+"&sleep=1000", "HTTP/1.1", "", nil)); err != nil {
 			t.Fatal(err)
 		}
 	}
 	time.Sleep(2100 * time.Millisecond)
-	for _, srv := range []struct {
-		name string
-		addr string
-	}{{"nginx", p.nginxAddr}, {"edge", p.edgeAddr}} {
-		target := "/updating/?id=upd-" + srv.name + "&sleep=1000"
-		var wg sync.WaitGroup
-		var mu sync.Mutex
-		count := map[string]int{}
-		for i := 0; i < 20; i++ {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				r, err := testenv.DoRaw(srv.addr, requestText("GET", target, "HTTP/1.1", "", nil))
-				mu.Lock()
-				defer mu.Unlock()
-				if err != nil {
-					count["error"]++
-					return
-				}
-				count[r.Header.Get("X-Cache")+" "+strings.Fields(string(r.Body))[1]]++
-			}()
-		}
-		wg.Wait()
+	for _, srv := range servers {
+		count := flood(srv.addr, "/updating/?id=upd-"+srv.name+"&sleep=1000", 20)
 		if count["EXPIRED n=2"] != 1 || count["UPDATING n=1"] != 19 {
 			t.Errorf("use_stale updating flood on %s: %v, want 1 EXPIRED n=2 and 19 UPDATING n=1", srv.name, count)
 		}
@@ -434,33 +410,10 @@ func TestFastCGICacheDifferential(t *testing.T) {
 	// lock_timeout: waiters that time out go to PHP themselves, MISS,
 	// and store nothing (PHP sleeps 2.5 s, the lock waits 1 s).
 	results := map[string]map[string]int{}
-	for _, srv := range []struct {
-		name string
-		addr string
-	}{{"nginx", p.nginxAddr}, {"edge", p.edgeAddr}} {
+	for _, srv := range servers {
 		target := "/locktimeout/?id=lt-" + srv.name + "&sleep=2500"
-		var wg sync.WaitGroup
-		var mu sync.Mutex
-		count := map[string]int{}
-		for i := 0; i < 3; i++ {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				r, err := testenv.DoRaw(srv.addr, requestText("GET", target, "HTTP/1.1", "", nil))
-				mu.Lock()
-				defer mu.Unlock()
-				if err != nil {
-					count["error"]++
-					return
-				}
-				count[r.Header.Get("X-Cache")]++
-			}()
-		}
-		wg.Wait()
-		r, err := testenv.DoRaw(srv.addr, requestText("GET", target, "HTTP/1.1", "", nil))
-		if err == nil {
-			count["after: "+r.Header.Get("X-Cache")+" "+strings.Fields(string(r.Body))[1]]++
-		}
+		count := flood(srv.addr, target, 3)
+		count["after: "+strings.Join(mapKeys(flood(srv.addr, target, 1)), "")]++
 		results[srv.name] = count
 	}
 	if fmt.Sprint(results["nginx"]) != fmt.Sprint(results["edge"]) {
@@ -589,4 +542,43 @@ func TestFastCGICachePurge(t *testing.T) {
 	if !ok || !strings.Contains(out, "[warn]") || !strings.Contains(out, "Set-Cookie is sent to every visitor") {
 		t.Errorf("edge -t with fastcgi_ignore_headers Set-Cookie: ok=%v\n%s", ok, out)
 	}
+}
+
+// flood sends n concurrent GETs of target and counts their answers by
+// X-Cache and PHP's counter ("HIT n=1").
+func flood(addr, target string, n int) map[string]int {
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	count := map[string]int{}
+	for i := 0; i < n; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			r, err := testenv.DoRaw(addr, requestText("GET", target, "HTTP/1.1", "", nil))
+			mu.Lock()
+			defer mu.Unlock()
+			if f := strings.Fields(string(gunzippedOrEmpty(r, err))); len(f) > 1 {
+				count[r.Header.Get("X-Cache")+" "+f[1]]++
+				return
+			}
+			count["error"]++
+		}()
+	}
+	wg.Wait()
+	return count
+}
+
+func gunzippedOrEmpty(r *testenv.RawResponse, err error) []byte {
+	if err != nil {
+		return nil
+	}
+	return gunzipped(r)
+}
+
+func mapKeys(m map[string]int) []string {
+	var out []string
+	for k := range m {
+		out = append(out, k)
+	}
+	return out
 }
