@@ -441,6 +441,7 @@ server {
     location /far/  { fastcgi_pass {{FPM}}; fastcgi_cache_purge PURGE from 10.1.2.3 192.168.0.0/16; }
     location /plus/ { fastcgi_pass {{FPM}}; fastcgi_cache_purge $http_x_purge; }
     location ~ ^/purge(/.*) { fastcgi_cache_purge Z $scheme$host$1$is_args$args; }
+    location /gz/   { fastcgi_pass {{FPM}}; gzip on; gzip_min_length 1; }
 }
 `
 
@@ -514,6 +515,23 @@ func TestFastCGICachePurge(t *testing.T) {
 		status, xc, body := do("GET", "/m/?id=gone")
 		if status != 200 || xc != wantCache || !strings.Contains(body, "id=gone") {
 			t.Errorf("after the cache directory went, request %d: %d %q %q, want 200 %s", i+1, status, xc, body, wantCache)
+		}
+	}
+
+	// A gzip HIT sends the stored variant: a file section with its
+	// length, where compressing again would stream it chunked.
+	for i, wantCache := range []string{"MISS", "HIT"} {
+		r, err := testenv.DoRaw(addr, requestText("GET", "/gz/?id=gz", "HTTP/1.1", "", []string{"Accept-Encoding: gzip"}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Header.Get("X-Cache") != wantCache || r.Header.Get("Content-Encoding") != "gzip" ||
+			!strings.Contains(string(gunzipped(r)), "id=gz n=1") {
+			t.Errorf("gzip request %d: %s %q %q", i+1, r.Header.Get("X-Cache"), r.Header.Get("Content-Encoding"), gunzipped(r))
+		}
+		if wantCache == "HIT" && (r.Header.Get("Content-Length") == "" || len(r.TransferEncoding) != 0) {
+			t.Errorf("the gzip HIT was not the stored variant: Content-Length %q, Transfer-Encoding %v",
+				r.Header.Get("Content-Length"), r.TransferEncoding)
 		}
 	}
 
