@@ -5,7 +5,7 @@
 package cache
 
 import (
-	"errors"
+	"edge/cache/cachecfg"
 	"strconv"
 	"strings"
 )
@@ -35,69 +35,30 @@ func (s Status) String() string {
 	return ""
 }
 
-// UseStale is the set fastcgi_cache_use_stale names; zero is "off".
-type UseStale uint16
+// UseStale and its parser live in cache/cachecfg (see ttl.go).
+type UseStale = cachecfg.UseStale
 
 const (
-	StaleError UseStale = 1 << iota
-	StaleTimeout
-	StaleInvalidHeader
-	StaleUpdating
-	StaleHTTP500
-	StaleHTTP502
-	StaleHTTP503
-	StaleHTTP504
-	StaleHTTP403
-	StaleHTTP404
-	StaleHTTP429
+	StaleError         = cachecfg.StaleError
+	StaleTimeout       = cachecfg.StaleTimeout
+	StaleInvalidHeader = cachecfg.StaleInvalidHeader
+	StaleUpdating      = cachecfg.StaleUpdating
+	StaleHTTP500       = cachecfg.StaleHTTP500
+	StaleHTTP502       = cachecfg.StaleHTTP502
+	StaleHTTP503       = cachecfg.StaleHTTP503
+	StaleHTTP504       = cachecfg.StaleHTTP504
+	StaleHTTP403       = cachecfg.StaleHTTP403
+	StaleHTTP404       = cachecfg.StaleHTTP404
+	StaleHTTP429       = cachecfg.StaleHTTP429
 )
 
-// ParseUseStale reads fastcgi_cache_use_stale's words (proxyCache false) or
-// proxy_cache_use_stale's (true): http_502 and http_504 exist only for the
-// proxy module, FastCGI refuses them (spec: "http_502/504 are config
-// errors"). "off" must stand alone.
+// ParseUseStale is cachecfg.ParseUseStale.
 func ParseUseStale(words []string, proxyCache bool) (UseStale, error) {
-	var u UseStale
-	for _, w := range words {
-		switch w {
-		case "off":
-			if len(words) != 1 {
-				return 0, errors.New("cache: \"off\" must be the only value")
-			}
-			return 0, nil
-		case "error":
-			u |= StaleError
-		case "timeout":
-			u |= StaleTimeout
-		case "invalid_header":
-			u |= StaleInvalidHeader
-		case "updating":
-			u |= StaleUpdating
-		case "http_500":
-			u |= StaleHTTP500
-		case "http_503":
-			u |= StaleHTTP503
-		case "http_403":
-			u |= StaleHTTP403
-		case "http_404":
-			u |= StaleHTTP404
-		case "http_429":
-			u |= StaleHTTP429
-		case "http_502", "http_504":
-			if !proxyCache {
-				return 0, errors.New("cache: invalid value \"" + w + "\"")
-			}
-			if w == "http_502" {
-				u |= StaleHTTP502
-			} else {
-				u |= StaleHTTP504
-			}
-		default:
-			return 0, errors.New("cache: invalid value \"" + w + "\"")
-		}
-	}
-	return u, nil
+	return cachecfg.ParseUseStale(words, proxyCache)
 }
+
+// ParseLevels is cachecfg.ParseLevels.
+func ParseLevels(s string) ([]int, error) { return cachecfg.ParseLevels(s) }
 
 // Failure is what went wrong with the upstream request.
 type Failure uint8
@@ -153,28 +114,6 @@ func ServeStale(use UseStale, f Failure, status int, inErrorWindow bool) bool {
 		return false
 	}
 	return use&item != 0 || (inErrorWindow && f != FailNone)
-}
-
-// ParseLevels reads the value of fastcgi_cache_path's levels= ("1:2"):
-// one to three levels of one or two hex digits each
-// (ngx_http_file_cache_set_slot); "" gives no levels.
-func ParseLevels(s string) ([]int, error) {
-	if s == "" {
-		return nil, nil
-	}
-	parts := strings.Split(s, ":")
-	if len(parts) > 3 {
-		return nil, errors.New("cache: invalid levels \"" + s + "\"")
-	}
-	levels := make([]int, len(parts))
-	for i, p := range parts {
-		n, err := strconv.Atoi(p)
-		if err != nil || (n != 1 && n != 2) || len(p) != 1 {
-			return nil, errors.New("cache: invalid levels \"" + s + "\"")
-		}
-		levels[i] = n
-	}
-	return levels, nil
 }
 
 // AcceptsGzip is ngx_http_gzip_accept_encoding: the Accept-Encoding value

@@ -8,7 +8,7 @@
 package cache
 
 import (
-	"errors"
+	"edge/cache/cachecfg"
 	"strconv"
 	"strings"
 	"time"
@@ -19,71 +19,28 @@ type Field struct {
 	Name, Value string
 }
 
-// Ignore is the set of headers fastcgi_ignore_headers / proxy_ignore_headers
-// names; the zero value ignores nothing.
-type Ignore uint8
-
-const (
-	IgnoreXAccelExpires Ignore = 1 << iota
-	IgnoreExpires
-	IgnoreCacheControl
-	IgnoreSetCookie
-	IgnoreVary
+// Ignore, ValidRule and their parsers live in cache/cachecfg, which conf
+// imports to check fastcgi_ignore_headers and fastcgi_cache_valid (conf
+// cannot import cache, whose expires policy reads conf's types).
+type (
+	Ignore    = cachecfg.Ignore
+	ValidRule = cachecfg.ValidRule
 )
 
-// ParseIgnore reads fastcgi_ignore_headers' words. Names nginx accepts but
-// that do not change caching (X-Accel-Redirect, X-Accel-Limit-Rate,
-// X-Accel-Buffering, X-Accel-Charset) are accepted and return no bit.
-func ParseIgnore(words []string) (Ignore, error) {
-	var ig Ignore
-	for _, w := range words {
-		switch strings.ToLower(w) {
-		case "x-accel-expires":
-			ig |= IgnoreXAccelExpires
-		case "expires":
-			ig |= IgnoreExpires
-		case "cache-control":
-			ig |= IgnoreCacheControl
-		case "set-cookie":
-			ig |= IgnoreSetCookie
-		case "vary":
-			ig |= IgnoreVary
-		case "x-accel-redirect", "x-accel-limit-rate", "x-accel-buffering", "x-accel-charset":
-		default:
-			return 0, errors.New("cache: invalid value \"" + w + "\"")
-		}
-	}
-	return ig, nil
-}
+const (
+	IgnoreXAccelExpires = cachecfg.IgnoreXAccelExpires
+	IgnoreExpires       = cachecfg.IgnoreExpires
+	IgnoreCacheControl  = cachecfg.IgnoreCacheControl
+	IgnoreSetCookie     = cachecfg.IgnoreSetCookie
+	IgnoreVary          = cachecfg.IgnoreVary
+)
 
-// ValidRule is one status of a fastcgi_cache_valid line. Status 0 stands
-// for "any".
-type ValidRule struct {
-	Status int
-	TTL    time.Duration
-}
+// ParseIgnore is cachecfg.ParseIgnore.
+func ParseIgnore(words []string) (Ignore, error) { return cachecfg.ParseIgnore(words) }
 
-// ValidRules turns one fastcgi_cache_valid line (its status words and its
-// already parsed time) into rules: no status means 200 301 302 (spec:
-// "no code = 200 301 302"), "any" matches every status, other words must be
-// codes from 100 to 599 as in ngx_http_file_cache_valid_set_slot.
+// ValidRules is cachecfg.ValidRules.
 func ValidRules(codes []string, ttl time.Duration) ([]ValidRule, error) {
-	if len(codes) == 0 {
-		return []ValidRule{{200, ttl}, {301, ttl}, {302, ttl}}, nil
-	}
-	rules := make([]ValidRule, 0, len(codes))
-	for _, c := range codes {
-		if c == "any" {
-			rules = append(rules, ValidRule{0, ttl})
-			continue
-		}
-		n, err := strconv.Atoi(c)
-		if err != nil || n < 100 || n > 599 {
-			return nil, errors.New("cache: invalid status \"" + c + "\"")
-		}
-		rules = append(rules, ValidRule{n, ttl})
-	}
-	return rules, nil
+	return cachecfg.ValidRules(codes, ttl)
 }
 
 // ValidFor is ngx_http_file_cache_valid: the first rule in config order

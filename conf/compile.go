@@ -135,6 +135,7 @@ type compiler struct {
 
 	fastcgiPasses []*FastCGIPass
 	proxyPasses   []*ProxyPass
+	cacheRefs     []cacheRef // zones named by fastcgi_cache* (cache.go)
 	// sslAddrs are the TLS addresses ("tcp 127.0.0.1:443"; markSSLAddrs).
 	sslAddrs    map[string]bool
 	fpmPools    []*FPMPool
@@ -392,6 +393,9 @@ func (c *compiler) finish() error {
 		if err := c.checkServer(srv); err != nil {
 			return err
 		}
+	}
+	if err := c.resolveCacheZones(); err != nil {
+		return err
 	}
 	return c.buildListens()
 }

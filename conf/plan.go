@@ -71,6 +71,8 @@ type HTTPConf struct {
 	Upstreams  map[string]*Upstream
 	// Pools are the fpm_pool blocks, in file order.
 	Pools []*FPMPool
+	// CachePaths are the fastcgi_cache_path zones by name (cache.go).
+	CachePaths map[string]*CachePath
 
 	// Vars names the per-request variable slots (set, map, named captures),
 	// indexed by VarRef.Slot.
@@ -233,6 +235,7 @@ const (
 	ContentMetrics                       // edge_metrics
 	ContentEmptyGIF                      // empty_gif
 	ContentProxy                         // proxy_pass
+	ContentCachePurge                    // fastcgi_cache_purge zone key (cache.go)
 )
 
 // Content is a location's content handler and its settings.
@@ -244,6 +247,8 @@ type Content struct {
 	Proxy *ProxyPass
 	// Pool names the fpm_pool for ContentFPMStatus ("" = the only one).
 	Pool string
+	// Purge is set for ContentCachePurge.
+	Purge *CachePurge
 }
 
 // LocConf is every setting a location inherits from its parents.
@@ -303,6 +308,8 @@ type LocConf struct {
 	FastCGI FastCGI
 
 	Proxy Proxy
+	// FastCGICache is fastcgi_cache and its companions (cache.go).
+	FastCGICache FastCGICache
 }
 
 // TryFile is one try_files argument.

@@ -20,6 +20,7 @@ import (
 	"strings"
 	"sync"
 
+	"edge/cache"
 	"edge/conf"
 	"edge/fastcgi"
 )
@@ -72,6 +73,10 @@ func (rt *site) fastcgi(r *Request) (step, int) {
 		rt.log.errorf(r, "refusing to pass a URI with a line break to FastCGI")
 		return stepDone, 404
 	}
+	defer rt.cacheEnd(r)
+	if next, status, done := rt.cacheBegin(r, b); done {
+		return next, status
+	}
 	body, bodyLen, status := rt.readBody(r)
 	if status != 0 {
 		return stepDone, status
@@ -97,7 +102,11 @@ func (rt *site) fastcgi(r *Request) (step, int) {
 		fcgiCalls.Put(call)
 	}()
 	r.headers = r.Header.appendAll(r.headers[:0])
+	if r.cache.zone != nil {
+		r.headers = cacheRequestHeaders(r.headers)
+	}
 	r.params = cgiParams(r.params[:0], &l.FastCGI, r.srv, r.headers, func(s *conf.Script) string { return rt.eval(r, s) })
+	rt.cacheValidators(r)
 	for _, p := range r.params {
 		req.Params.Add(p.name, p.value)
 	}
@@ -111,6 +120,9 @@ func (rt *site) fastcgi(r *Request) (step, int) {
 	b.requests.Add(1)
 	resp, srv, status := rt.roundTrip(r, b, req, body)
 	if status != 0 {
+		if rt.cacheFailed(r, status) {
+			return stepDone, 0
+		}
 		return stepDone, status
 	}
 	call.inBody = true
@@ -172,6 +184,16 @@ func (rt *site) fastcgiResponse(r *Request, b *backend, srv *upServer, resp *fas
 		r.ContentLength = 0
 		return rt.internalRedirect(r, location)
 	}
+	var fields []cache.Field
+	if r.cache.l != nil {
+		for _, h := range resp.Header {
+			fields = append(fields, cache.Field{Name: string(h.Name), Value: string(h.Value)})
+		}
+		if rt.cacheResponse(r, status, fields) {
+			resp.Close()
+			return stepDone, 0
+		}
+	}
 	if f.InterceptErrors && status >= 300 && r.loc.ErrorPages[status] != nil {
 		resp.Close()
 		out.Header.reset()
@@ -188,14 +210,28 @@ func (rt *site) fastcgiResponse(r *Request, b *backend, srv *upServer, resp *fas
 	if accelBuffering != "" {
 		buffering = !strings.EqualFold(accelBuffering, "no")
 	}
-	if r.Method == "HEAD" {
+	var w *cache.Writer
+	if buffering {
+		w = rt.cacheStore(r, status, fields)
+	}
+	if r.Method == "HEAD" && w == nil {
 		resp.Close()
 		out.Kind = BodyNone
 		out.Length = -1
 		return stepDone, 0
 	}
 	if buffering {
-		return stepDone, rt.bufferResponse(r, b, resp)
+		st := rt.bufferResponse(r, b, resp)
+		if st != 0 {
+			if w != nil {
+				w.Abort()
+			}
+			return stepDone, st
+		}
+		// The body is stored before the client gets it, so a waiter on
+		// the lock wakes to a complete entry.
+		storeBody(w, out)
+		return stepDone, 0
 	}
 	rt.streamResponse(r, resp)
 	return stepDone, 0

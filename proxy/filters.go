@@ -99,7 +99,7 @@ func (rt *site) notModified(r *Request) {
 // never sets allow_ranges on them, so neither 304/412 nor ranges apply. A
 // static file reached through X-Accel-Redirect is not one.
 func fromUpstream(r *Request) bool {
-	return r.up.used() && r.fileCache == nil
+	return r.up.used() && r.fileCache == nil && !r.cache.served
 }
 
 // dropBody releases a body that will not be sent.
@@ -474,7 +474,7 @@ func (rt *site) headerFilter(r *Request) {
 	// r->headers_out.location unset for it); only edge's own redirects
 	// are made absolute.
 	if loc := resp.Header.Get("Location"); strings.HasPrefix(loc, "/") && l.AbsoluteRedirect &&
-		!(r.up.used() && r.up.header.Get("Location") == loc) {
+		!(r.up.used() && r.up.header.Get("Location") == loc) && !r.cache.served {
 		resp.Header.Set("Location", rt.absoluteURL(r, loc))
 	}
 	if !resp.Close && l.KeepaliveHeader >= 0 && r.Proto != "HTTP/2.0" {

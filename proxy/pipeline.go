@@ -161,6 +161,8 @@ func (rt *site) content(r *Request) (step, int) {
 		return stepDone, rt.stubStatus(r)
 	case conf.ContentEmptyGIF:
 		return stepDone, rt.emptyGIF(r)
+	case conf.ContentCachePurge:
+		return stepDone, rt.cachePurgeHandler(r)
 	case conf.ContentFPMStatus, conf.ContentMetrics:
 		return stepDone, rt.statusHandler(r)
 	}

@@ -159,7 +159,8 @@ type Request struct {
 	up         upstreamState
 	px         proxyVars // $proxy_host, $proxy_port; locChanged: rewrite ... break changed $uri
 	locChanged bool
-	bodyLength int64 // the request body's length once read (-1 unknown)
+	cache      requestCache // fastcgi_cache (fastcgi_cache.go)
+	bodyLength int64        // the request body's length once read (-1 unknown)
 	fh         fastHeaders
 	dr         deadlineReader
 	hh         h2Headers

@@ -775,6 +775,7 @@ func (s *Server) Shutdown(ctx context.Context) error {
 		select {
 		case <-done:
 			s.shared.fpm.shutdown(true)
+			s.shared.caches.closeAll()
 			s.shared.logFiles.Close()
 			return nil
 		case <-ctx.Done():
@@ -812,6 +813,7 @@ func (s *Server) Close() {
 		return true
 	})
 	s.shared.fpm.shutdown(false)
+	s.shared.caches.closeAll()
 }
 
 // ReopenLogs reopens every log file (USR1).

@@ -13,6 +13,7 @@ import (
 
 	"go.uber.org/zap/zapcore"
 
+	"edge/cache"
 	"edge/conf"
 	"edge/proxy/h1"
 	"edge/proxy/logs"
@@ -45,6 +46,8 @@ type site struct {
 
 	tls *tlsterm.State // nil without ssl listeners or ACME
 	fpm *fpmManager    // the Server's FPM pools (fpm.go)
+
+	caches map[string]*cache.Zone // fastcgi_cache_path zones by name (fastcgi_cache.go)
 }
 
 // newSite opens what a plan needs. It fails (and the caller keeps the
@@ -93,6 +96,11 @@ func newSite(plan *conf.Plan, shared *shared) (*site, error) {
 	if err != nil {
 		return nil, err
 	}
+	caches, err := shared.caches.open(plan, shared.errLog)
+	if err != nil {
+		return nil, err
+	}
+	rt.caches = caches
 	b, err := newBackends(plan, shared)
 	if err != nil {
 		return nil, err
@@ -114,6 +122,7 @@ type shared struct {
 	pools    sync.Map       // FastCGI clients by address, kept across reloads
 	tls      tlsterm.Shared // certificate cache, ticket keys, local CA
 	fpm      *fpmManager    // supervised and attached php-fpm pools (fpm.go)
+	caches   cacheZones     // cache zones, kept across reloads (fastcgi_cache.go)
 }
 
 var requestPool = sync.Pool{New: func() any { return &Request{resp: &Response{}} }}

@@ -368,7 +368,9 @@ func (rt *site) builtin(r *Request, id conf.VarID) string {
 		return r.upstreamVar(id)
 	case conf.VarProxyHost, conf.VarProxyPort, conf.VarProxyAddXForwardedFor:
 		return r.proxyVar(id)
-	case conf.VarUpstreamCacheStatus, conf.VarRealIPRemoteAddr, conf.VarProxyProtocolAddr:
+	case conf.VarUpstreamCacheStatus:
+		return r.cache.status.String()
+	case conf.VarRealIPRemoteAddr, conf.VarProxyProtocolAddr:
 		return ""
 	}
 	return ""

@@ -54,19 +54,7 @@ const (
 )
 
 func TestWordPress(t *testing.T) {
-	db := testenv.StartMariaDB(t)
-	db.CreateDatabase(t, "wordpress", "wp", "wp-db-secret")
-	port := testenv.FreePort(t)
-	base := fmt.Sprintf("http://127.0.0.1:%d", port)
-	wp := testenv.NewWordPress(t, testenv.WordPressOptions{
-		DB: db, DBName: "wordpress", DBUser: "wp", DBPassword: "wp-db-secret", SiteURL: base,
-	})
-	site := newSiteAt(t, wp.Root, testenv.FPMOptions{})
-	edge := site.startEdgeOn(t, wordpressSite, port)
-	jar, _ := cookiejar.New(nil)
-	c := client()
-	c.Jar = jar
-	s := &testenv.WPBrowser{T: t, Base: base, HTTP: c}
+	db, wp, edge, s := startWordPress(t, func(string) string { return wordpressSite })
 
 	t.Run("install", func(t *testing.T) {
 		s.T = t
@@ -113,4 +101,24 @@ func TestWordPress(t *testing.T) {
 	if t.Failed() {
 		t.Logf("edge error log:\n%s", edge.errorLogText(t))
 	}
+}
+
+// startWordPress installs Debian's WordPress files on a new MariaDB
+// database and runs edge with the site configuration conf gives for the
+// cache directory it is handed; the browser keeps cookies.
+func startWordPress(t *testing.T, conf func(cacheDir string) string) (*testenv.MariaDB, *testenv.WordPress, *server, *testenv.WPBrowser) {
+	t.Helper()
+	db := testenv.StartMariaDB(t)
+	db.CreateDatabase(t, "wordpress", "wp", "wp-db-secret")
+	port := testenv.FreePort(t)
+	base := fmt.Sprintf("http://127.0.0.1:%d", port)
+	wp := testenv.NewWordPress(t, testenv.WordPressOptions{
+		DB: db, DBName: "wordpress", DBUser: "wp", DBPassword: "wp-db-secret", SiteURL: base,
+	})
+	site := newSiteAt(t, wp.Root, testenv.FPMOptions{})
+	edge := site.startEdgeOn(t, conf(filepath.Join(t.TempDir(), "cache")), port)
+	jar, _ := cookiejar.New(nil)
+	c := client()
+	c.Jar = jar
+	return db, wp, edge, &testenv.WPBrowser{T: t, Base: base, HTTP: c}
 }

@@ -1,0 +1,95 @@
+package proxy
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestCacheZonesAcrossReloads: a zone is kept by name while a reload
+// keeps its path and levels (its settings change in place), a changed
+// path fails the reload as in nginx, and a zone a reload drops is closed
+// and opened anew when it comes back.
+func TestCacheZonesAcrossReloads(t *testing.T) {
+	dir := t.TempDir()
+	plan := func(path, extra string) string {
+		return "events { }\nhttp {\nfastcgi_cache_path " + filepath.Join(dir, path) + " levels=1:2 keys_zone=Z:1m " + extra + ";\n" +
+			"server { listen 127.0.0.1:8080; location / { fastcgi_pass 127.0.0.1:9; fastcgi_cache Z; } }\n}\n"
+	}
+	var cz cacheZones
+	defer cz.closeAll()
+	log := silentLog()
+	open := func(text string) (map[string]bool, error) {
+		t.Helper()
+		zones, err := cz.open(loadTestPlan(t, t.TempDir(), text), log)
+		names := map[string]bool{}
+		for n := range zones {
+			names[n] = true
+		}
+		return names, err
+	}
+	if _, err := open(plan("a", "")); err != nil {
+		t.Fatal(err)
+	}
+	first := cz.zones["Z"]
+	if _, err := open(plan("a", "max_size=1m")); err != nil {
+		t.Fatal(err)
+	}
+	if cz.zones["Z"] != first || first.Config().MaxSize != 1<<20 {
+		t.Errorf("a reload with the same path made a new zone or kept the old max_size: %v", first.Config().MaxSize)
+	}
+	if _, err := open(plan("b", "")); err == nil || !strings.Contains(err.Error(), "cache path while previously it used") {
+		t.Errorf("a reload moving the zone: %v, want nginx's refusal", err)
+	}
+	if cz.zones["Z"] != first {
+		t.Errorf("a refused reload changed the zones")
+	}
+	if _, err := open("events { }\nhttp { server { listen 127.0.0.1:8080; } }\n"); err != nil {
+		t.Fatal(err)
+	}
+	if len(cz.zones) != 0 {
+		t.Errorf("a reload without the zone kept it")
+	}
+	if _, err := open(plan("b", "")); err != nil || cz.zones["Z"] == first {
+		t.Errorf("the zone back on another path: %v", err)
+	}
+}
+
+// TestCachePurgeForms: the purge forms answer before any backend is
+// asked: 404 when nothing is cached, 403 from an address the method form
+// does not list (fake requests come from 192.0.2.10), 204 for NGINX
+// Plus's form.
+func TestCachePurgeForms(t *testing.T) {
+	rt, _ := testPipeline(t, `events { }
+http {
+    fastcgi_cache_path {{ROOT}}/cache keys_zone=Z:1m;
+    server {
+        listen 127.0.0.1:8080;
+        fastcgi_cache Z;
+        fastcgi_cache_key $uri;
+        location /near/ { fastcgi_pass 127.0.0.1:9; fastcgi_cache_purge PURGE from 192.0.2.0/24; }
+        location /far/  { fastcgi_pass 127.0.0.1:9; fastcgi_cache_purge PURGE from 127.0.0.1; }
+        location /all/  { fastcgi_pass 127.0.0.1:9; fastcgi_cache_purge on; }
+        location /plus/ { fastcgi_pass 127.0.0.1:9; fastcgi_cache_purge $http_x_purge; }
+        location /p/    { fastcgi_cache_purge Z $uri; }
+    }
+}
+`, nil)
+	for _, c := range []struct {
+		method, target string
+		headers        benchHeaders
+		status         int
+	}{
+		{"PURGE", "/near/x", nil, 404},
+		{"PURGE", "/far/x", nil, 403},
+		{"PURGE", "/all/x", nil, 404},
+		{"GET", "/plus/x", benchHeaders{{"X-Purge", "1"}}, 204},
+		{"GET", "/p/x", nil, 404},
+		{"GET", "/p/x*", nil, 404},
+	} {
+		r := serveFake(t, rt, c.method, c.target, c.headers)
+		if r.resp.Status != c.status {
+			t.Errorf("%s %s: %d, want %d", c.method, c.target, r.resp.Status, c.status)
+		}
+	}
+}
