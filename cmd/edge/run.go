@@ -37,7 +37,12 @@ func run(o *options) int {
 	}
 	if err != nil {
 		emerg(err)
-		return 1
+		if o.signal != "" || os.Getenv(configWaitEnv) == "" {
+			return 1
+		}
+		if plan = waitForConfig(o, err); plan == nil {
+			return 1
+		}
 	}
 	if o.signal != "" {
 		return sendSignal(plan, o.signal)
@@ -46,6 +51,46 @@ func run(o *options) int {
 		return daemonize()
 	}
 	return serve(o, plan)
+}
+
+// configWaitEnv, when set (the container image sets it), makes a server
+// whose configuration does not load wait for one that does instead of
+// exiting: in a container the [emerg] stays the last thing in its log and
+// the health check fails, where an exit would restart it in a loop. The
+// file is read again every configWaitPoll and on SIGHUP.
+const configWaitEnv = "EDGE_CONFIG_WAIT"
+
+const configWaitPoll = 2 * time.Second
+
+// waitForConfig reads the configuration until it loads and returns it,
+// or returns nil when a stop signal comes first. Each new error is printed
+// once (first, the one that started the wait, already was).
+func waitForConfig(o *options, first error) *conf.Plan {
+	fmt.Fprintf(os.Stderr, "edge: [notice] waiting for a configuration that loads (%s is set); fix the file or send SIGHUP\n", configWaitEnv)
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, syscall.SIGHUP, syscall.SIGTERM, syscall.SIGINT, syscall.SIGQUIT)
+	defer signal.Stop(sigs)
+	tick := time.NewTicker(configWaitPoll)
+	defer tick.Stop()
+	last := first.Error()
+	for {
+		select {
+		case sig := <-sigs:
+			if sig != syscall.SIGHUP {
+				return nil
+			}
+		case <-tick.C:
+		}
+		plan, err := load(o)
+		if err == nil {
+			fmt.Fprintf(os.Stderr, "edge: [notice] the configuration loads now; starting\n")
+			return plan
+		}
+		if err.Error() != last {
+			last = err.Error()
+			emerg(err)
+		}
+	}
 }
 
 // emerg prints a configuration error the way nginx does on stderr.

@@ -6,7 +6,7 @@
 // keeps its screenshot),
 // "edge fpm status" on the php-fpm container's pool, a stopped php-fpm (a
 // 502 at once, then recovery), and a broken edge configuration (the
-// container never healthy, edge's [emerg] in its logs).
+// container running but never healthy, edge's [emerg] in its logs).
 
 package compose
 
@@ -409,9 +409,14 @@ func TestStack(t *testing.T) {
 		if !strings.Contains(logs, want) {
 			t.Errorf("docker compose logs edge lacks %q:\n%s", want, tail(logs, 2000))
 		}
-		health := strings.TrimSpace(s.must(time.Minute, "ps", "-a", "--format", "{{.Health}}", "edge"))
-		if health == "healthy" {
-			t.Errorf("edge is %q with a broken configuration", health)
+		if want := "waiting for a configuration that loads"; !strings.Contains(logs, want) {
+			t.Errorf("docker compose logs edge lacks %q:\n%s", want, tail(logs, 2000))
+		}
+		// EDGE_CONFIG_WAIT (the image's): running and unhealthy, not a
+		// restart loop.
+		health := strings.TrimSpace(s.must(time.Minute, "ps", "-a", "--format", "{{.State}} {{.Health}}", "edge"))
+		if health != "running unhealthy" {
+			t.Errorf("edge is %q with a broken configuration, want running unhealthy", health)
 		}
 		t.Logf("with the broken configuration: health %q; up --wait said:\n%s", health, tail(out, 600))
 		// The repository's configuration brings it back.
