@@ -99,7 +99,6 @@ var unsupportedDirectives = map[string]string{
 	"ssi":                    "server-side includes are not implemented",
 	"sub_filter":             "sub_filter is not implemented",
 	"limit_except":           "limit_except is not implemented; use if ($request_method ...) or allow/deny",
-	"auth_basic":             "basic authentication is not implemented",
 	"limit_req":              "request rate limiting is not implemented",
 	"limit_req_zone":         "request rate limiting is not implemented",
 	"limit_conn":             "connection limiting per key is not implemented; worker_connections caps the total",

@@ -296,6 +296,11 @@ type LocConf struct {
 	UninitializedVarWarn bool
 
 	FastCGI FastCGI
+
+	// The access modules (realip.go, auth.go, limit.go).
+	RealIP    RealIP
+	AuthBasic AuthBasic
+	Satisfy   string // "all" (the default) or "any"
 }
 
 // TryFile is one try_files argument.

@@ -72,6 +72,7 @@ const (
 	VarUpstreamResponseLength
 	VarUpstreamBytesReceived
 	VarRealIPRemoteAddr
+	VarRealIPRemotePort
 	VarProxyProtocolAddr
 	VarACMECertificate
 	VarACMECertificateKey
@@ -143,6 +144,7 @@ var builtinVars = map[string]VarID{
 	"upstream_response_length": VarUpstreamResponseLength,
 	"upstream_bytes_received":  VarUpstreamBytesReceived,
 	"realip_remote_addr":       VarRealIPRemoteAddr,
+	"realip_remote_port":       VarRealIPRemotePort,
 	"proxy_protocol_addr":      VarProxyProtocolAddr,
 	"acme_certificate":         VarACMECertificate,
 	"acme_certificate_key":     VarACMECertificateKey,

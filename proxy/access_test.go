@@ -1,0 +1,103 @@
+// This file tests the access modules' phases through the pipeline:
+// realip (post-read and the location's), allow/deny with auth_basic under
+// satisfy, and the variables they set.
+package proxy
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"edge/proxy/authbasic"
+)
+
+const accessConf = `events {}
+http {
+    access_log off;
+    server {
+        listen 127.0.0.1:8080;
+        root {{ROOT}}/html;
+        set_real_ip_from 192.0.2.0/24;
+        real_ip_header X-Forwarded-For;
+        location / { return 200 "$remote_addr|$remote_port|$realip_remote_addr|$realip_remote_port"; }
+        location /deny/ { deny 203.0.113.7; }
+        location /auth/ {
+            auth_basic "staging";
+            auth_basic_user_file {{ROOT}}/htpasswd;
+            location /auth/off/ { auth_basic off; }
+        }
+        location /any/ {
+            satisfy any;
+            allow 198.51.100.1;
+            deny all;
+            auth_basic "any";
+            auth_basic_user_file {{ROOT}}/htpasswd;
+        }
+        location /all/ {
+            allow 198.51.100.1;
+            deny all;
+            auth_basic "all";
+            auth_basic_user_file {{ROOT}}/htpasswd;
+        }
+        location /missing/ {
+            auth_basic "m";
+            auth_basic_user_file {{ROOT}}/nothere;
+        }
+    }
+}
+`
+
+// TestAccessPhases: each row is a request from 192.0.2.10:50000 (a
+// trusted sender) with the X-Forwarded-For and credentials given; the
+// status, the challenge and the body are what nginx's handlers give
+// (ngx_http_realip_handler, ngx_http_core_access_phase with satisfy).
+func TestAccessPhases(t *testing.T) {
+	rt, root := testPipeline(t, accessConf, map[string]string{
+		"deny/index.html": "in", "auth/index.html": "auth", "auth/off/index.html": "open",
+		"any/index.html": "any", "all/index.html": "all", "missing/index.html": "m"})
+	// "{PLAIN}" is nginx's own scheme: the password follows as written.
+	if err := os.WriteFile(filepath.Join(root, "htpasswd"), []byte("alice:{PLAIN}secret\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	good := authbasic.EncodeCredentials("alice", "secret")
+	bad := authbasic.EncodeCredentials("alice", "wrong")
+	for _, tc := range []struct {
+		target, xff, auth string
+		status            int
+		challenge, body   string
+	}{
+		{"/", "", "", 200, "", "192.0.2.10|50000|192.0.2.10|50000"},
+		{"/", "203.0.113.7", "", 200, "", "203.0.113.7||192.0.2.10|50000"},
+		{"/", "203.0.113.7:1234", "", 200, "", "203.0.113.7|1234|192.0.2.10|50000"},
+		{"/", "junk", "", 200, "", "192.0.2.10|50000|192.0.2.10|50000"},
+		{"/deny/", "203.0.113.7", "", 403, "", ""},
+		{"/deny/", "203.0.113.8", "", 200, "", "in"},
+		{"/auth/", "", "", 401, `Basic realm="staging"`, ""},
+		{"/auth/", "", bad, 401, `Basic realm="staging"`, ""},
+		{"/auth/", "", good, 200, "", "auth"},
+		{"/auth/off/", "", "", 200, "", "open"},
+		{"/any/", "198.51.100.1", "", 200, "", "any"},
+		{"/any/", "203.0.113.7", "", 401, `Basic realm="any"`, ""},
+		{"/any/", "203.0.113.7", good, 200, "", "any"},
+		{"/all/", "198.51.100.1", "", 401, `Basic realm="all"`, ""},
+		{"/all/", "198.51.100.1", good, 200, "", "all"},
+		{"/all/", "203.0.113.7", good, 403, "", ""},
+		{"/missing/", "", good, 403, "", ""},
+	} {
+		var h benchHeaders
+		if tc.xff != "" {
+			h = append(h, [2]string{"X-Forwarded-For", tc.xff})
+		}
+		if tc.auth != "" {
+			h = append(h, [2]string{"Authorization", tc.auth})
+		}
+		r := serveFake(t, rt, "GET", tc.target, h)
+		got := body(t, r)
+		if r.resp.Status != tc.status || tc.body != "" && got != tc.body {
+			t.Errorf("%s xff=%q: %d %q, want %d %q", tc.target, tc.xff, r.resp.Status, got, tc.status, tc.body)
+		}
+		if ch := r.resp.Header.Get("WWW-Authenticate"); ch != tc.challenge {
+			t.Errorf("%s xff=%q: WWW-Authenticate %q, want %q", tc.target, tc.xff, ch, tc.challenge)
+		}
+	}
+}
