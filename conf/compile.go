@@ -379,6 +379,9 @@ func (c *compiler) finish() error {
 	if err := c.resolveFastCGIPasses(); err != nil {
 		return err
 	}
+	if err := c.finishLimits(); err != nil {
+		return err
+	}
 	c.mergeHTTP()
 	c.markSSLAddrs()
 	for _, srv := range h.Servers {

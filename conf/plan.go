@@ -71,6 +71,9 @@ type HTTPConf struct {
 	Upstreams  map[string]*Upstream
 	// Pools are the fpm_pool blocks, in file order.
 	Pools []*FPMPool
+	// The limit_req and limit_conn zones by name (limit.go).
+	LimitReqZones  map[string]*LimitReqZone
+	LimitConnZones map[string]*LimitConnZone
 
 	// Vars names the per-request variable slots (set, map, named captures),
 	// indexed by VarRef.Slot.
@@ -301,6 +304,7 @@ type LocConf struct {
 	RealIP    RealIP
 	AuthBasic AuthBasic
 	Satisfy   string // "all" (the default) or "any"
+	Limits    Limits
 }
 
 // TryFile is one try_files argument.

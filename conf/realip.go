@@ -8,7 +8,6 @@ import (
 	"context"
 	"net"
 	"net/netip"
-	"strings"
 	"time"
 
 	"edge/proxy/realip"
@@ -62,9 +61,6 @@ func setRealIPFrom(c *compiler, f *frame, d *Directive) error {
 			c.warnf(d, "low address bits of %s are meaningless", a)
 		}
 		return nil
-	}
-	if strings.Contains(a, "/") {
-		return emergf(d, "invalid parameter \"%s\"", a)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()

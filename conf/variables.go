@@ -73,6 +73,8 @@ const (
 	VarUpstreamBytesReceived
 	VarRealIPRemoteAddr
 	VarRealIPRemotePort
+	VarLimitReqStatus
+	VarLimitConnStatus
 	VarProxyProtocolAddr
 	VarACMECertificate
 	VarACMECertificateKey
@@ -145,6 +147,8 @@ var builtinVars = map[string]VarID{
 	"upstream_bytes_received":  VarUpstreamBytesReceived,
 	"realip_remote_addr":       VarRealIPRemoteAddr,
 	"realip_remote_port":       VarRealIPRemotePort,
+	"limit_req_status":         VarLimitReqStatus,
+	"limit_conn_status":        VarLimitConnStatus,
 	"proxy_protocol_addr":      VarProxyProtocolAddr,
 	"acme_certificate":         VarACMECertificate,
 	"acme_certificate_key":     VarACMECertificateKey,

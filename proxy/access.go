@@ -23,6 +23,7 @@ type accessState struct {
 	realipDone bool
 	real       realip.Addr
 	realText   string
+	lim        limitState // limits.go
 }
 
 // connAddr is the connection's own address as realip sees it.

@@ -101,3 +101,46 @@ func TestAccessPhases(t *testing.T) {
 		}
 	}
 }
+
+// TestLimitPhases: limit_req with burst and nodelay, its status and
+// $limit_req_status, once per main request across an internal redirect
+// (the error_page to a limited location is not limited again); limit_conn
+// counts a request until its end.
+func TestLimitPhases(t *testing.T) {
+	rt, _ := testPipeline(t, `events {}
+http {
+    access_log off;
+    limit_req_zone $binary_remote_addr zone=one:32k rate=1r/m;
+    limit_conn_zone $binary_remote_addr zone=addr:32k;
+    server {
+        listen 127.0.0.1:8080;
+        root {{ROOT}}/html;
+        add_header X-Status "$limit_req_status" always;
+        location = /login.html { limit_req zone=one burst=1 nodelay; limit_req_status 429; error_page 429 /again.html; }
+        location = /again.html { limit_req zone=one; }
+        location = /conn.html { limit_conn addr 1; add_header X-Conn "$limit_conn_status"; }
+    }
+}
+`, map[string]string{"login.html": "login", "again.html": "again", "conn.html": "conn"})
+	for i, want := range []struct {
+		status int
+		body   string
+		limit  string
+	}{{200, "login", "PASSED"}, {200, "login", "PASSED"}, {429, "again", "REJECTED"}} {
+		r := serveFake(t, rt, "GET", "/login.html", nil)
+		if got := body(t, r); r.resp.Status != want.status || got != want.body || r.resp.Header.Get("X-Status") != want.limit {
+			t.Errorf("request %d: %d %q %q, want %d %q %q", i+1, r.resp.Status, got, r.resp.Header.Get("X-Status"), want.status, want.body, want.limit)
+		}
+	}
+	held := serveFake(t, rt, "GET", "/conn.html", nil)
+	if held.resp.Status != 200 || held.resp.Header.Get("X-Conn") != "PASSED" {
+		t.Fatalf("first limit_conn request: %d %q", held.resp.Status, held.resp.Header.Get("X-Conn"))
+	}
+	if r := serveFake(t, rt, "GET", "/conn.html", nil); r.resp.Status != 503 {
+		t.Errorf("second request while the first is in progress: %d, want 503", r.resp.Status)
+	}
+	held.acc.lim.release()
+	if r := serveFake(t, rt, "GET", "/conn.html", nil); r.resp.Status != 200 {
+		t.Errorf("request after the first ended: %d, want 200", r.resp.Status)
+	}
+}

@@ -148,8 +148,10 @@ func (rt *site) uriChanged(r *Request) (step, int) {
 // content runs the access checks, try_files and the content handler.
 func (rt *site) content(r *Request) (step, int) {
 	l := r.loc
-	if status := rt.preaccessPhase(r); status != 0 {
+	if status := rt.preaccessPhase(r); status > 0 {
 		return stepDone, status
+	} else if status < 0 {
+		return stepDone, 0 // dropped (limits.go)
 	}
 	if status := rt.accessPhase(r); status != 0 {
 		return stepDone, status

@@ -369,6 +369,10 @@ func (rt *site) builtin(r *Request, id conf.VarID) string {
 		return r.realIPRemoteAddr()
 	case conf.VarRealIPRemotePort:
 		return r.realIPRemotePort()
+	case conf.VarLimitReqStatus:
+		return r.acc.lim.reqStatus.String()
+	case conf.VarLimitConnStatus:
+		return r.acc.lim.connStatus.String()
 	case conf.VarUpstreamCacheStatus, conf.VarProxyProtocolAddr:
 		return ""
 	}

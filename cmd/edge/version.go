@@ -30,8 +30,6 @@ var missingModules = []string{
 	"--without-http_memcached_module",
 	"--without-http_ssi_module",
 	"--without-http_referer_module",
-	"--without-http_limit_conn_module",
-	"--without-http_limit_req_module",
 	"--without-http_userid_module",
 	"--without-http_mirror_module",
 	"--without-http_browser_module",
