@@ -104,7 +104,8 @@ type Listen struct {
 	// Without it, a specific address on a port that a wildcard address
 	// also listens on is served by the wildcard's socket, told apart by
 	// the connection's local address, as nginx does.
-	Bind          bool
+	Bind bool
+	// ProxyProtocol: every connection starts with a PROXY protocol header.
 	ProxyProtocol bool
 	File          string
 	Line          int

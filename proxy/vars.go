@@ -373,7 +373,9 @@ func (rt *site) builtin(r *Request, id conf.VarID) string {
 		return r.acc.lim.reqStatus.String()
 	case conf.VarLimitConnStatus:
 		return r.acc.lim.connStatus.String()
-	case conf.VarUpstreamCacheStatus, conf.VarProxyProtocolAddr:
+	case conf.VarProxyProtocolAddr, conf.VarProxyProtocolPort, conf.VarProxyProtocolServerAddr, conf.VarProxyProtocolServerPort:
+		return r.proxyProtocolVar(id)
+	case conf.VarUpstreamCacheStatus:
 		return ""
 	}
 	return ""
