@@ -63,6 +63,10 @@ type Limits struct {
 	ConnStatus   int // limit_conn_status, 503
 	ConnLogLevel Level
 	ConnDryRun   bool
+
+	// Rate and RateAfter are limit_rate and limit_rate_after (bytes per
+	// second, bytes), evaluated when the response is written; nil: 0.
+	Rate, RateAfter *Script
 }
 
 // reqZone and connZone give the plan's zone of a name, making it at its
@@ -327,3 +331,50 @@ func (l LimitReq) String() string {
 
 // String shows a limit for Dump.
 func (l LimitConn) String() string { return l.Zone.Name + " " + strconv.Itoa(l.Conn) }
+
+// ParseSize is ngx_parse_size for a value known only per request (a
+// limit_rate with variables, "set $limit_rate"): a number with an optional
+// k/m/g suffix; false for anything else, the empty string included.
+func ParseSize(s string) (int64, bool) {
+	if s == "" {
+		return 0, false
+	}
+	mult := int64(1)
+	switch s[len(s)-1] {
+	case 'k', 'K':
+		mult, s = 1<<10, s[:len(s)-1]
+	case 'm', 'M':
+		mult, s = 1<<20, s[:len(s)-1]
+	case 'g', 'G':
+		mult, s = 1<<30, s[:len(s)-1]
+	}
+	n, err := strconv.ParseInt(s, 10, 64)
+	if err != nil || n < 0 || s[0] == '+' {
+		return 0, false
+	}
+	return n * mult, true
+}
+
+// sizeScript reads a size that may hold variables
+// (ngx_http_set_complex_value_size_slot): without variables it is checked
+// now.
+func sizeScript(c *compiler, d *Directive) (*Script, error) {
+	s, err := c.compileScript(d, d.Args[0])
+	if err != nil {
+		return nil, err
+	}
+	if s.Static {
+		if _, ok := ParseSize(d.Args[0]); !ok {
+			return nil, emergf(d, "\"%s\" directive invalid value", d.Name)
+		}
+	}
+	return s, nil
+}
+
+func init() {
+	lim := func(l *LocConf) *Limits { return &l.Limits }
+	register(
+		value("limit_rate", ctxHSLif, take1, atLoc, func(l *LocConf) **Script { return &lim(l).Rate }, nil, sizeScript),
+		value("limit_rate_after", ctxHSLif, take1, atLoc, func(l *LocConf) **Script { return &lim(l).RateAfter }, nil, sizeScript),
+	)
+}

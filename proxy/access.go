@@ -24,6 +24,7 @@ type accessState struct {
 	real       realip.Addr
 	realText   string
 	lim        limitState // limits.go
+	rate       rateState  // limitrate.go
 }
 
 // connAddr is the connection's own address as realip sees it.

@@ -105,7 +105,7 @@ func TestAccessPhases(t *testing.T) {
 // TestLimitPhases: limit_req with burst and nodelay, its status and
 // $limit_req_status, once per main request across an internal redirect
 // (the error_page to a limited location is not limited again); limit_conn
-// counts a request until its end.
+// counts a request until its end; "set $limit_rate".
 func TestLimitPhases(t *testing.T) {
 	rt, _ := testPipeline(t, `events {}
 http {
@@ -119,6 +119,8 @@ http {
         location = /login.html { limit_req zone=one burst=1 nodelay; limit_req_status 429; error_page 429 /again.html; }
         location = /again.html { limit_req zone=one; }
         location = /conn.html { limit_conn addr 1; add_header X-Conn "$limit_conn_status"; }
+        location = /rate { set $limit_rate 30k; return 200 "$limit_rate"; }
+        location = /rate-bad { set $limit_rate 3x; return 200 "$limit_rate"; }
     }
 }
 `, map[string]string{"login.html": "login", "again.html": "again", "conn.html": "conn"})
@@ -130,6 +132,13 @@ http {
 		r := serveFake(t, rt, "GET", "/login.html", nil)
 		if got := body(t, r); r.resp.Status != want.status || got != want.body || r.resp.Header.Get("X-Status") != want.limit {
 			t.Errorf("request %d: %d %q %q, want %d %q %q", i+1, r.resp.Status, got, r.resp.Header.Get("X-Status"), want.status, want.body, want.limit)
+		}
+	}
+	// "set $limit_rate" sets the request's rate; a value that is not a
+	// size changes nothing (ngx_http_variable_request_set_size).
+	for target, want := range map[string]string{"/rate": "30720", "/rate-bad": "0"} {
+		if r := serveFake(t, rt, "GET", target, nil); body(t, r) != want {
+			t.Errorf("%s: $limit_rate %q, want %q", target, body(t, r), want)
 		}
 	}
 	held := serveFake(t, rt, "GET", "/conn.html", nil)

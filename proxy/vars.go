@@ -341,7 +341,7 @@ func (rt *site) builtin(r *Request, id conf.VarID) string {
 	case conf.VarPid:
 		return strconv.Itoa(os.Getpid())
 	case conf.VarLimitRate:
-		return "0"
+		return r.limitRateVar()
 	case conf.VarPipe:
 		return "."
 	case conf.VarHTTP2:
