@@ -72,25 +72,21 @@ type Limits struct {
 // reqZone and connZone give the plan's zone of a name, making it at its
 // first mention, which may be a limit before the zone's definition.
 func (h *HTTPConf) reqZone(name string) *LimitReqZone {
-	if h.LimitReqZones == nil {
-		h.LimitReqZones = map[string]*LimitReqZone{}
-	}
-	z := h.LimitReqZones[name]
-	if z == nil {
-		z = &LimitReqZone{Name: name}
-		h.LimitReqZones[name] = z
-	}
-	return z
+	return zoneOf(&h.LimitReqZones, name, func() *LimitReqZone { return &LimitReqZone{Name: name} })
 }
 
 func (h *HTTPConf) connZone(name string) *LimitConnZone {
-	if h.LimitConnZones == nil {
-		h.LimitConnZones = map[string]*LimitConnZone{}
+	return zoneOf(&h.LimitConnZones, name, func() *LimitConnZone { return &LimitConnZone{Name: name} })
+}
+
+func zoneOf[Z any](m *map[string]*Z, name string, mk func() *Z) *Z {
+	if *m == nil {
+		*m = map[string]*Z{}
 	}
-	z := h.LimitConnZones[name]
+	z := (*m)[name]
 	if z == nil {
-		z = &LimitConnZone{Name: name}
-		h.LimitConnZones[name] = z
+		z = mk()
+		(*m)[name] = z
 	}
 	return z
 }
@@ -332,9 +328,10 @@ func (l LimitReq) String() string {
 // String shows a limit for Dump.
 func (l LimitConn) String() string { return l.Zone.Name + " " + strconv.Itoa(l.Conn) }
 
-// ParseSize is ngx_parse_size for a value known only per request (a
-// limit_rate with variables, "set $limit_rate"): a number with an optional
-// k/m/g suffix; false for anything else, the empty string included.
+// ParseSize is nginx's size for a value known only per request (a
+// limit_rate with variables, "set $limit_rate") and for parseSize: a
+// number with an optional k/m/g suffix; false for anything else, the
+// empty string included.
 func ParseSize(s string) (int64, bool) {
 	if s == "" {
 		return 0, false
@@ -349,7 +346,7 @@ func ParseSize(s string) (int64, bool) {
 		mult, s = 1<<30, s[:len(s)-1]
 	}
 	n, err := strconv.ParseInt(s, 10, 64)
-	if err != nil || n < 0 || s[0] == '+' {
+	if err != nil || n < 0 {
 		return 0, false
 	}
 	return n * mult, true
