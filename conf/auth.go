@@ -27,7 +27,7 @@ const (
 func init() {
 	ab := func(l *LocConf) *AuthBasic { return &l.AuthBasic }
 	register(
-		(&spec{name: "auth_basic", ctx: ctxHSL, args: take1, set: func(c *compiler, f *frame, d *Directive) error {
+		(&spec{name: "auth_basic", ctx: ctxHSL | ctxLimitExcept, args: take1, set: func(c *compiler, f *frame, d *Directive) error {
 			s, err := c.compileScript(d, d.Args[0])
 			if err != nil {
 				return err
@@ -35,7 +35,7 @@ func init() {
 			ab(&f.loc.LocConf).Realm = s
 			return nil
 		}}).setSlot(field(func(l *LocConf) **Script { return &ab(l).Realm }, nil)),
-		(&spec{name: "auth_basic_user_file", ctx: ctxHSL, args: take1, set: func(c *compiler, f *frame, d *Directive) error {
+		(&spec{name: "auth_basic_user_file", ctx: ctxHSL | ctxLimitExcept, args: take1, set: func(c *compiler, f *frame, d *Directive) error {
 			a := d.Args[0]
 			s, err := c.compileScript(d, a)
 			if err != nil {

@@ -163,8 +163,8 @@ func locationSpecs2() []*spec {
 		}},
 
 		// access
-		(&spec{name: "allow", ctx: ctxHSL, args: take1, multi: true, set: setAccess}).setSlot(accessSlot),
-		(&spec{name: "deny", ctx: ctxHSL, args: take1, multi: true, set: setAccess}).setSlot(accessSlot),
+		(&spec{name: "allow", ctx: ctxHSL | ctxLimitExcept, args: take1, multi: true, set: setAccess}).setSlot(accessSlot),
+		(&spec{name: "deny", ctx: ctxHSL | ctxLimitExcept, args: take1, multi: true, set: setAccess}).setSlot(accessSlot),
 
 		// handlers with no settings
 		&spec{name: "stub_status", ctx: ctxSL, args: take0 | take1, local: true, set: func(c *compiler, f *frame, d *Directive) error {

@@ -98,7 +98,6 @@ var unsupportedDirectives = map[string]string{
 	"mail":                   "the mail proxy module is not implemented",
 	"ssi":                    "server-side includes are not implemented",
 	"sub_filter":             "sub_filter is not implemented",
-	"limit_except":           "limit_except is not implemented; use if ($request_method ...) or allow/deny",
 	"ssl":                    "use \"listen ... ssl\" (nginx removed the \"ssl\" directive in 1.25.1)",
 	"ssl_conf_command":       "OpenSSL commands have no counterpart in Go's crypto/tls; see docs/tls.md",
 	"ssl_engine":             "OpenSSL engines have no counterpart in Go's crypto/tls",

@@ -218,6 +218,9 @@ type Location struct {
 	// Content is what produces the response when nothing earlier did.
 	Content Content
 
+	// LimitExcept is the location's limit_except block, nil without one.
+	LimitExcept *LimitExcept
+
 	LocConf
 
 	File string

@@ -135,6 +135,9 @@ func (r *Request) realIPRemotePort() string {
 // answer with, 0 to go on.
 func (rt *site) accessPhase(r *Request) int {
 	l := r.loc
+	if le := l.LimitExcept; le != nil && le.Applies(r.Method) {
+		l = le.Loc // limit_except's settings (conf/limitexcept.go)
+	}
 	any := l.Satisfy == conf.SatisfyAny
 	code := 0
 	if matched, allow := accessMatch(l.Access, r); matched {

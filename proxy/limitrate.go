@@ -61,6 +61,9 @@ func (rt *site) sizeValue(r *Request, s *conf.Script) int64 {
 // pacer gives the response's pacer, nil when its rate is 0.
 func (rt *site) pacer(r *Request) *limit.Pacer {
 	st := &r.acc.rate
+	if r.loc == nil {
+		return nil
+	}
 	if !st.set {
 		st.rate, st.set = rt.sizeValue(r, r.loc.Limits.Rate), true
 	}

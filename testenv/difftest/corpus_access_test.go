@@ -4,7 +4,7 @@
 // timing of the run), limit_req_status, a dry run and $limit_req_status;
 // auth_basic with good, bad, missing and malformed credentials in the
 // schemes htpasswd and openssl write, "auth_basic off" inside, satisfy
-// with allow/deny; realip from X-Forwarded-For, plainly and recursively,
+// with allow/deny; limit_except with its own and inherited rules; realip from X-Forwarded-For, plainly and recursively,
 // and allow/deny seeing the real address.
 
 package difftest
@@ -93,6 +93,28 @@ server {
         alias {{ROOT}}/dir/;
     }
 
+    location /le/ {
+        alias {{ROOT}}/dir/;
+        limit_except GET { deny all; }
+    }
+    location /leauth/ {
+        alias {{ROOT}}/dir/;
+        limit_except GET POST {
+            auth_basic "write";
+            auth_basic_user_file {{OUTSIDE}}/htpasswd;
+        }
+    }
+    location /leown/ {
+        allow 127.0.0.1;
+        alias {{ROOT}}/dir/;
+        limit_except get { deny all; }
+    }
+    location /leinherit/ {
+        deny 127.0.0.1;
+        alias {{ROOT}}/dir/;
+        limit_except GET { auth_basic "x"; auth_basic_user_file {{OUTSIDE}}/htpasswd; }
+    }
+
     location /realip/ {
         set_real_ip_from 127.0.0.1;
         set_real_ip_from 10.0.0.0/8;
@@ -165,6 +187,19 @@ var _ = addScenario(scenario{
 		get("satisfy_any_denied_good_credentials", "/anydeny/page.html", basic("plain", "plainpass")),
 		get("satisfy_all_denied_good_credentials", "/all/page.html", basic("plain", "plainpass")),
 		get("satisfy_all_denied_no_credentials", "/all/page.html"),
+
+		get("limit_except_get", "/le/page.html"),
+		head("limit_except_head_with_get", "/le/page.html"),
+		post("limit_except_post_denied", "POST", "/le/page.html", "a=1"),
+		post("limit_except_delete_denied", "DELETE", "/le/page.html", ""),
+		post("limit_except_unknown_method_denied", "FOO", "/le/page.html", ""),
+		post("limit_except_auth_put_no_credentials", "PUT", "/leauth/page.html", "x"),
+		post("limit_except_auth_put_credentials", "PUT", "/leauth/page.html", "x", basic("plain", "plainpass")),
+		post("limit_except_auth_post_listed", "POST", "/leauth/page.html", "x"),
+		get("limit_except_own_rules_get", "/leown/page.html"),
+		post("limit_except_own_rules_post", "POST", "/leown/page.html", "x"),
+		get("limit_except_inherits_deny_get", "/leinherit/page.html"),
+		post("limit_except_inherits_deny_post", "POST", "/leinherit/page.html", "x", basic("plain", "plainpass")),
 
 		get("realip_none", "/realip/"),
 		get("realip_xff", "/realip/", "X-Forwarded-For: 203.0.113.9"),
