@@ -21,6 +21,12 @@ bc:$2y$05$RqWtH2xggxjBn3bLVQTY1OGtJl0bESilRTKeQSXzvUU9kf9NdkZnu
 six:$6$abcdefgh$RsF9AJ8HoP76R311cOjvLwUfRXRBMDXmamy4ehcU19XHMPfxNGGa74E5jFmDeXjy3hUyQ1NNMAUMMg5vOcHDF0
 `
 
+// phpLimitRate sends X-Accel-Limit-Rate: ?r= (docroot_test.go).
+const phpLimitRate = `<?php
+if (isset($_GET['r'])) { header('X-Accel-Limit-Rate: ' . $_GET['r']); }
+echo "rate\n";
+`
+
 const accessHTTP = `
 limit_req_zone $binary_remote_addr zone=wplogin:1m rate=1r/m;
 limit_req_zone $binary_remote_addr zone=api:1m rate=1r/m;
@@ -115,6 +121,28 @@ server {
         limit_except GET { auth_basic "x"; auth_basic_user_file {{OUTSIDE}}/htpasswd; }
     }
 
+    location = /limitrate.php {
+        limit_rate 12k;
+        add_header X-Limit-Rate "$limit_rate";
+        include {{FASTCGI_PARAMS}};
+        fastcgi_param SCRIPT_FILENAME $document_root$fastcgi_script_name;
+        fastcgi_pass {{FPM}};
+    }
+    location = /limitrate-ignored.php {
+        fastcgi_ignore_headers X-Accel-Limit-Rate;
+        add_header X-Limit-Rate "$limit_rate";
+        include {{FASTCGI_PARAMS}};
+        fastcgi_param SCRIPT_FILENAME $document_root/limitrate.php;
+        fastcgi_pass {{FPM}};
+    }
+    location = /limitrate-set.php {
+        set $limit_rate 20k;
+        add_header X-Limit-Rate "$limit_rate";
+        include {{FASTCGI_PARAMS}};
+        fastcgi_param SCRIPT_FILENAME $document_root/limitrate.php;
+        fastcgi_pass {{FPM}};
+    }
+
     location /realip/ {
         set_real_ip_from 127.0.0.1;
         set_real_ip_from 10.0.0.0/8;
@@ -143,7 +171,7 @@ func basic(user, password string) string {
 var _ = addScenario(scenario{
 	name: "access",
 	http: accessHTTP,
-	cases: []reqCase{
+	cases: cases([]reqCase{
 		// A brute force on the login page: three pass (the first and a
 		// burst of two), the rest are refused while the bucket is full.
 		get("wplogin_1", "/wp-login.php"),
@@ -213,5 +241,14 @@ var _ = addScenario(scenario{
 		get("realip_deny_other_address", "/realip/deny/page.html", "X-Forwarded-For: 203.0.113.10"),
 		get("realip_x_real_ip", "/realip-xri/", "X-Real-IP: 192.0.2.77"),
 		get("realip_x_real_ip_v6", "/realip-xri/", "X-Real-IP: 2001:db8::7"),
-	},
+	}, viaPHP(
+		// $limit_rate as the header filter sees it: X-Accel-Limit-Rate's,
+		// "set"'s, or 0 before limit_rate is taken at the first write.
+		get("limit_rate_x_accel", "/limitrate.php?r=13000"),
+		get("limit_rate_x_accel_bad", "/limitrate.php?r=13k"),
+		get("limit_rate_none", "/limitrate.php"),
+		get("limit_rate_x_accel_ignored", "/limitrate-ignored.php?r=13000"),
+		get("limit_rate_set", "/limitrate-set.php"),
+		get("limit_rate_x_accel_over_set", "/limitrate-set.php?r=500"),
+	)),
 })

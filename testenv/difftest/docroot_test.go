@@ -120,6 +120,7 @@ func docFiles() map[string]string {
 		"accel.php":            phpAccel,
 		"redirect.php":         phpRedirect,
 		"big.php":              phpBig,
+		"limitrate.php":        phpLimitRate,
 		"intercept/status.php": phpStatus,
 		"exec.sh":              "#!/bin/sh\necho hi\n",
 	}
