@@ -382,6 +382,9 @@ func (c *compiler) finish() error {
 		return err
 	}
 	c.resolveProxyPasses()
+	if err := c.finishLimits(); err != nil {
+		return err
+	}
 	c.mergeHTTP()
 	c.markSSLAddrs()
 	for _, srv := range h.Servers {

@@ -166,8 +166,8 @@ func locationSpecs2() []*spec {
 		}},
 
 		// access
-		(&spec{name: "allow", ctx: ctxHSL, args: take1, multi: true, set: setAccess}).setSlot(accessSlot),
-		(&spec{name: "deny", ctx: ctxHSL, args: take1, multi: true, set: setAccess}).setSlot(accessSlot),
+		(&spec{name: "allow", ctx: ctxHSL | ctxLimitExcept, args: take1, multi: true, set: setAccess}).setSlot(accessSlot),
+		(&spec{name: "deny", ctx: ctxHSL | ctxLimitExcept, args: take1, multi: true, set: setAccess}).setSlot(accessSlot),
 
 		// handlers with no settings
 		&spec{name: "stub_status", ctx: ctxSL, args: take0 | take1, local: true, set: func(c *compiler, f *frame, d *Directive) error {
@@ -557,25 +557,14 @@ func setAccess(c *compiler, f *frame, d *Directive) error {
 	return nil
 }
 
-// parseSize reads nginx's sizes: a number with an optional k/m/g suffix.
+// parseSize reads nginx's sizes: a number with an optional k/m/g suffix
+// (ParseSize).
 func parseSize(d *Directive, s string) (int64, error) {
-	if s == "" {
+	n, ok := ParseSize(s)
+	if !ok {
 		return 0, emergf(d, "\"%s\" directive invalid value", d.Name)
 	}
-	mult := int64(1)
-	switch s[len(s)-1] {
-	case 'k', 'K':
-		mult, s = 1<<10, s[:len(s)-1]
-	case 'm', 'M':
-		mult, s = 1<<20, s[:len(s)-1]
-	case 'g', 'G':
-		mult, s = 1<<30, s[:len(s)-1]
-	}
-	n, err := strconv.ParseInt(s, 10, 64)
-	if err != nil || n < 0 {
-		return 0, emergf(d, "\"%s\" directive invalid value", d.Name)
-	}
-	return n * mult, nil
+	return n, nil
 }
 
 // parseTime reads nginx's times: "30", "30s", "1h30m", "500ms", "1d",

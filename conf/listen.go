@@ -40,7 +40,7 @@ func setListen(c *compiler, f *frame, d *Directive) error {
 		case o == "reuseport":
 			l.ReusePort, l.Bind = true, true
 		case o == "proxy_protocol":
-			return emergf(d, "\"proxy_protocol\" in \"listen\" is not supported by edge")
+			l.ProxyProtocol = true
 		case o == "quic" || o == "http3":
 			return emergf(d, "\"%s\" in \"listen\" is not supported by edge yet (HTTP/3 is planned)", o)
 		case o == "deferred" || o == "bind" || strings.HasPrefix(o, "fastopen=") ||
@@ -207,6 +207,7 @@ func (c *compiler) buildListens() error {
 			}
 			g.Listen.SSL = g.Listen.SSL || l.SSL
 			g.Listen.HTTP2 = g.Listen.HTTP2 || l.HTTP2 || srv.HTTP2
+			g.Listen.ProxyProtocol = g.Listen.ProxyProtocol || l.ProxyProtocol
 			if l.Backlog != 0 {
 				g.Listen.Backlog = l.Backlog
 			}

@@ -73,6 +73,9 @@ type HTTPConf struct {
 	Pools []*FPMPool
 	// CachePaths are the fastcgi_cache_path zones by name (cache.go).
 	CachePaths map[string]*CachePath
+	// The limit_req and limit_conn zones by name (limit.go).
+	LimitReqZones  map[string]*LimitReqZone
+	LimitConnZones map[string]*LimitConnZone
 
 	// Vars names the per-request variable slots (set, map, named captures),
 	// indexed by VarRef.Slot.
@@ -103,7 +106,8 @@ type Listen struct {
 	// Without it, a specific address on a port that a wildcard address
 	// also listens on is served by the wildcard's socket, told apart by
 	// the connection's local address, as nginx does.
-	Bind          bool
+	Bind bool
+	// ProxyProtocol: every connection starts with a PROXY protocol header.
 	ProxyProtocol bool
 	File          string
 	Line          int
@@ -218,6 +222,9 @@ type Location struct {
 	// Content is what produces the response when nothing earlier did.
 	Content Content
 
+	// LimitExcept is the location's limit_except block, nil without one.
+	LimitExcept *LimitExcept
+
 	LocConf
 
 	File string
@@ -310,6 +317,11 @@ type LocConf struct {
 	Proxy Proxy
 	// FastCGICache is fastcgi_cache and its companions (cache.go).
 	FastCGICache FastCGICache
+	// The access modules (realip.go, auth.go, limit.go).
+	RealIP    RealIP
+	AuthBasic AuthBasic
+	Satisfy   string // "all" (the default) or "any"
+	Limits    Limits
 }
 
 // TryFile is one try_files argument.

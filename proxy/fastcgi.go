@@ -161,6 +161,10 @@ func (rt *site) fastcgiResponse(r *Request, b *backend, srv *upServer, resp *fas
 			if !ignored(f, lname) {
 				accelBuffering = value
 			}
+		case "x-accel-limit-rate":
+			if !ignored(f, lname) {
+				r.accelLimitRate(value)
+			}
 		case "location":
 			location = value
 		}

@@ -19,6 +19,7 @@ import (
 	"edge/conf"
 	"edge/internal/rawio"
 	"edge/proxy/h1"
+	"edge/proxy/limit"
 )
 
 // b2s views bytes as a string without copying; valid while the bytes are.
@@ -291,9 +292,17 @@ func (rt *site) writeHTTP1(ctx h1.Ctx, r *Request) {
 		// fasthttp flushes the headers, then sendfile sends the file.
 		r.conn.more = moreFirst
 	}
+	var pace *limit.Pacer
+	if !head && (resp.Kind == BodyBytes || resp.Kind == BodyFile || resp.Kind == BodyStream) {
+		pace = rt.pacer(r) // limit_rate (limitrate.go)
+	}
 	switch resp.Kind {
 	case BodyBytes:
-		if resp.pooled != nil {
+		if pace != nil {
+			b := append([]byte(nil), resp.Bytes...)
+			resp.release()
+			ctx.SetBodyStream(&pacedReader{src: bytes.NewReader(b), pace: paceState{p: pace}, left: int64(len(b))}, len(b))
+		} else if resp.pooled != nil {
 			ctx.SetBody(resp.Bytes)
 			resp.release()
 		} else {
@@ -313,6 +322,8 @@ func (rt *site) writeHTTP1(ctx h1.Ctx, r *Request) {
 			if _, err := resp.File.Seek(resp.Offset, io.SeekStart); err != nil {
 				resp.File.Close()
 				ctx.SetConnectionClose()
+			} else if pace != nil {
+				ctx.SetBodyStream(&pacedReader{src: resp.File, closer: resp.File, pace: paceState{p: pace}, left: resp.Length}, int(resp.Length))
 			} else {
 				ctx.SetBodyStream(resp.File, int(resp.Length))
 			}
@@ -344,7 +355,11 @@ func (rt *site) writeHTTP1(ctx h1.Ctx, r *Request) {
 		length := resp.Length
 		ctx.StreamBody(func(w *bufio.Writer) {
 			cw := &countWriter{w: w}
-			err := stream(cw, w.Flush)
+			var out io.Writer = cw
+			if pace != nil {
+				out = &pacedWriter{w: cw, flush: w.Flush, pace: paceState{p: pace}}
+			}
+			err := stream(out, w.Flush)
 			if err != nil && !errors.Is(err, net.ErrClosed) {
 				rt.log.infof(r, "writing the response failed (%v)", err)
 			}

@@ -231,6 +231,9 @@ func (rt *site) writeHTTP2(w http.ResponseWriter, r *Request, last bool) {
 	var sent int64
 	var err error
 	if !resp.HeadOnly {
+		if pace := rt.pacer(r); pace != nil { // limit_rate (limitrate.go)
+			w = pacedResponse{w, &pacedWriter{w: w, flush: http2Flush(w), pace: paceState{p: pace}}}
+		}
 		switch resp.Kind {
 		case BodyBytes:
 			var n int

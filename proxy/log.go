@@ -29,10 +29,7 @@ func (rl requestLog) logf(r *Request, level conf.Level, format string, args ...a
 	}
 	msg := fmt.Sprintf(format, args...)
 	if r != nil {
-		client := "unix:"
-		if !r.conn.unix {
-			client = r.conn.remoteAddr()
-		}
+		client := r.remoteAddr()
 		rl.l.Write(level, r.conn.id, string(appendRequestContext(append([]byte(msg+", client: "), client...), r)))
 		return
 	}

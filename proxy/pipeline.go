@@ -2,7 +2,10 @@
 // through, in one fixed order. The order is nginx's phase engine and never
 // depends on the order of directives in a configuration file:
 //
-//  1. server selection   pick server{} by Host (or SNI) on the listen group
+//  1. server selection   pick server{} by Host (or SNI) on the listen group;
+//     then post-read: realip with the server's settings, once per
+//     request, so that logs, access, geo and limits see the client
+//     (access.go)
 //  2. server rewrite     the server's rewrite/if/set/return program; runs
 //     again after every internal redirect
 //  3. find location      "=" exact, longest prefix, "^~" stops, regexps in
@@ -12,7 +15,10 @@
 //     at most 10 URI changes per request like nginx
 //  5. body limit         checked in 3, once the location is known and
 //     before its rewrites, as nginx does
-//  6. access             allow/deny (403)
+//  6. access             preaccess first: realip with the location's
+//     settings when the server's changed nothing, limit_conn, limit_req
+//     (limits.go), each once per main request; then allow/deny and
+//     auth_basic, combined by satisfy (access.go)
 //  7. try_files          files, directories, =code, @named, a final URI
 //  8. content            return text | fastcgi_pass | stub_status | static
 //     files with index, or autoindex's listing (static.go, autoindex.go)
@@ -84,6 +90,7 @@ func (rt *site) phase(r *Request, s step) (step, int) {
 	switch s {
 	case stepServerRewrite:
 		r.loc = r.srv.Loc
+		rt.realIP(r, &r.loc.LocConf) // post-read (access.go)
 		res, status := rt.runOps(r, r.srv.Rewrite)
 		if res == rwStatus {
 			return stepDone, status
@@ -143,9 +150,13 @@ func (rt *site) uriChanged(r *Request) (step, int) {
 // content runs the access checks, try_files and the content handler.
 func (rt *site) content(r *Request) (step, int) {
 	l := r.loc
-	if !accessAllowed(l.Access, r.conn) {
-		rt.log.errorf(r, "access forbidden by rule")
-		return stepDone, 403
+	if status := rt.preaccessPhase(r); status > 0 {
+		return stepDone, status
+	} else if status < 0 {
+		return stepDone, 0 // dropped (limits.go)
+	}
+	if status := rt.accessPhase(r); status != 0 {
+		return stepDone, status
 	}
 	if len(l.TryFiles) > 0 {
 		if next, status, done := rt.tryFiles(r); done {
@@ -284,30 +295,4 @@ func (rt *site) errorPage(r *Request, ep *conf.ErrorPage, status int) (step, int
 	r.resp.Header.Set("Location", uri)
 	rt.specialResponse(r, code)
 	return stepDone, 0
-}
-
-// accessAllowed applies allow/deny rules in order; the first match wins.
-func accessAllowed(rules []conf.AccessRule, c *connInfo) bool {
-	if len(rules) == 0 {
-		return true
-	}
-	for i := range rules {
-		rule := &rules[i]
-		switch {
-		case rule.All:
-			return rule.Allow
-		case rule.Unix:
-			if c.unix {
-				return rule.Allow
-			}
-		default:
-			if c.unix {
-				continue
-			}
-			if rule.Net.Contains(c.remote.Addr().Unmap()) {
-				return rule.Allow
-			}
-		}
-	}
-	return true
 }

@@ -19,6 +19,7 @@ import (
 
 	"edge/conf"
 	"edge/internal/rawio"
+	"edge/proxy/realip"
 )
 
 // headerSource reads request headers from an engine.
@@ -90,6 +91,9 @@ type connInfo struct {
 	// after the handler has returned, and a send_timeout that cuts it is
 	// logged naming the request, as nginx's line does.
 	lastRequest []byte
+	// proxy is the PROXY protocol header a proxy_protocol listener read
+	// (access.go), nil otherwise.
+	proxy *realip.Header
 }
 
 type moreWrites uint8
@@ -128,6 +132,9 @@ type Request struct {
 	// ctx is the HTTP/2 stream's context, which a reset cancels, so that
 	// upstream work stops with its stream; nil on HTTP/1.
 	ctx context.Context
+
+	// acc is the access modules' state (access.go, limits.go).
+	acc accessState
 
 	// pipeline state
 	rt         *site

@@ -32,6 +32,8 @@ func (rt *site) runOps(r *Request, ops []conf.Op) (rwResult, int) {
 				r.setSlot(op.Var.N, v)
 			} else if op.Var.ID == conf.VarArgs {
 				r.args = v
+			} else if op.Var.ID == conf.VarLimitRate {
+				rt.setLimitRate(r, v)
 			}
 		case conf.OpReturn:
 			return rwStatus, rt.doReturn(r, op)

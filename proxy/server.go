@@ -427,7 +427,15 @@ func (s *Server) serveConn(l *listener, c net.Conn) {
 	s.active.Store(c, info)
 	defer s.active.Delete(c)
 	rt := s.rt.Load()
-	if tc, ok := c.(*net.TCPConn); ok && !g.Listen.SSL && !g.Listen.HTTP2 {
+	var rest []byte // what came with a PROXY header (proxyproto.go)
+	if g.Listen.ProxyProtocol {
+		var ok bool
+		if rest, ok = s.readProxyHeader(rt, c, info, g); !ok {
+			c.Close()
+			return
+		}
+	}
+	if tc, ok := c.(*net.TCPConn); ok && !g.Listen.SSL && !g.Listen.HTTP2 && len(rest) == 0 {
 		ec := &tcpEdgeConn{TCPConn: tc, info: info}
 		ec.raw.init(tc, l.network)
 		info.useRaw(&ec.raw.raw)
@@ -437,15 +445,19 @@ func (s *Server) serveConn(l *listener, c net.Conn) {
 	rc := &rawNetConn{}
 	rc.init(c, l.network)
 	info.useRaw(&rc.raw)
+	var conn net.Conn = rc
+	if len(rest) > 0 {
+		conn = &replayConn{Conn: rc, rest: rest}
+	}
 	if g.Listen.SSL {
-		tc, first, err := rt.tls.Handshake(rc, info.group, info.remote.Addr(), rt.errLog)
+		tc, first, err := rt.tls.Handshake(conn, info.group, info.remote.Addr(), rt.errLog)
 		if errors.Is(err, tlsterm.ErrPlainHTTP) {
 			// nginx serves a plain HTTP request sent to a TLS port far
 			// enough to answer it with its 497 (handle), which error_page
 			// 497 often turns into a redirect to https.
 			info.plainHTTP = true
-			br := bufio.NewReaderSize(io.MultiReader(bytes.NewReader(first[:]), rc), 4096)
-			s.serveHTTP1(&peekedConn{otherEdgeConn{Conn: rc, info: info}, br})
+			br := bufio.NewReaderSize(io.MultiReader(bytes.NewReader(first[:]), conn), 4096)
+			s.serveHTTP1(&peekedConn{otherEdgeConn{Conn: conn, info: info}, br})
 			return
 		}
 		if err != nil {
@@ -462,16 +474,16 @@ func (s *Server) serveConn(l *listener, c net.Conn) {
 		return
 	}
 	if g.Listen.HTTP2 {
-		br := bufio.NewReaderSize(rc, 4096)
+		br := bufio.NewReaderSize(conn, 4096)
 		pre, err := br.Peek(len(h2Preface))
 		if err == nil && string(pre) == h2Preface {
-			s.serveHTTP2(&peekedConn{otherEdgeConn{Conn: rc, info: info}, br}, info)
+			s.serveHTTP2(&peekedConn{otherEdgeConn{Conn: conn, info: info}, br}, info)
 			return
 		}
-		s.serveHTTP1(&peekedConn{otherEdgeConn{Conn: rc, info: info}, br})
+		s.serveHTTP1(&peekedConn{otherEdgeConn{Conn: conn, info: info}, br})
 		return
 	}
-	s.serveHTTP1(&otherEdgeConn{Conn: rc, info: info})
+	s.serveHTTP1(&otherEdgeConn{Conn: conn, info: info})
 }
 
 const h2Preface = "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"

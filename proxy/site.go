@@ -139,6 +139,7 @@ func acquireRequest() *Request {
 
 func releaseRequest(r *Request) {
 	requestsInFlight.Add(-1)
+	r.acc.lim.release()
 	resp := r.resp
 	resp.Header.reset()
 	list := resp.Header.list

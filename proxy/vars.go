@@ -6,7 +6,6 @@ package proxy
 import (
 	"crypto/rand"
 	"crypto/tls"
-	"encoding/base64"
 	"encoding/hex"
 	"net/netip"
 	"os"
@@ -17,6 +16,7 @@ import (
 	"time"
 
 	"edge/conf"
+	"edge/proxy/authbasic"
 )
 
 // NginxVersion is the nginx release whose directive set and behaviour edge
@@ -196,8 +196,8 @@ func (rt *site) geoValue(r *Request, m *conf.Map) string {
 	var conn netip.Addr
 	if m.Source != nil {
 		src = rt.eval(r, m.Source)
-	} else if !r.conn.unix {
-		conn = r.conn.remote.Addr()
+	} else if ip, unix := r.clientIP(); !unix {
+		conn = ip
 	}
 	return m.Geo.Value(src, m.Source != nil, conn, func() []string {
 		var lines []string
@@ -251,20 +251,19 @@ func (rt *site) builtin(r *Request, id conf.VarID) string {
 	case conf.VarHostname:
 		return rt.hostname
 	case conf.VarRemoteAddr:
-		if r.conn.unix {
-			return "unix:"
-		}
-		return r.conn.remoteAddr()
+		return r.remoteAddr()
 	case conf.VarBinaryRemoteAddr:
-		b, _ := r.conn.remote.Addr().Unmap().MarshalBinary()
-		return string(b)
-	case conf.VarRemotePort:
-		if r.conn.unix {
+		ip, unix := r.clientIP()
+		if unix {
 			return ""
 		}
-		return strconv.Itoa(int(r.conn.remote.Port()))
+		b, _ := ip.Unmap().MarshalBinary()
+		return string(b)
+	case conf.VarRemotePort:
+		return r.remotePort()
 	case conf.VarRemoteUser:
-		return basicAuthUser(r.Header.get("Authorization"))
+		user, _, _ := authbasic.ParseAuthorization(r.Header.get("Authorization"))
+		return user
 	case conf.VarServerAddr:
 		if r.conn.unix {
 			return "unix:"
@@ -342,7 +341,7 @@ func (rt *site) builtin(r *Request, id conf.VarID) string {
 	case conf.VarPid:
 		return strconv.Itoa(os.Getpid())
 	case conf.VarLimitRate:
-		return "0"
+		return r.limitRateVar()
 	case conf.VarPipe:
 		return "."
 	case conf.VarHTTP2:
@@ -370,8 +369,16 @@ func (rt *site) builtin(r *Request, id conf.VarID) string {
 		return r.proxyVar(id)
 	case conf.VarUpstreamCacheStatus:
 		return r.cache.status.String()
-	case conf.VarRealIPRemoteAddr, conf.VarProxyProtocolAddr:
-		return ""
+	case conf.VarRealIPRemoteAddr:
+		return r.realIPRemoteAddr()
+	case conf.VarRealIPRemotePort:
+		return r.realIPRemotePort()
+	case conf.VarLimitReqStatus:
+		return r.acc.lim.reqStatus.String()
+	case conf.VarLimitConnStatus:
+		return r.acc.lim.connStatus.String()
+	case conf.VarProxyProtocolAddr, conf.VarProxyProtocolPort, conf.VarProxyProtocolServerAddr, conf.VarProxyProtocolServerPort:
+		return r.proxyProtocolVar(id)
 	}
 	return ""
 }
@@ -395,24 +402,6 @@ func requestURI(raw string) string {
 		return rest[j:]
 	}
 	return "/"
-}
-
-// basicAuthUser is $remote_user: the user name of "Authorization: Basic"
-// credentials, as nginx reports it even without auth_basic.
-func basicAuthUser(h string) string {
-	const prefix = "basic "
-	if len(h) <= len(prefix) || !strings.EqualFold(h[:len(prefix)], prefix) {
-		return ""
-	}
-	dec, err := base64.StdEncoding.DecodeString(strings.TrimSpace(h[len(prefix):]))
-	if err != nil {
-		return ""
-	}
-	user, _, ok := strings.Cut(string(dec), ":")
-	if !ok {
-		return ""
-	}
-	return user
 }
 
 // tlsVar gives the $ssl_* variables.

@@ -19,6 +19,7 @@ var builtModules = []string{
 	"--with-http_stub_status_module",
 	"--with-http_gzip_static_module",
 	"--with-pcre (PCRE2 10.42 syntax, run on Go's regexp and regexp2)",
+	"--with-http_realip_module",
 }
 
 var missingModules = []string{
@@ -27,10 +28,7 @@ var missingModules = []string{
 	"--without-http_grpc_module",
 	"--without-http_memcached_module",
 	"--without-http_ssi_module",
-	"--without-http_auth_basic_module",
 	"--without-http_referer_module",
-	"--without-http_limit_conn_module",
-	"--without-http_limit_req_module",
 	"--without-http_userid_module",
 	"--without-http_mirror_module",
 	"--without-http_browser_module",

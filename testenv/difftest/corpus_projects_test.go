@@ -1353,10 +1353,9 @@ server {
 `
 
 var _ = addScenario(scenario{
-	name:    "project_prestashop",
-	source:  "https://github.com/PrestaShop/docs/blob/17402c7a0ce205acd21488f4616c98188ac005b0/basics/installation/nginx.md",
-	http:    prestashopProjectHTTP,
-	refused: `"auth_basic"`,
+	name:   "project_prestashop",
+	source: "https://github.com/PrestaShop/docs/blob/17402c7a0ce205acd21488f4616c98188ac005b0/basics/installation/nginx.md",
+	http:   prestashopProjectHTTP,
 	cases: cases([]reqCase{
 		get("dot_git_denied", "/.git/config", hostEx),
 		get("src_denied", "/src/Kernel.php", hostEx),

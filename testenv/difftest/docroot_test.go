@@ -120,6 +120,7 @@ func docFiles() map[string]string {
 		"accel.php":            phpAccel,
 		"redirect.php":         phpRedirect,
 		"big.php":              phpBig,
+		"limitrate.php":        phpLimitRate,
 		"intercept/status.php": phpStatus,
 		"exec.sh":              "#!/bin/sh\necho hi\n",
 	}
@@ -170,6 +171,8 @@ func buildDocroot(t *testing.T, root, outside string) {
 	writeFile(t, filepath.Join(outside, "secret.txt"), "outside the docroot\n", 0o644)
 	// A file of geo entries that corpus_geo_test.go includes.
 	writeFile(t, filepath.Join(outside, "geo-include.conf"), "172.16.0.0/12 included;\ndelete 172.16.5.0/24;\n", 0o644)
+	// The user file of corpus_access_test.go.
+	writeFile(t, filepath.Join(outside, "htpasswd"), accessUsers, 0o644)
 }
 
 func writeFile(t *testing.T, path, content string, mode os.FileMode) {
