@@ -30,7 +30,7 @@ var alwaysOnFeatures = []alwaysOn{
 	},
 	{
 		edge:  "edge keeps its FastCGI connections to php-fpm open between requests",
-		nginx: "an upstream with keepalive 16, and fastcgi_keep_conn on;",
+		nginx: "an upstream with keepalive 1 (edge's bound for a bare address), and fastcgi_keep_conn on;",
 		given: func(t *conf.Tree) bool { return anyDirective(t, isOn("fastcgi_keep_conn")) },
 	},
 	{

@@ -88,11 +88,16 @@ http {
     open_file_cache max=10000 inactive=60s;
     open_file_cache_valid 1s;
     open_file_cache_errors on;
-    # FastCGI connections kept open, as edge keeps them.
+    # FastCGI connections kept open, as edge keeps them: one idle
+    # connection, edge's own bound for a bare address. A php-fpm worker
+    # serves one connection for as long as it stays open, so more idle
+    # connections than workers pin every worker and the next request
+    # waits (with keepalive 16 and 4 workers edge stalled and nginx's p99
+    # reached 3 s).
     fastcgi_keep_conn on;
     upstream php {
         server 127.0.0.1:9000;
-        keepalive 16;
+        keepalive 1;
     }
     ssl_protocols TLSv1.2 TLSv1.3;
     ssl_session_cache shared:SSL:10m;
