@@ -139,25 +139,31 @@ func validH2Path(p string) bool {
 // os.ErrDeadlineExceeded when it fires, which the body's reader answers
 // with 408, as over HTTP/1). A Read returns as soon as a DATA frame's
 // bytes are there, so a slow but steady upload is never cut.
+// It lives in the pooled Request, as HTTP/1's deadlineReader does, so a
+// body costs no allocation.
 type h2Body struct {
 	body  io.Reader
-	rc    *http.ResponseController
+	w     readDeadliner // the stream's ResponseWriter
 	r     *Request
 	armed bool
 }
 
+// readDeadliner is the stream's read deadline, as x/net/http2's
+// ResponseWriter offers it.
+type readDeadliner interface{ SetReadDeadline(time.Time) error }
+
 func (b *h2Body) Read(p []byte) (int, error) {
 	if t := b.r.bodyTimeout(); t > 0 {
-		b.rc.SetReadDeadline(time.Now().Add(t))
+		b.w.SetReadDeadline(time.Now().Add(t))
 		b.armed = true
 	} else if b.armed {
-		b.rc.SetReadDeadline(time.Time{})
+		b.w.SetReadDeadline(time.Time{})
 		b.armed = false
 	}
 	n, err := b.body.Read(p)
 	if err != nil && b.armed {
 		// The body is over: no timer may outlive it.
-		b.rc.SetReadDeadline(time.Time{})
+		b.w.SetReadDeadline(time.Time{})
 		b.armed = false
 	}
 	return n, err
@@ -187,7 +193,11 @@ func (s *Server) handleHTTP2(w http.ResponseWriter, req *http.Request) {
 	r.Header = &r.hh
 	r.ContentLength = req.ContentLength
 	if req.Body != nil && req.Body != http.NoBody && req.ContentLength != 0 {
-		r.Body = &h2Body{body: req.Body, rc: http.NewResponseController(w), r: r}
+		r.Body = req.Body
+		if dl, ok := w.(readDeadliner); ok {
+			r.h2b = h2Body{body: req.Body, w: dl, r: r}
+			r.Body = &r.h2b
+		}
 	} else {
 		r.ContentLength = 0
 	}

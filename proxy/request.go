@@ -170,6 +170,7 @@ type Request struct {
 	bodyLength int64        // the request body's length once read (-1 unknown)
 	fh         fastHeaders
 	dr         deadlineReader
+	h2b        h2Body
 	hh         h2Headers
 }
 
