@@ -177,19 +177,27 @@ var upstreamTable = map[string]*spec{
 	}},
 }
 
+// targetScript compiles the argument of fastcgi_pass or proxy_pass when
+// it holds variables that make the target a per-request choice; nil when
+// the target is fixed (no variables, or only ones known at load).
+func (c *compiler) targetScript(d *Directive, a string) (*Script, error) {
+	if !strings.Contains(a, "$") {
+		return nil, nil
+	}
+	sc, err := c.compileScript(d, a)
+	if err != nil || sc.Static {
+		return nil, err
+	}
+	return sc, nil
+}
+
 func setFastCGIPass(c *compiler, f *frame, d *Directive) error {
 	a := d.Args[0]
 	p := &FastCGIPass{Raw: a, File: d.File, Line: d.Line}
 	f.loc.Content = Content{Kind: ContentFastCGI, FastCGI: p}
-	if strings.Contains(a, "$") {
-		sc, err := c.compileScript(d, a)
-		if err != nil {
-			return err
-		}
-		if !sc.Static {
-			p.Script = sc
-			return nil
-		}
+	if sc, err := c.targetScript(d, a); err != nil || sc != nil {
+		p.Script = sc
+		return err
 	}
 	network, address, err := ParseFastCGITarget(a)
 	if err != nil {

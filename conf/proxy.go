@@ -353,15 +353,9 @@ func setProxyPass(c *compiler, f *frame, d *Directive) error {
 		p.Location = f.loc.Name
 	}
 	f.loc.Content = Content{Kind: ContentProxy, Proxy: p}
-	if strings.Contains(a, "$") {
-		sc, err := c.compileScript(d, a)
-		if err != nil {
-			return err
-		}
-		if !sc.Static {
-			p.Script = sc
-			return nil
-		}
+	if sc, err := c.targetScript(d, a); err != nil || sc != nil {
+		p.Script = sc
+		return err
 	}
 	t, err := httpproxy.ParseTarget(a)
 	if err != nil {
