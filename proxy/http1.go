@@ -119,13 +119,39 @@ func (s *Server) http1Server(g *conf.ListenGroup) *h1.Server {
 	})
 }
 
-// serveHTTP1 serves an HTTP/1.x connection to its end.
-func (s *Server) serveHTTP1(c net.Conn) {
-	rt := s.rt.Load()
+// serveHTTP1 serves an HTTP/1.x connection to its end, or until it
+// parks (park_linux.go), which it reports.
+func (s *Server) serveHTTP1(c net.Conn) bool {
 	info := c.(edgeConn).connInfo()
 	info.head.begin()
-	fs := rt.http1(s, info.group)
-	if err := fs.ServeConn(c); err != nil {
+	info.h1 = s.rt.Load().http1(s, info.group)
+	return s.runHTTP1(c, info)
+}
+
+// resumeHTTP1 serves a parked connection whose client sent or closed,
+// with the engine instance it had.
+func (s *Server) resumeHTTP1(c *tcpEdgeConn) {
+	c.info.idle.Store(false)
+	c.info.resumed = true
+	if !s.runHTTP1(c, c.info) {
+		c.info.finish()
+	}
+}
+
+func (s *Server) runHTTP1(c net.Conn, info *connInfo) bool {
+	err := info.h1.ServeConn(c)
+	if info.parking {
+		info.parking = false
+		info.requestsBase = info.lastRequests
+		info.lastRequest = nil // no response is being written: no log line needs it
+		if ec, ok := c.(*tcpEdgeConn); ok && ec.parker.park(ec) {
+			info.idle.Store(true)
+			return true
+		}
+		c.Close()
+		return false
+	}
+	if err != nil {
 		s.connError(info, err)
 	}
 	if info.waitTimedOut && info.head.total == 0 {
@@ -134,6 +160,7 @@ func (s *Server) serveHTTP1(c net.Conn) {
 		// (ngx_http_wait_request_handler), and logs it at info.
 		s.connTimedOut(info, "waiting for request", nil)
 	}
+	return false
 }
 
 // connError logs, as nginx does at info, a response that send_timeout
@@ -185,7 +212,8 @@ func (s *Server) handleHTTP1(ctx h1.Ctx) {
 	info.handlerStarts()
 	r := acquireRequest()
 	r.conn = info
-	r.connRequests = int(ctx.ConnRequestNum())
+	r.connRequests = info.requestsBase + int(ctx.ConnRequestNum())
+	info.lastRequests = r.connRequests
 	r.start = ctx.Time()
 	if r.start.IsZero() {
 		r.start = rt.now()

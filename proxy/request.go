@@ -19,6 +19,7 @@ import (
 
 	"edge/conf"
 	"edge/internal/rawio"
+	"edge/proxy/h1"
 	"edge/proxy/realip"
 )
 
@@ -94,6 +95,24 @@ type connInfo struct {
 	// proxy is the PROXY protocol header a proxy_protocol listener read
 	// (access.go), nil otherwise.
 	proxy *realip.Header
+	// finish ends the connection's accounting (Server.serveConn).
+	finish func()
+	// What parking needs (park_linux.go, tcpEdgeConn.Read): the deadline
+	// of the engine's wait for the next request, and parkWait when the
+	// socket's is parkAfter instead; parking, set when that wait ends to
+	// park; resumed, set when a parked connection is served again; the
+	// parker's token (under its lock) and whether the descriptor is in
+	// its epoll set; the engine serving the connection; and the requests
+	// served before the engine's count restarted.
+	idleDeadline time.Time
+	parkWait     bool
+	parking      bool
+	resumed      bool
+	parkToken    uint64
+	epollAdded   bool
+	h1           *h1.Server
+	requestsBase int
+	lastRequests int
 }
 
 type moreWrites uint8

@@ -53,6 +53,7 @@ type Server struct {
 	active    sync.Map // net.Conn -> *connInfo, for shutdown
 	connSem   atomic.Pointer[chan struct{}]
 	workers   workerPool
+	parker    parker // idle HTTP/1 connections (park_linux.go)
 	http2Log  *log.Logger
 	connID    atomic.Uint64
 }
@@ -66,6 +67,7 @@ func NewServer(o Options) *Server {
 		o.ErrorLog = logs.StderrErrorLog(conf.LevelError)
 	}
 	s := &Server{opts: o, listeners: map[string]*listener{}}
+	s.parker.s = s
 	s.shared = &shared{
 		files:    newFileCache(time.Second, o.Now),
 		logFiles: logs.NewFiles(o.Now),
@@ -327,12 +329,11 @@ func (s *Server) accept(l *listener) {
 		s.shared.stats.active.Add(1)
 		s.conns.Add(1)
 		s.workers.run(func() {
-			defer func() {
+			s.serveConn(l, c, func() {
 				<-sem
 				s.shared.stats.active.Add(-1)
 				s.conns.Done()
-			}()
-			s.serveConn(l, c)
+			})
 		})
 	}
 }
@@ -341,13 +342,18 @@ func (s *Server) accept(l *listener) {
 // goroutine per connection starts with a small stack and grows it (a copy)
 // for every connection, which was 7% of edge's CPU with a new connection
 // per request; a kept goroutine has its stack grown already. Idle workers
-// exit after workerIdle.
+// exit after workerIdle, and at once past maxIdleWorkers: connections
+// that park (park_linux.go) leave their workers idle by the thousand,
+// each holding its grown stack.
 type workerPool struct {
 	mu    sync.Mutex
 	ready []chan func() // idle workers, most recently used last
 }
 
-const workerIdle = 10 * time.Second
+const (
+	workerIdle     = 10 * time.Second
+	maxIdleWorkers = 128
+)
 
 func (p *workerPool) run(job func()) {
 	p.mu.Lock()
@@ -372,6 +378,10 @@ func (p *workerPool) work(ch chan func()) {
 		job := <-ch
 		job()
 		p.mu.Lock()
+		if len(p.ready) >= maxIdleWorkers {
+			p.mu.Unlock()
+			return
+		}
 		p.ready = append(p.ready, ch)
 		p.mu.Unlock()
 		t.Reset(workerIdle)
@@ -402,8 +412,11 @@ func (p *workerPool) retire(ch chan func()) bool {
 }
 
 // serveConn picks the protocol for a connection: TLS by the group's ssl
-// flag, then HTTP/2 by ALPN or the h2c preface, else HTTP/1.x.
-func (s *Server) serveConn(l *listener, c net.Conn) {
+// flag, then HTTP/2 by ALPN or the h2c preface, else HTTP/1.x. done ends
+// the connection's accounting; it runs when the connection ends, here or,
+// for one that parked (park_linux.go), when the parker or a resumed
+// serve ends it.
+func (s *Server) serveConn(l *listener, c net.Conn, done func()) {
 	g := l.group.Load()
 	if m := l.byLocal.Load(); m != nil {
 		if tc, ok := c.(*net.TCPConn); ok {
@@ -425,7 +438,16 @@ func (s *Server) serveConn(l *listener, c net.Conn) {
 		info.unix = true
 	}
 	s.active.Store(c, info)
-	defer s.active.Delete(c)
+	info.finish = func() {
+		s.active.Delete(c)
+		done()
+	}
+	parked := false
+	defer func() {
+		if !parked {
+			info.finish()
+		}
+	}()
 	rt := s.rt.Load()
 	var rest []byte // what came with a PROXY header (proxyproto.go)
 	if g.Listen.ProxyProtocol {
@@ -436,10 +458,10 @@ func (s *Server) serveConn(l *listener, c net.Conn) {
 		}
 	}
 	if tc, ok := c.(*net.TCPConn); ok && !g.Listen.SSL && !g.Listen.HTTP2 && len(rest) == 0 {
-		ec := &tcpEdgeConn{TCPConn: tc, info: info}
+		ec := &tcpEdgeConn{TCPConn: tc, info: info, parker: &s.parker}
 		ec.raw.init(tc, l.network)
 		info.useRaw(&ec.raw.raw)
-		s.serveHTTP1(ec)
+		parked = s.serveHTTP1(ec)
 		return
 	}
 	rc := &rawNetConn{}
@@ -493,8 +515,9 @@ const h2Preface = "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"
 type (
 	tcpEdgeConn struct {
 		*net.TCPConn
-		info *connInfo
-		raw  rawNetConn // the same connection, for reads and plain writes
+		info   *connInfo
+		raw    rawNetConn // the same connection, for reads and plain writes
+		parker *parker    // where it waits when idle long enough (park_linux.go)
 	}
 	// otherEdgeConn is any other connection; the TLS and peeked ones
 	// build on it.
@@ -565,11 +588,40 @@ func (r *rawNetConn) CloseWrite() error {
 }
 
 // Read shows what the client sent to the head watch (connInfo.read).
-func (c *tcpEdgeConn) Read(p []byte) (int, error) { return c.info.read(&c.raw, p) }
+// The engine's wait for the next request on a kept connection ends after
+// parkAfter, as if the client had closed, for the connection to park
+// (park_linux.go) rather than hold a goroutine and the engine's buffers.
+func (c *tcpEdgeConn) Read(p []byte) (int, error) {
+	info := c.info
+	if info.resumed {
+		// The first read after a park: the client sent or closed. An error
+		// is a close, as in the engine's wait it would have been, not a
+		// bad first request.
+		info.resumed = false
+		n, err := info.read(&c.raw, p)
+		if n == 0 && err != nil {
+			return 0, io.EOF
+		}
+		return n, err
+	}
+	if !info.parkWait || !info.idle.Load() {
+		return info.read(&c.raw, p)
+	}
+	n, err := info.read(&c.raw, p)
+	if n == 0 && errors.Is(err, os.ErrDeadlineExceeded) {
+		info.parking = true
+		return 0, io.EOF
+	}
+	return n, err
+}
 
 // Close lingers after an error response (connInfo.linger). The response
-// is out, so a graceful stop may close the connection as an idle one.
+// is out, so a graceful stop may close the connection as an idle one. A
+// connection about to park stays open.
 func (c *tcpEdgeConn) Close() error {
+	if c.info.parking {
+		return nil
+	}
 	if c.info.linger {
 		c.info.idle.Store(true)
 		return lingeringClose(c.TCPConn)
@@ -645,8 +697,20 @@ var writeHook func(c *net.TCPConn, more bool)
 
 // Every wrapper bounds the wait between two requests by the last
 // request's keepalive_timeout (connInfo.readDeadline).
+// The wait for the next request ends after parkAfter instead, for the
+// connection to park (Read).
 func (c *tcpEdgeConn) SetReadDeadline(t time.Time) error {
-	return c.TCPConn.SetReadDeadline(c.info.readDeadline(t))
+	info := c.info
+	t = info.readDeadline(t)
+	info.idleDeadline = t
+	info.parkWait = false
+	if parkAfter > 0 && !t.IsZero() && info.idle.Load() {
+		if p := time.Now().Add(parkAfter); p.Before(t) {
+			info.parkWait = true
+			return c.TCPConn.SetReadDeadline(p)
+		}
+	}
+	return c.TCPConn.SetReadDeadline(t)
 }
 
 // The connection's rawio.Conn bounds every write by send_timeout
@@ -804,7 +868,7 @@ func (s *Server) Shutdown(ctx context.Context) error {
 func (s *Server) closeIdle() {
 	s.active.Range(func(k, v any) bool {
 		info := v.(*connInfo)
-		if info.idle.Load() {
+		if info.idle.Load() && !s.parker.closeParked(info) {
 			k.(net.Conn).Close()
 		}
 		return true
@@ -820,8 +884,10 @@ func (s *Server) Close() {
 		delete(s.listeners, key)
 	}
 	s.mu.Unlock()
-	s.active.Range(func(k, _ any) bool {
-		k.(net.Conn).Close()
+	s.active.Range(func(k, v any) bool {
+		if !s.parker.closeParked(v.(*connInfo)) {
+			k.(net.Conn).Close()
+		}
 		return true
 	})
 	s.shared.fpm.shutdown(false)

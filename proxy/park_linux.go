@@ -1,0 +1,298 @@
+package proxy
+
+import (
+	"errors"
+	"runtime"
+	"runtime/debug"
+	"sync"
+	"syscall"
+	"time"
+
+	"edge/conf"
+)
+
+// parker holds idle HTTP/1 keep-alive connections the way nginx's event
+// loop does: a descriptor in an epoll set and a deadline, with no
+// goroutine, engine context or read buffer behind it (issue 20: an idle
+// connection cost edge 18 KB, a goroutine and fasthttp's 32 KiB reader,
+// against nginx's 0.5 KB). A connection that has waited parkAfter for its
+// next request leaves the engine (tcpEdgeConn.Read makes the wait end
+// like a close, which the engine's Close lets through: connInfo.parking)
+// and waits here; when the client sends again, or closes, a worker serves
+// it from where it stood (Server.resumeHTTP1). keepalive_timeout is kept
+// by the same loop, in one queue per timeout: connections park in time
+// order, so each queue is already sorted by deadline.
+//
+// Whoever takes a connection out of conns (a wake-up, its deadline,
+// closeParked) owns it from then on; the descriptor's registration is
+// one-shot and is never deleted, so that no epoll call can name a
+// descriptor that was closed and reused meanwhile: closing a descriptor
+// takes it out of the set.
+type parker struct {
+	s    *Server
+	once sync.Once
+	err  error // the epoll set could not be made: nothing parks
+
+	epfd int
+	// wake (a pipe) interrupts the loop's wait: a queue's first
+	// connection may expire before anything the loop waits for.
+	wakeR, wakeW int
+
+	epoch time.Time
+
+	mu     sync.Mutex
+	next   uint64 // tokens; 0 is the pipe's
+	conns  map[uint64]*tcpEdgeConn
+	queues map[time.Duration]*parkQueue
+	// burst counts connections parked since memory was last given back
+	// (giveBack); last is when the latest one parked.
+	burst int
+	last  time.Time
+	freed time.Time
+}
+
+// parkAfter is how long a kept connection waits for its next request in
+// the engine before it parks. Under load the next request comes within
+// microseconds and never parks, so the engine's fast path stays as it
+// is; a browser's connection between two pages parks.
+const parkAfter = 250 * time.Millisecond
+
+// A burst of at least giveBackBurst connections that parked, followed by
+// giveBackQuiet without one more, makes the parker return their freed
+// buffers to the system at once (debug.FreeOSMemory), at most once per
+// giveBackEvery; the runtime alone would keep them, in the engine's pools,
+// until two collections that may be minutes away on a quiet server.
+const (
+	giveBackBurst = 256
+	giveBackQuiet = 500 * time.Millisecond
+	giveBackEvery = 10 * time.Second
+)
+
+type parkQueue struct {
+	entries []parkEntry // by deadline; an entry whose token left conns is stale
+}
+
+type parkEntry struct {
+	token    uint64
+	deadline int64 // since the parker's epoch, in nanoseconds (monotonic)
+}
+
+func (p *parker) start() {
+	p.epfd, p.err = syscall.EpollCreate1(syscall.EPOLL_CLOEXEC)
+	if p.err != nil {
+		return
+	}
+	var fds [2]int
+	if p.err = syscall.Pipe2(fds[:], syscall.O_CLOEXEC|syscall.O_NONBLOCK); p.err != nil {
+		syscall.Close(p.epfd)
+		return
+	}
+	p.wakeR, p.wakeW = fds[0], fds[1]
+	ev := syscall.EpollEvent{Events: syscall.EPOLLIN}
+	if p.err = syscall.EpollCtl(p.epfd, syscall.EPOLL_CTL_ADD, p.wakeR, &ev); p.err != nil {
+		syscall.Close(p.epfd)
+		syscall.Close(p.wakeR)
+		syscall.Close(p.wakeW)
+		return
+	}
+	p.mu.Lock()
+	p.epoch = time.Now()
+	p.conns = map[uint64]*tcpEdgeConn{}
+	p.queues = map[time.Duration]*parkQueue{}
+	p.mu.Unlock()
+	go p.loop()
+}
+
+// park holds c until its client sends or the engine's wait would have
+// ended (the deadline it set, from the last request's
+// keepalive_timeout); false when it cannot, and c is the caller's still.
+func (p *parker) park(c *tcpEdgeConn) bool {
+	p.once.Do(p.start)
+	raw := c.raw.raw.RawConn()
+	if p.err != nil || raw == nil {
+		return false
+	}
+	now := time.Now()
+	p.mu.Lock()
+	p.next++
+	token := p.next
+	p.conns[token] = c
+	c.info.parkToken = token
+	// Connections with one keepalive_timeout park in the order their waits
+	// began, give or take the scheduler: their queue is in deadline order.
+	q := p.queues[c.info.keepalive]
+	if q == nil {
+		q = &parkQueue{}
+		p.queues[c.info.keepalive] = q
+	}
+	first := len(q.entries) == 0
+	q.entries = append(q.entries, parkEntry{token, int64(c.info.idleDeadline.Sub(p.epoch))})
+	if len(q.entries) > 64 && len(q.entries) > 2*len(p.conns) {
+		q.compact(p.conns)
+	}
+	p.burst++
+	p.last = now
+	// The loop's wait must now end in time to give memory back.
+	first = first || p.burst == giveBackBurst
+	// Armed under the lock, so that the wake-up cannot look for the token
+	// before it is in conns.
+	var err error
+	ctlErr := raw.Control(func(fd uintptr) {
+		ev := syscall.EpollEvent{Events: syscall.EPOLLIN | syscall.EPOLLRDHUP | epollOneShot,
+			Fd: int32(token), Pad: int32(token >> 32)}
+		op := syscall.EPOLL_CTL_MOD
+		if !c.info.epollAdded {
+			op = syscall.EPOLL_CTL_ADD
+		}
+		if err = syscall.EpollCtl(p.epfd, op, int(fd), &ev); err == nil {
+			c.info.epollAdded = true
+		}
+	})
+	if err == nil {
+		err = ctlErr
+	}
+	if err != nil {
+		delete(p.conns, token)
+		c.info.parkToken = 0
+		p.mu.Unlock()
+		return false
+	}
+	p.mu.Unlock()
+	if first {
+		p.wake()
+	}
+	return true
+}
+
+// epollOneShot is EPOLLONESHOT, which package syscall spells as a
+// negative int.
+const epollOneShot = 1 << 30
+
+func (p *parker) wake() {
+	var b [1]byte
+	syscall.Write(p.wakeW, b[:]) // a full pipe already wakes the loop
+}
+
+// take removes a parked connection, reporting whether the caller now
+// owns it.
+func (p *parker) take(token uint64) *tcpEdgeConn {
+	c := p.conns[token]
+	if c != nil {
+		delete(p.conns, token)
+		c.info.parkToken = 0
+	}
+	return c
+}
+
+// closeParked closes info's connection if it is parked (Shutdown, Close)
+// and reports whether it was.
+func (p *parker) closeParked(info *connInfo) bool {
+	p.mu.Lock()
+	var c *tcpEdgeConn
+	if info.parkToken != 0 {
+		c = p.take(info.parkToken)
+	}
+	p.mu.Unlock()
+	if c == nil {
+		return false
+	}
+	c.TCPConn.Close()
+	c.info.finish()
+	return true
+}
+
+func (p *parker) loop() {
+	events := make([]syscall.EpollEvent, 128)
+	for {
+		n, err := syscall.EpollWait(p.epfd, events, p.expire())
+		if err != nil {
+			if errors.Is(err, syscall.EINTR) {
+				continue
+			}
+			p.s.shared.errLog.Logf(conf.LevelAlert, "epoll_wait() failed (%v)", err)
+			time.Sleep(time.Second)
+			continue
+		}
+		for _, ev := range events[:n] {
+			token := uint64(uint32(ev.Fd)) | uint64(uint32(ev.Pad))<<32
+			if token == 0 {
+				var b [64]byte
+				syscall.Read(p.wakeR, b[:])
+				continue
+			}
+			p.mu.Lock()
+			c := p.take(token)
+			p.mu.Unlock()
+			if c != nil {
+				p.s.workers.run(func() { p.s.resumeHTTP1(c) })
+			}
+		}
+	}
+}
+
+// expire closes the connections whose keepalive_timeout passed, as the
+// engine did (nothing is sent or logged), and returns how many
+// milliseconds the loop may wait (-1: until woken).
+func (p *parker) expire() int {
+	now := time.Now()
+	since := int64(now.Sub(p.epoch))
+	var expired []*tcpEdgeConn
+	wait := time.Duration(-1)
+	p.mu.Lock()
+	for _, q := range p.queues {
+		i := 0
+		for ; i < len(q.entries) && q.entries[i].deadline <= since; i++ {
+			if c := p.take(q.entries[i].token); c != nil {
+				expired = append(expired, c)
+			}
+		}
+		q.entries = q.entries[i:]
+		if len(q.entries) > 0 {
+			if w := time.Duration(q.entries[0].deadline - since); wait < 0 || w < wait {
+				wait = w
+			}
+		}
+	}
+	giveBack := false
+	if p.burst >= giveBackBurst {
+		at := p.last.Add(giveBackQuiet)
+		if f := p.freed.Add(giveBackEvery); f.After(at) {
+			at = f
+		}
+		if w := at.Sub(now); w <= 0 {
+			giveBack = true
+			p.burst, p.freed = 0, now
+		} else if wait < 0 || w < wait {
+			wait = w
+		}
+	}
+	p.mu.Unlock()
+	for _, c := range expired {
+		c.TCPConn.Close()
+		c.info.finish()
+	}
+	if giveBack {
+		go func() {
+			// Two collections: the engine's pools keep what they hold
+			// through the first.
+			runtime.GC()
+			debug.FreeOSMemory()
+		}()
+	}
+	if wait < 0 {
+		return -1
+	}
+	return int((wait + time.Millisecond - 1) / time.Millisecond)
+}
+
+// compact drops the entries of connections no longer parked.
+func (q *parkQueue) compact(conns map[uint64]*tcpEdgeConn) {
+	kept := q.entries[:0]
+	for _, e := range q.entries {
+		if conns[e.token] != nil {
+			kept = append(kept, e)
+		}
+	}
+	clear(q.entries[len(kept):])
+	q.entries = kept
+}

@@ -1,0 +1,197 @@
+//go:build linux
+
+package proxy
+
+import (
+	"bufio"
+	"context"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+)
+
+// parkedCount is how many connections the parker holds.
+func (p *parker) parkedCount() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return len(p.conns)
+}
+
+// parkServer serves dir's a.txt and $connection_requests under cfg's
+// keep-alive settings; it returns the server and its address.
+func parkServer(t *testing.T, keepalive string) (*Server, string) {
+	t.Helper()
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "a.txt"), []byte("a"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(filepath.Join(dir, "logs"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	plan := loadTestPlan(t, dir, `events {}
+http {
+    access_log off;
+    `+keepalive+`
+    server {
+        listen 127.0.0.1:8080;
+        location / { root `+dir+`; add_header X-Requests $connection_requests; }
+    }
+}
+`)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := NewServer(Options{ErrorLog: silentLog(), Listeners: map[string]net.Listener{"tcp 127.0.0.1:8080": ln}})
+	if err := s.Apply(plan); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(s.Close)
+	return s, ln.Addr().String()
+}
+
+// waitFor polls cond until it holds or a generous bound passes.
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	for end := time.Now().Add(20 * time.Second); !cond(); {
+		if time.Now().After(end) {
+			t.Fatalf("%s: not after 20 s", what)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+func getOn(t *testing.T, c net.Conn, br *bufio.Reader) *http.Response {
+	t.Helper()
+	if _, err := io.WriteString(c, "GET /a.txt HTTP/1.1\r\nHost: x\r\n\r\n"); err != nil {
+		t.Fatal(err)
+	}
+	resp, err := http.ReadResponse(br, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	return resp
+}
+
+// TestParkedConnections: a kept connection that waits for its next request
+// leaves the engine and parks (issue 20: it then holds no goroutine or
+// buffer); its next request is served as on an unparked connection, with
+// the connection's request count going on, so keepalive_requests still
+// ends it at the configured count.
+func TestParkedConnections(t *testing.T) {
+	s, addr := parkServer(t, "keepalive_requests 3;")
+	c, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	c.SetDeadline(time.Now().Add(60 * time.Second))
+	br := bufio.NewReader(c)
+	for i := 1; i <= 3; i++ {
+		resp := getOn(t, c, br)
+		if resp.StatusCode != 200 || resp.Header.Get("X-Requests") != string(rune('0'+i)) {
+			t.Fatalf("request %d: %d, X-Requests %q", i, resp.StatusCode, resp.Header.Get("X-Requests"))
+		}
+		if i == 3 {
+			if !resp.Close {
+				t.Fatalf("request 3 of keepalive_requests 3 kept the connection")
+			}
+			break
+		}
+		waitFor(t, "parking", func() bool { return s.parker.parkedCount() == 1 })
+	}
+	if _, err := br.ReadByte(); err != io.EOF {
+		t.Fatalf("after the last request: %v, want EOF", err)
+	}
+	waitFor(t, "the connection's end", func() bool { return s.shared.stats.active.Load() == 0 })
+}
+
+// TestParkedTimeout: keepalive_timeout closes a parked connection, as the
+// engine's wait would have, and its accounting ends.
+func TestParkedTimeout(t *testing.T) {
+	s, addr := parkServer(t, "keepalive_timeout 1s;")
+	c, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	c.SetDeadline(time.Now().Add(60 * time.Second))
+	br := bufio.NewReader(c)
+	getOn(t, c, br)
+	waitFor(t, "parking", func() bool { return s.parker.parkedCount() == 1 })
+	if _, err := br.ReadByte(); err != io.EOF {
+		t.Fatalf("a parked connection past keepalive_timeout: %v, want EOF", err)
+	}
+	waitFor(t, "the connection's end", func() bool { return s.shared.stats.active.Load() == 0 && s.parker.parkedCount() == 0 })
+}
+
+// TestParkedClientCloses: a client that closes a parked connection ends
+// it; one that starts a head and pauses is not parked mid-head.
+func TestParkedClientCloses(t *testing.T) {
+	s, addr := parkServer(t, "")
+	c, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.SetDeadline(time.Now().Add(60 * time.Second))
+	br := bufio.NewReader(c)
+	getOn(t, c, br)
+	waitFor(t, "parking", func() bool { return s.parker.parkedCount() == 1 })
+	c.Close()
+	waitFor(t, "the connection's end", func() bool { return s.shared.stats.active.Load() == 0 && s.parker.parkedCount() == 0 })
+
+	c, err = net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	c.SetDeadline(time.Now().Add(60 * time.Second))
+	br = bufio.NewReader(c)
+	getOn(t, c, br)
+	waitFor(t, "parking", func() bool { return s.parker.parkedCount() == 1 })
+	io.WriteString(c, "GET /a.txt HTTP/1.1\r\n")
+	waitFor(t, "the resumed connection", func() bool { return s.parker.parkedCount() == 0 })
+	time.Sleep(2 * parkAfter) // a head in progress must not park
+	if n := s.parker.parkedCount(); n != 0 {
+		t.Fatalf("a connection parked in the middle of a head")
+	}
+	io.WriteString(c, "Host: x\r\n\r\n")
+	resp, err := http.ReadResponse(br, nil)
+	if err != nil || resp.StatusCode != 200 || resp.Header.Get("X-Requests") != "2" {
+		t.Fatalf("the request completed after a pause: %v %v", resp, err)
+	}
+}
+
+// TestParkedShutdown: a graceful stop closes parked connections, as idle
+// ones, and returns.
+func TestParkedShutdown(t *testing.T) {
+	s, addr := parkServer(t, "")
+	var conns []net.Conn
+	for range 5 {
+		c, err := net.Dial("tcp", addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		c.SetDeadline(time.Now().Add(60 * time.Second))
+		getOn(t, c, bufio.NewReader(c))
+		conns = append(conns, c)
+	}
+	waitFor(t, "parking", func() bool { return s.parker.parkedCount() == 5 })
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := s.Shutdown(ctx); err != nil {
+		t.Fatalf("Shutdown with parked connections: %v", err)
+	}
+	for i, c := range conns {
+		if _, err := c.Read(make([]byte, 1)); err != io.EOF {
+			t.Fatalf("connection %d after Shutdown: %v, want EOF", i, err)
+		}
+	}
+}
