@@ -375,10 +375,10 @@ func (c *compiler) finish() error {
 		return err
 	}
 	h.Vars = c.slotNames
-	if err := c.finishPools(); err != nil {
+	if err := c.resolveFastCGIPasses(); err != nil {
 		return err
 	}
-	if err := c.resolveFastCGIPasses(); err != nil {
+	if err := c.finishPools(); err != nil {
 		return err
 	}
 	c.resolveProxyPasses()

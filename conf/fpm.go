@@ -38,8 +38,14 @@ type FPMPool struct {
 	MaxChildren int
 	// External is true for a pool edge only attaches to (not started by edge).
 	External bool
-	File     string
-	Line     int
+	// Pass is set for a pool found behind a fastcgi_pass (HTTPConf's
+	// PassPools, in a configuration without fpm_pool): the fastcgi_pass's
+	// argument, an address or the upstream{} holding the pool's address;
+	// FastCGI counters are kept under that name. Such a pool has no
+	// StatusPath: the report finds php-fpm's status page when it reads it.
+	Pass string
+	File string
+	Line int
 
 	// PM is the process manager: "static", "dynamic" (the default) or
 	// "ondemand".
@@ -693,19 +699,25 @@ func PoolNamed(pools []*FPMPool, name string) *FPMPool {
 	return nil
 }
 
-// finishPools runs once the whole file is read: it publishes the pools in
-// the plan and binds fpm_status to its pool.
+// finishPools runs once the whole file is read and the fastcgi_pass
+// names are resolved: it publishes the pools in the plan (the fpm_pool
+// blocks, or without any the pools behind fastcgi_pass) and binds
+// fpm_status to its pool.
 func (c *compiler) finishPools() error {
-	c.plan.HTTP.Pools = c.fpmPools
+	h := c.plan.HTTP
+	h.Pools = c.fpmPools
+	if len(h.Pools) == 0 {
+		h.PassPools = passPools(c.fastcgiPasses)
+	}
 	return c.plan.EachLocation(func(l *Location) error {
 		if l.Content.Kind != ContentFPMStatus {
 			return nil
 		}
 		switch {
-		case l.Content.Pool != "" && c.findPool(l.Content.Pool) == nil:
+		case l.Content.Pool != "" && len(h.ReportPoolsNamed(l.Content.Pool)) == 0:
 			return &Error{Level: LevelEmerg, Msg: fmt.Sprintf("no fpm_pool \"%s\" for \"fpm_status\"", l.Content.Pool), File: l.File, Line: l.Line}
-		case l.Content.Pool == "" && len(c.fpmPools) == 0:
-			return &Error{Level: LevelEmerg, Msg: "\"fpm_status\" needs an fpm_pool", File: l.File, Line: l.Line}
+		case l.Content.Pool == "" && len(h.ReportPools()) == 0:
+			return &Error{Level: LevelEmerg, Msg: "\"fpm_status\" needs an fpm_pool or a fastcgi_pass", File: l.File, Line: l.Line}
 		}
 		return nil
 	})

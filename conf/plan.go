@@ -71,6 +71,9 @@ type HTTPConf struct {
 	Upstreams  map[string]*Upstream
 	// Pools are the fpm_pool blocks, in file order.
 	Pools []*FPMPool
+	// PassPools, in a configuration without fpm_pool blocks, are the
+	// php-fpm pools its fastcgi_pass directives name (fpmpass.go).
+	PassPools []*FPMPool
 	// CachePaths are the fastcgi_cache_path zones by name (cache.go).
 	CachePaths map[string]*CachePath
 	// The limit_req and limit_conn zones by name (limit.go).

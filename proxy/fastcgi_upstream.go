@@ -165,10 +165,7 @@ func oneOffBackend(p *conf.FastCGIPass, f *conf.FastCGI) *backend {
 // serverAddr is a server's address as $upstream_addr shows it:
 // "unix:/x.sock" or "127.0.0.1:9000".
 func serverAddr(network, address string) string {
-	if network == "unix" {
-		return "unix:" + address
-	}
-	return address
+	return conf.FormatAddress(network, address)
 }
 
 // findUpstream returns the upstream{} named name, compared without case.
@@ -664,7 +661,12 @@ func (rt *site) fastcgiStats() map[string]BackendStats {
 		for _, s := range b.servers {
 			if k := (named{b.name, s.client}); !seenClient[k] {
 				seenClient[k] = true
-				bs.Clients = append(bs.Clients, s.client.Stats())
+				cs := s.client.Stats()
+				bs.Clients = append(bs.Clients, cs)
+				if bs.Servers == nil {
+					bs.Servers = map[string][]fastcgi.Stats{}
+				}
+				bs.Servers[s.addr] = append(bs.Servers[s.addr], cs)
 			}
 		}
 		out[b.name] = bs
@@ -678,4 +680,7 @@ type BackendStats struct {
 	Status502 uint64
 	Status504 uint64
 	Clients   []fastcgi.Stats
+	// Servers are the same clients by server address ("unix:/x.sock",
+	// "127.0.0.1:9000"), for the pools of an upstream{} of several.
+	Servers map[string][]fastcgi.Stats
 }

@@ -66,12 +66,52 @@ func newFPMManager(sh *shared, current func() *site) *fpmManager {
 	return m
 }
 
-// planPools returns a plan's pools.
+// planPools returns the pools a plan reports on: its fpm_pool blocks,
+// or without any the pools behind its fastcgi_pass directives.
 func planPools(plan *conf.Plan) []*conf.FPMPool {
 	if plan.HTTP == nil {
 		return nil
 	}
-	return plan.HTTP.Pools
+	return plan.HTTP.ReportPools()
+}
+
+// edgeView is edge's own view of a pool from the serving site's FastCGI
+// counters, nil when it has none: an fpm_pool's are kept under its name,
+// a pool behind a fastcgi_pass under that fastcgi_pass's argument (and
+// by server, for one server of an upstream{} of several, whose 502 and
+// 504 counts belong to the upstream as a whole).
+func edgeView(p *conf.FPMPool, stats map[string]BackendStats) *fpm.EdgeView {
+	s, ok := edgeStats(p, stats)
+	if !ok {
+		return nil
+	}
+	bs := stats[poolBackend(p)]
+	if p.Pass != "" && p.Name != p.Pass {
+		return fpm.NewEdgeView(s, 0, 0, 0)
+	}
+	return fpm.NewEdgeView(s, 0, bs.Status502, bs.Status504)
+}
+
+// edgeStats sums the FastCGI clients that serve the pool p.
+func edgeStats(p *conf.FPMPool, stats map[string]BackendStats) (fastcgi.Stats, bool) {
+	bs, ok := stats[poolBackend(p)]
+	switch {
+	case !ok:
+		return fastcgi.Stats{}, false
+	case p.Pass != "" && p.Name != p.Pass:
+		list, ok := bs.Servers[conf.FormatAddress(p.Network, p.Address)]
+		return sumStats(list), ok
+	}
+	return sumStats(bs.Clients), true
+}
+
+// poolBackend is the name edge's FastCGI counters of a pool are kept
+// under.
+func poolBackend(p *conf.FPMPool) string {
+	if p.Pass != "" {
+		return p.Pass
+	}
+	return p.Name
 }
 
 // supervisorOptions connect a Supervisor to the error log and to the
@@ -193,7 +233,13 @@ func (m *fpmManager) commit(plan *conf.Plan) {
 		go s.Stop(true)
 	}
 	if needCtl {
-		m.startControl(fpm.ControlSocketPath(plan.Prefix))
+		// A plain nginx configuration (pools only behind fastcgi_pass)
+		// may run in a prefix edge cannot write: that is no warning.
+		level := conf.LevelWarn
+		if len(plan.HTTP.Pools) == 0 {
+			level = conf.LevelInfo
+		}
+		m.startControl(fpm.ControlSocketPath(plan.Prefix), level)
 	}
 }
 
@@ -229,11 +275,11 @@ func (m *fpmManager) shutdown(graceful bool) {
 }
 
 // startControl serves the control socket and starts the sampler.
-func (m *fpmManager) startControl(path string) {
+func (m *fpmManager) startControl(path string, failLevel conf.Level) {
 	_ = os.Remove(path)
 	ln, err := net.Listen("unix", path)
 	if err != nil {
-		m.sh.errLog.Logf(conf.LevelWarn, "control socket \"%s\" not available (%v): \"edge fpm status\" will show php-fpm's figures only", path, err)
+		m.sh.errLog.Logf(failLevel, "control socket \"%s\" not available (%v): \"edge fpm status\" will show php-fpm's figures only", path, err)
 	} else {
 		_ = os.Chmod(path, 0o600)
 		srv := &http.Server{Handler: fpm.ControlHandler(controlServer{m}), ReadHeaderTimeout: 5 * time.Second}
@@ -252,8 +298,8 @@ func (m *fpmManager) startControl(path string) {
 // controlServer answers the control socket (fpm.ControlServer).
 type controlServer struct{ m *fpmManager }
 
-func (c controlServer) Reports(ctx context.Context, pool string) ([]*fpm.Report, error) {
-	return c.m.reports(ctx, pool)
+func (c controlServer) Reports(ctx context.Context, pool, statusPath string) ([]*fpm.Report, error) {
+	return c.m.collect(ctx, pool, reportOptions{statusPath: statusPath})
 }
 
 // CloseIdle closes edge's kept connections to a pool; "edge fpm tune
@@ -286,15 +332,18 @@ func (m *fpmManager) sample(stop chan struct{}) {
 			now := time.Now()
 			m.mu.Lock()
 			for name, mon := range m.mons {
-				if bs, ok := stats[name]; ok {
-					sum := sumStats(bs.Clients)
-					mon.Observe(nil, &sum, now)
+				if p := m.pools[name]; p != nil {
+					if sum, ok := edgeStats(p, stats); ok {
+						mon.Observe(nil, &sum, now)
+					}
 				}
 			}
 			m.mu.Unlock()
 		case <-slow.C:
+			// Pools behind a fastcgi_pass are asked only when someone
+			// looks: edge does not know that their status page is on.
 			ctx, cancel := context.WithTimeout(context.Background(), fpmSampleEvery)
-			_, _ = m.reports(ctx, "")
+			_, _ = m.collect(ctx, "", reportOptions{sampling: true})
 			cancel()
 		}
 	}
@@ -331,19 +380,37 @@ func sumStats(list []fastcgi.Stats) fastcgi.Stats {
 	return s
 }
 
-// reports collects the report of one pool ("" = every pool, in name
-// order).
+// reports collects the report of the pools a name selects ("" = every
+// pool, in name order; a fastcgi_pass's argument selects the pools behind
+// it).
 func (m *fpmManager) reports(ctx context.Context, name string) ([]*fpm.Report, error) {
+	return m.collect(ctx, name, reportOptions{})
+}
+
+// reportOptions change what collect asks.
+type reportOptions struct {
+	// sampling leaves out the pools behind a fastcgi_pass (the periodic
+	// look of sample).
+	sampling bool
+	// statusPath is the status page to ask of a pool behind a
+	// fastcgi_pass ("" = found, fpm.ReportInput).
+	statusPath string
+}
+
+func (m *fpmManager) collect(ctx context.Context, name string, o reportOptions) ([]*fpm.Report, error) {
 	m.mu.Lock()
 	var names []string
-	for n := range m.pools {
-		if name == "" || n == name {
+	for n, p := range m.pools {
+		if o.sampling && p.Pass != "" {
+			continue
+		}
+		if name == "" || n == name || p.Pass != "" && p.Pass == name {
 			names = append(names, n)
 		}
 	}
 	m.mu.Unlock()
 	if len(names) == 0 {
-		if name != "" {
+		if name != "" && !o.sampling {
 			return nil, fmt.Errorf("no fpm_pool \"%s\"", name)
 		}
 		return nil, nil
@@ -354,14 +421,12 @@ func (m *fpmManager) reports(ctx context.Context, name string) ([]*fpm.Report, e
 	var wg sync.WaitGroup
 	for i, n := range names {
 		m.mu.Lock()
-		in := fpm.ReportInput{Pool: m.pools[n], Supervisor: m.sups[n], Monitor: m.mons[n], Now: m.sh.now}
+		in := fpm.ReportInput{Pool: m.pools[n], Supervisor: m.sups[n], Monitor: m.mons[n], Now: m.sh.now, StatusPath: o.statusPath}
 		m.mu.Unlock()
 		if in.Pool == nil {
 			continue
 		}
-		if bs, ok := stats[n]; ok {
-			in.Edge = fpm.NewEdgeView(sumStats(bs.Clients), 0, bs.Status502, bs.Status504)
-		}
+		in.Edge = edgeView(in.Pool, stats)
 		wg.Add(1)
 		go func() {
 			defer wg.Done()

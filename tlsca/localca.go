@@ -101,6 +101,21 @@ func loadOrCreate(dir string, now func() time.Time) (*LocalCA, error) {
 // user adds to trust stores.
 func (ca *LocalCA) RootPath() string { return filepath.Join(ca.dir, "root.crt") }
 
+// Export copies the root certificate (PEM, mode 0644) to path, a place
+// outside the CA's directory where trust stores pick it up (in the compose
+// stack, a directory of the host). The file is replaced whole, and only
+// when it differs; changed says it was written. The key stays in dir.
+func (ca *LocalCA) Export(path string) (changed bool, err error) {
+	data, err := os.ReadFile(ca.RootPath())
+	if err != nil {
+		return false, fmt.Errorf("tlsca: %w", err)
+	}
+	if old, err := os.ReadFile(path); err == nil && bytes.Equal(old, data) {
+		return false, nil
+	}
+	return true, replaceFile(path, data, 0o644)
+}
+
 // keyPath is the root's private key.
 func (ca *LocalCA) keyPath() string { return filepath.Join(ca.dir, "root.key") }
 

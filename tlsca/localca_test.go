@@ -411,3 +411,36 @@ func TestShellQuote(t *testing.T) {
 		}
 	}
 }
+
+// Export copies the root certificate, and only it, to a file of its own,
+// rewriting it only when it differs.
+func TestExport(t *testing.T) {
+	ca := newCA(t)
+	root, err := os.ReadFile(ca.RootPath())
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(t.TempDir(), "edge-ca.crt")
+	for i, want := range []bool{true, false} {
+		changed, err := ca.Export(out)
+		if err != nil || changed != want {
+			t.Fatalf("export %d: changed %v, %v; want %v", i, changed, err, want)
+		}
+	}
+	if err := os.WriteFile(out, []byte("stale"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if changed, err := ca.Export(out); err != nil || !changed {
+		t.Fatalf("export over a stale file: changed %v, %v", changed, err)
+	}
+	got, err := os.ReadFile(out)
+	if err != nil || !bytes.Equal(got, root) {
+		t.Fatalf("exported %q (%v), want the root certificate", got, err)
+	}
+	if fi, err := os.Stat(out); err != nil || fi.Mode().Perm() != 0o644 {
+		t.Errorf("exported file mode %v (%v), want 0644", fi.Mode(), err)
+	}
+	if _, err := ca.Export(filepath.Join(t.TempDir(), "missing", "edge-ca.crt")); err == nil {
+		t.Error("export into a missing directory did not fail")
+	}
+}

@@ -24,7 +24,7 @@ import (
 	"edge/fastcgi/fpm"
 )
 
-const fpmUsage = `usage: edge fpm status [NAME] [--json] [-c file] [-p prefix] [-g directives]
+const fpmUsage = `usage: edge fpm status [NAME] [--json] [--status-path PATH] [-c file] [-p prefix] [-g directives]
        edge fpm tune [NAME] [--apply] [--reserve SIZE] [--window TIME] [--force] [--json] [-c file] [-p prefix]
 
 status  shows each pool: mode, limits, processes, accepted requests, "max
@@ -34,6 +34,14 @@ tune    proposes pm.* settings from memory, worker PSS, CPUs and the peaks
         seen, with the reasoning (docs/fpm.md); --apply writes them (a pool
         edge owns: its state file and a reload; an external pool: its
         pool_file with a backup, php-fpm -t, then SIGUSR2)
+
+The pools are the fpm_pool blocks; a configuration without any reports
+on the php-fpm pools its fastcgi_pass directives name (an address, a
+unix: socket, each server of an upstream), NAME being the fastcgi_pass's
+argument. php-fpm's status page is then read over FastCGI at that
+address: at the pm.status_path of php-fpm's configuration when it runs
+on this machine, else at /status, then /fpm-status, or at the
+--status-path given. A pool whose status page cannot be read exits 1.
 `
 
 // fpmArgs are the parsed arguments of "edge fpm".
@@ -45,6 +53,9 @@ type fpmArgs struct {
 	force   bool
 	reserve uint64
 	window  time.Duration
+	// statusPath is --status-path: the status page of pools behind a
+	// fastcgi_pass ("" = found).
+	statusPath string
 }
 
 func parseFPMArgs(args []string) (*fpmArgs, error) {
@@ -72,6 +83,10 @@ func parseFPMArgs(args []string) (*fpmArgs, error) {
 			a.opts.prefix, err = value()
 		case "-g":
 			a.opts.extra, err = value()
+		case "--status-path":
+			if a.statusPath, err = value(); err == nil && !strings.HasPrefix(a.statusPath, "/") {
+				err = fmt.Errorf("invalid status path \"%s\": it starts with /, as php-fpm's pm.status_path", a.statusPath)
+			}
 		case "--reserve":
 			var v string
 			if v, err = value(); err == nil {
@@ -142,33 +157,32 @@ func fpmCommand(args []string) int {
 	return 2
 }
 
-// selectPools returns the plan's pools named (all when name is "").
+// selectPools returns the plan's pools a name selects (all when name is
+// ""): fpm_pool blocks, or without any the pools behind fastcgi_pass.
 func selectPools(plan *conf.Plan, name string) ([]*conf.FPMPool, error) {
 	var out []*conf.FPMPool
 	if plan.HTTP != nil {
-		for _, p := range plan.HTTP.Pools {
-			if name == "" || p.Name == name {
-				out = append(out, p)
-			}
-		}
+		out = plan.HTTP.ReportPoolsNamed(name)
 	}
 	if len(out) == 0 {
 		if name != "" {
-			return nil, fmt.Errorf("no fpm_pool \"%s\" in the configuration", name)
+			return nil, fmt.Errorf("no fpm_pool or fastcgi_pass \"%s\" in the configuration", name)
 		}
-		return nil, errors.New("the configuration has no fpm_pool")
+		return nil, errors.New("the configuration has no fpm_pool and no fastcgi_pass")
 	}
 	return out, nil
 }
 
 // collectReports gets reports from the running edge, or directly from
 // php-fpm when edge does not run (noting why).
-func collectReports(plan *conf.Plan, name string) ([]*fpm.Report, string, error) {
+func collectReports(plan *conf.Plan, name, statusPath string) ([]*fpm.Report, string, error) {
 	pools, err := selectPools(plan, name)
 	if err != nil {
 		return nil, "", err
 	}
-	reports, err := control(plan).Reports(name)
+	ctl := control(plan)
+	ctl.StatusPath = statusPath
+	reports, err := ctl.Reports(name)
 	if err == nil {
 		return reports, "", nil
 	}
@@ -176,14 +190,14 @@ func collectReports(plan *conf.Plan, name string) ([]*fpm.Report, string, error)
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
 	defer cancel()
 	for _, p := range pools {
-		reports = append(reports, fpm.Collect(ctx, fpm.ReportInput{Pool: p}))
+		reports = append(reports, fpm.Collect(ctx, fpm.ReportInput{Pool: p, StatusPath: statusPath}))
 	}
 	return reports, note, nil
 }
 
 // fpmStatus is "edge fpm status".
 func fpmStatus(plan *conf.Plan, a *fpmArgs) int {
-	reports, note, err := collectReports(plan, a.pool)
+	reports, note, err := collectReports(plan, a.pool, a.statusPath)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "edge: %s\n", err)
 		return 1
@@ -195,10 +209,20 @@ func fpmStatus(plan *conf.Plan, a *fpmArgs) int {
 		enc := json.NewEncoder(os.Stdout)
 		enc.SetIndent("", "  ")
 		_ = enc.Encode(reports)
-		return 0
+	} else {
+		fpm.WriteText(os.Stdout, reports)
 	}
-	fpm.WriteText(os.Stdout, reports)
-	return 0
+	// A pool found behind a fastcgi_pass is nothing but its status page:
+	// without it the command failed. (An fpm_pool without one still has
+	// edge's own figures.)
+	code := 0
+	for _, r := range reports {
+		if r.Pass != "" && r.FPM == nil {
+			fmt.Fprintf(os.Stderr, "edge: pool %s: %s\n", r.Name, r.FPMError)
+			code = 1
+		}
+	}
+	return code
 }
 
 // fpmTune is "edge fpm tune".
@@ -213,6 +237,10 @@ func fpmTune(plan *conf.Plan, a *fpmArgs) int {
 		return 2
 	}
 	p := pools[0]
+	if p.Pass != "" && a.apply {
+		fmt.Fprintf(os.Stderr, "edge: pool %s is only named by fastcgi_pass: to apply, describe it in an fpm_pool block (external, with pool_file and pid_file)\n", p.Name)
+		return 1
+	}
 	r, note := fpm.Measure(control(plan), p, a.window)
 	if note != "" {
 		fmt.Fprintf(os.Stderr, "edge: %s; tuning from php-fpm's own figures\n", note)

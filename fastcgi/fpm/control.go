@@ -8,7 +8,10 @@
 // serves HTTP:
 //
 //	GET  /fpm                    every pool's Report, as a JSON list
-//	GET  /fpm?pool=NAME          one pool's, as a list of one
+//	GET  /fpm?pool=NAME          the pools NAME selects: an fpm_pool, or
+//	                             the pools behind a fastcgi_pass
+//	GET  /fpm?status_path=PATH   ask PATH of the pools behind a
+//	                             fastcgi_pass (default: found, pass.go)
 //	POST /fpm/close-idle?pool=NAME
 //	                             closes edge's kept connections to the pool
 //	                             (before a reload of it); 204
@@ -57,7 +60,8 @@ func ControlSocketPath(prefix string) string {
 type ControlServer interface {
 	// Reports returns the report of the pool named ("" = every pool, in
 	// name order); an error names a pool the configuration lacks.
-	Reports(ctx context.Context, pool string) ([]*Report, error)
+	// statusPath is ReportInput's, for pools behind a fastcgi_pass.
+	Reports(ctx context.Context, pool, statusPath string) ([]*Report, error)
 	// CloseIdle closes the kept connections to the pool; false when the
 	// configuration has no such pool.
 	CloseIdle(pool string) bool
@@ -67,7 +71,8 @@ type ControlServer interface {
 func ControlHandler(s ControlServer) http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET "+controlReports, func(w http.ResponseWriter, r *http.Request) {
-		reports, err := s.Reports(r.Context(), r.URL.Query().Get("pool"))
+		q := r.URL.Query()
+		reports, err := s.Reports(r.Context(), q.Get("pool"), q.Get("status_path"))
 		w.Header().Set("Content-Type", "application/json")
 		if err != nil {
 			w.WriteHeader(http.StatusNotFound)
@@ -90,7 +95,10 @@ func ControlHandler(s ControlServer) http.Handler {
 type ControlClient struct {
 	// Path is the socket's path (ControlSocketPath).
 	Path string
-	http *http.Client
+	// StatusPath, when set, is sent with Reports: the status page the
+	// running edge asks of pools behind a fastcgi_pass.
+	StatusPath string
+	http       *http.Client
 }
 
 // NewControlClient returns a client of the socket at path; each call
@@ -111,7 +119,11 @@ func controlURL(route, pool string) string {
 // Reports asks the running edge for the report of the pool named (""
 // = every pool). An error that says edge does not run names the socket.
 func (c *ControlClient) Reports(pool string) ([]*Report, error) {
-	resp, err := c.http.Get(controlURL(controlReports, pool))
+	u := controlURL(controlReports, pool)
+	if c.StatusPath != "" {
+		u += "&status_path=" + url.QueryEscape(c.StatusPath)
+	}
+	resp, err := c.http.Get(u)
 	if err != nil {
 		return nil, fmt.Errorf("edge is not running with this configuration (control socket %s: %v)", c.Path, unwrapNet(err))
 	}

@@ -23,15 +23,22 @@ type DiscoveredPool struct {
 	ConfigFile  string // the file the section is in
 	MaxChildren int    // pm.max_children
 	PM          string // static, dynamic or ondemand
+	// StatusPath is pm.status_path ("" = the pool has no status page);
+	// StatusListen is pm.status_listen ("" = the pool's own listen).
+	StatusPath   string
+	StatusListen string
+	// MasterPID is the php-fpm master running the configuration.
+	MasterPID int
 }
 
 // DiscoverPool looks for a php-fpm pool listening on network/address
 // among the php-fpm masters running on this machine. ok is false when none
 // is found (not running yet, another machine, or unreadable files).
 func DiscoverPool(network, address string) (DiscoveredPool, bool) {
-	for _, cfg := range fpmMasterConfigs() {
-		for _, p := range readFPMConfig(cfg) {
+	for _, m := range fpmMasters() {
+		for _, p := range readFPMConfig(m.config) {
 			if p.MaxChildren > 0 && listenMatches(p.listen, network, address) {
+				p.MasterPID = m.pid
 				return p.DiscoveredPool, true
 			}
 		}
@@ -39,23 +46,30 @@ func DiscoverPool(network, address string) (DiscoveredPool, bool) {
 	return DiscoveredPool{}, false
 }
 
-// fpmMasterConfigs returns the configuration files of the running php-fpm
-// masters, from their process titles.
-func fpmMasterConfigs() []string {
+// runningMaster is a php-fpm master and its configuration file.
+type runningMaster struct {
+	pid    int
+	config string
+}
+
+// fpmMasters returns the running php-fpm masters, each configuration
+// file once, from their process titles.
+func fpmMasters() []runningMaster {
 	dirs, err := os.ReadDir(procRoot)
 	if err != nil {
 		return nil
 	}
-	var out []string
+	var out []runningMaster
 	seen := map[string]bool{}
 	for _, d := range dirs {
-		if _, err := strconv.Atoi(d.Name()); err != nil {
+		pid, err := strconv.Atoi(d.Name())
+		if err != nil {
 			continue
 		}
 		cfg, _, ok := masterConfig(d.Name())
 		if ok && !seen[cfg] {
 			seen[cfg] = true
-			out = append(out, cfg)
+			out = append(out, runningMaster{pid, cfg})
 		}
 	}
 	return out
@@ -128,6 +142,10 @@ func readFPMConfig(path string) []fpmPoolSection {
 				cur.PM = v
 			case "pm.max_children":
 				cur.MaxChildren, _ = strconv.Atoi(v)
+			case "pm.status_path":
+				cur.StatusPath = v
+			case "pm.status_listen":
+				cur.StatusListen = v
 			}
 		}
 	}

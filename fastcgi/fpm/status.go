@@ -100,7 +100,8 @@ func ReadStatus(ctx context.Context, network, address, path string) (*Status, er
 		return nil, fmt.Errorf("fastcgi: status of %s:%s%s: %w", network, address, path, err)
 	}
 	if resp.Status != 200 {
-		return nil, fmt.Errorf("fastcgi: status of %s:%s%s: php-fpm answered %d (is pm.status_path %s set?)", network, address, path, resp.Status, path)
+		return nil, &statusAnswerError{code: resp.Status,
+			msg: fmt.Sprintf("fastcgi: status of %s:%s%s: php-fpm answered %d (is pm.status_path %s set?)", network, address, path, resp.Status, path)}
 	}
 	return parseStatusPage(body)
 }
@@ -455,7 +456,9 @@ func (s Settings) Values() conf.PMValues {
 
 // Report is everything known about one pool at one moment.
 type Report struct {
-	Name     string    `json:"name"`
+	Name string `json:"name"`
+	// Pass is the fastcgi_pass a pool was found behind (conf's PassPools).
+	Pass     string    `json:"fastcgi_pass,omitempty"`
 	Owned    bool      `json:"owned"`
 	Network  string    `json:"network"`
 	Address  string    `json:"address"`
@@ -486,6 +489,9 @@ type ReportInput struct {
 	Monitor    *Monitor    // nil: no history
 	Edge       *EdgeView   // nil: edge's counters are not known here
 	Now        func() time.Time
+	// StatusPath, for a pool behind a fastcgi_pass (Pool.Pass set), is
+	// the status page to ask; "" finds it (pass.go).
+	StatusPath string
 }
 
 // Collect reads the pool's status and its workers' PSS, feeds the
@@ -497,7 +503,7 @@ func Collect(ctx context.Context, in ReportInput) *Report {
 		now = in.Now
 	}
 	p := in.Pool
-	r := &Report{Name: p.Name, Owned: !p.External, Network: p.Network, Address: p.Address,
+	r := &Report{Name: p.Name, Pass: p.Pass, Owned: !p.External, Network: p.Network, Address: p.Address,
 		Status: p.StatusNetwork + ":" + p.StatusAddress + p.StatusPath, Time: now(),
 		Settings: SettingsOf(p.Values()), Tuned: p.Tuned, Edge: in.Edge}
 	if in.Supervisor != nil {
@@ -507,9 +513,17 @@ func Collect(ctx context.Context, in ReportInput) *Report {
 	} else if p.PidFile != "" {
 		r.MasterPID = readPidFile(p.PidFile)
 	}
-	if p.StatusPath == "" {
-		r.FPMError = "no status_path: php-fpm's status page is not enabled for this pool"
-	} else if st, err := ReadStatus(ctx, p.StatusNetwork, p.StatusAddress, p.StatusPath); err != nil {
+	var st *Status
+	var err error
+	switch {
+	case p.Pass != "":
+		st, err = readPassStatus(ctx, p, in.StatusPath, r)
+	case p.StatusPath == "":
+		err = errors.New("no status_path: php-fpm's status page is not enabled for this pool")
+	default:
+		st, err = ReadStatus(ctx, p.StatusNetwork, p.StatusAddress, p.StatusPath)
+	}
+	if err != nil {
 		r.FPMError = err.Error()
 	} else {
 		r.FPM = st
@@ -581,7 +595,10 @@ func WriteText(w io.Writer, reports []*Report) {
 
 func writeReport(b *bytes.Buffer, r *Report) {
 	owner := "owned by edge"
-	if !r.Owned {
+	switch {
+	case r.Pass != "":
+		owner = "fastcgi_pass " + r.Pass
+	case !r.Owned:
 		owner = "external"
 	}
 	s := r.Settings
@@ -596,6 +613,13 @@ func writeReport(b *bytes.Buffer, r *Report) {
 	limits += fmt.Sprintf(" max_requests=%d", s.MaxRequests)
 	if r.Tuned {
 		limits += " (tuned)"
+	}
+	switch {
+	case r.Pass != "" && s.MaxChildren == 0:
+		// Only php-fpm's pool file says, and it is elsewhere.
+		limits = "unknown (php-fpm's configuration is not on this machine)"
+	case r.Pass != "":
+		limits = fmt.Sprintf("max_children=%d (from php-fpm's configuration)", s.MaxChildren)
 	}
 	fmt.Fprintf(b, "  mode          %s\n  limits        %s\n", orDash(s.PM), limits)
 	if sv := r.Supervisor; sv != nil {
@@ -615,6 +639,9 @@ func writeReport(b *bytes.Buffer, r *Report) {
 		fmt.Fprintf(b, "  master        pid %d\n", r.MasterPID)
 	}
 	if st := r.FPM; st != nil {
+		if r.Pass != "" {
+			fmt.Fprintf(b, "  php-fpm pool  %s, status page %s\n", st.Pool, r.Status)
+		}
 		fmt.Fprintf(b, "  processes     active %d, idle %d, total %d, max active %d", st.ActiveProcesses, st.IdleProcesses, st.TotalProcesses, st.MaxActiveProcesses)
 		if st.Starting > 0 {
 			fmt.Fprintf(b, ", starting %d", st.Starting)

@@ -136,6 +136,31 @@ func (ts *Shared) commit(t *State, log Log) {
 		log.Logf(conf.LevelNotice, "certificates for %s are issued by edge's local CA %s (docs/tls.md says how to trust it)",
 			strings.Join(t.localCA.names, ", "), t.localCA.ca.RootPath())
 	}
+	if t.localCA.ca != nil {
+		exportLocalCA(t.localCA.ca, log)
+	}
+}
+
+// caExportEnv names a file that edge keeps a copy of its local CA's root
+// certificate in, whenever a plan uses the CA: in the compose stack, a
+// directory of the host (deploy/compose.yaml), so that the host's
+// browsers can trust https://localhost without fetching it first.
+const caExportEnv = "EDGE_CA_EXPORT"
+
+// exportLocalCA copies the root to $EDGE_CA_EXPORT, when set. A failure
+// is logged and serving goes on: the certificates are still good.
+func exportLocalCA(ca *tlsca.LocalCA, log Log) {
+	path := os.Getenv(caExportEnv)
+	if path == "" {
+		return
+	}
+	changed, err := ca.Export(path)
+	switch {
+	case err != nil:
+		log.Logf(conf.LevelError, "cannot copy edge's local CA root certificate to %s ($%s): %v", path, caExportEnv, err)
+	case changed:
+		log.Logf(conf.LevelNotice, "edge's local CA root certificate copied to %s ($%s)", path, caExportEnv)
+	}
 }
 
 // hashes are the certmagic hashes of a State's certificates.

@@ -28,6 +28,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -39,7 +40,7 @@ import (
 const project = "edge-compose-test"
 
 // stackVars are the variables compose.yaml reads.
-var stackVars = []string{"EDGE_HTTP_PORT", "EDGE_HTTPS_PORT", "EDGE_STATUS_PORT", "EDGE_CONF_DIR",
+var stackVars = []string{"EDGE_HTTP_PORT", "EDGE_HTTPS_PORT", "EDGE_STATUS_PORT", "EDGE_CONF_DIR", "EDGE_CA_DIR",
 	"DB_NAME", "DB_USER", "DB_PASSWORD", "WORDPRESS_OFFLINE", "WORDPRESS_DEBUG"}
 
 // stack runs docker compose on deploy/compose.yaml.
@@ -151,11 +152,20 @@ func (c *config) published(t testing.TB, service string, target int) string {
 	return ""
 }
 
+// oneShot are the steps that run once before the services, and so have
+// no health check: others wait for them to exit 0.
+var oneShot = map[string]bool{"edge-ca-dir": true}
+
 // checkShape asserts what must hold whatever the variables say: ports
 // on 127.0.0.1 only, a health check on every service, dependencies that
-// wait for health.
+// wait for health (or for a one-shot step to succeed).
 func (c *config) checkShape(t testing.TB) {
 	t.Helper()
+	for name := range oneShot {
+		if _, ok := c.Services[name]; !ok {
+			t.Fatalf("no service %s", name)
+		}
+	}
 	for _, name := range []string{"edge", "php-fpm", "mariadb"} {
 		svc, ok := c.Services[name]
 		if !ok {
@@ -170,6 +180,9 @@ func (c *config) checkShape(t testing.TB) {
 			}
 		}
 		for dep, d := range svc.DependsOn {
+			if oneShot[dep] && d.Condition == "service_completed_successfully" {
+				continue
+			}
 			if d.Condition != "service_healthy" {
 				t.Errorf("service %s waits for %s to be %q, want service_healthy", name, dep, d.Condition)
 			}
@@ -177,6 +190,31 @@ func (c *config) checkShape(t testing.TB) {
 	}
 	if hc := c.Services["edge"].Healthcheck; hc != nil && (hc.Test[0] != "CMD" || !contains(hc.Test, "healthcheck")) {
 		t.Errorf("edge's health check is %q, want the exec form of edge healthcheck", hc.Test)
+	}
+}
+
+// mount returns the host path the service mounts at target ("" if none).
+func (c *config) mount(service, target string) string {
+	for _, v := range c.Services[service].Volumes {
+		if v.Target == target {
+			return v.Source
+		}
+	}
+	return ""
+}
+
+// expectCADir asserts that edge copies its CA's root into dir, a host
+// directory the one-shot edge-ca-dir step makes writable for it.
+func (c *config) expectCADir(t testing.TB, dir string) {
+	t.Helper()
+	if got := c.mount("edge", "/var/lib/edge-ca"); got != dir {
+		t.Errorf("edge mounts %q at /var/lib/edge-ca, want %s", got, dir)
+	}
+	if got := c.mount("edge-ca-dir", "/ca"); got != dir {
+		t.Errorf("edge-ca-dir mounts %q at /ca, want %s", got, dir)
+	}
+	if v := c.Services["edge"].Environment["EDGE_CA_EXPORT"]; v == nil || *v != "/var/lib/edge-ca/edge-ca.crt" {
+		t.Errorf("edge's EDGE_CA_EXPORT is %v, want /var/lib/edge-ca/edge-ca.crt", v)
 	}
 }
 
@@ -204,6 +242,7 @@ func TestConfig(t *testing.T) {
 		c := s.config()
 		c.checkShape(t)
 		c.expect(t, map[int]string{80: "8080", 443: "8443", 8081: "8081"}, "mariadb", "MARIADB_PASSWORD", "wordpress-dev")
+		c.expectCADir(t, filepath.Join(s.deploy, "ca"))
 	})
 	t.Run("from .env", func(t *testing.T) {
 		c := newStack(t, nil).config()
@@ -213,10 +252,11 @@ func TestConfig(t *testing.T) {
 		}
 	})
 	t.Run("variables set", func(t *testing.T) {
-		conf := t.TempDir()
+		conf, ca := t.TempDir(), t.TempDir()
 		c := newStack(t, map[string]string{"EDGE_HTTPS_PORT": "9443", "EDGE_HTTP_PORT": "9080",
-			"EDGE_STATUS_PORT": "9081", "DB_PASSWORD": "other", "EDGE_CONF_DIR": conf}).config()
+			"EDGE_STATUS_PORT": "9081", "DB_PASSWORD": "other", "EDGE_CONF_DIR": conf, "EDGE_CA_DIR": ca}).config()
 		c.checkShape(t)
+		c.expectCADir(t, ca)
 		c.expect(t, map[int]string{80: "9080", 443: "9443", 8081: "9081"}, "php-fpm", "WORDPRESS_DB_PASSWORD", "other")
 		found := false
 		for _, v := range c.Services["edge"].Volumes {
@@ -237,7 +277,11 @@ const (
 func TestStack(t *testing.T) {
 	ports := map[string]int{"EDGE_HTTP_PORT": testenv.FreePort(t), "EDGE_HTTPS_PORT": testenv.FreePort(t),
 		"EDGE_STATUS_PORT": testenv.FreePort(t)}
-	vars := map[string]string{"WORDPRESS_OFFLINE": "1"}
+	// edge copies its CA's root here: a directory of this host, owned by
+	// the test's user, as deploy/ca is by the user who cloned the
+	// repository.
+	caDir := t.TempDir()
+	vars := map[string]string{"WORDPRESS_OFFLINE": "1", "EDGE_CA_DIR": caDir}
 	for k, v := range ports {
 		vars[k] = strconv.Itoa(v)
 	}
@@ -258,13 +302,17 @@ func TestStack(t *testing.T) {
 	s.must(10*time.Minute, "up", "-d", "--wait", "--wait-timeout", "300")
 	t.Logf("docker compose up --wait took %v", time.Since(start).Round(time.Second))
 
-	// The local CA's root, from the status port, is what the HTTPS
-	// client trusts: nothing else signs edge's certificate.
+	// The local CA's root, in the host directory, is what the HTTPS
+	// client trusts: nothing else signs edge's certificate. The status
+	// port hands out the same file.
+	caPEM := hostCA(t, filepath.Join(caDir, "edge-ca.crt"))
 	status := fmt.Sprintf("http://127.0.0.1:%d", ports["EDGE_STATUS_PORT"])
-	caPEM := get(t, status+"/ca.crt")
+	if served := get(t, status+"/ca.crt"); served != caPEM {
+		t.Fatalf("%s/ca.crt is not the root in %s:\n%.200q\n%.200q", status, caDir, served, caPEM)
+	}
 	roots := x509.NewCertPool()
 	if !roots.AppendCertsFromPEM([]byte(caPEM)) {
-		t.Fatalf("%s/ca.crt is not a PEM certificate: %.200q", status, caPEM)
+		t.Fatalf("%s/edge-ca.crt is not a PEM certificate: %.200q", caDir, caPEM)
 	}
 	httpsAddr := fmt.Sprintf("127.0.0.1:%d", ports["EDGE_HTTPS_PORT"])
 	jar, _ := cookiejar.New(nil)
@@ -348,17 +396,27 @@ func TestStack(t *testing.T) {
 		if err := json.Unmarshal([]byte(out[strings.Index(out, "["):]), &reports); err != nil {
 			t.Fatalf("edge fpm status --json: %v\n%s", err, out)
 		}
-		if len(reports) != 1 || reports[0].Name != "php" {
-			t.Fatalf("edge fpm status reports %d pools, want php:\n%s", len(reports), out)
+		// The configuration has no fpm_pool: the pool is the one
+		// fastcgi_pass names.
+		if len(reports) != 1 || reports[0].Name != "php-fpm:9000" || reports[0].Pass != "php-fpm:9000" {
+			t.Fatalf("edge fpm status reports %d pools, want the one behind fastcgi_pass php-fpm:9000:\n%s", len(reports), out)
 		}
 		r := reports[0]
 		// "wordpress" is the pool's name in the php-fpm container's
-		// pool file: edge read it from that container's status page.
-		if r.FPM == nil || r.FPM.Pool != "wordpress" || r.FPM.TotalProcesses < 1 || r.FPM.AcceptedConn < 1 {
+		// pool file: edge read it from that container's status page,
+		// found at its pm.status_path (/status answers 404 first).
+		if r.FPM == nil || r.FPM.Pool != "wordpress" || r.FPM.TotalProcesses < 1 || r.FPM.AcceptedConn < 1 ||
+			r.Status != "tcp:php-fpm:9000/fpm-status" {
 			t.Fatalf("edge fpm status did not reach the php-fpm container's pool (error %q):\n%s", r.FPMError, out)
 		}
-		if r.Edge == nil {
+		if r.Edge == nil || r.Edge.Requests < 1 {
 			t.Errorf("edge fpm status has no figures from the running edge:\n%s", out)
+		}
+		// A status path php-fpm does not serve: the reason, exit 1.
+		out, err := s.run(time.Minute, "exec", "-T", "edge", "/usr/bin/edge", "fpm", "status", "--status-path", "/nope",
+			"-c", "/etc/edge/edge.conf", "-p", "/var/lib/edge")
+		if want := "edge: pool php-fpm:9000: php-fpm at php-fpm:9000 has no status page at /nope (it answered 404)"; err == nil || !strings.Contains(out, want) {
+			t.Errorf("edge fpm status --status-path /nope: %v, want exit 1 and %q:\n%s", err, want, out)
 		}
 		page := get(t, status+"/")
 		if !strings.Contains(page, "php-fpm:9000") {
@@ -424,6 +482,35 @@ func TestStack(t *testing.T) {
 		b.T = t
 		b.Expect("GET", "/", nil, 200, "Hello world!")
 	})
+}
+
+// hostCA reads the CA root edge copied to the host (edge writes it while
+// it starts; "up --wait" returns once it serves), and checks how it is
+// owned: by edge's www-data, readable by all, in a directory whose owner
+// did not change.
+func hostCA(t *testing.T, path string) string {
+	t.Helper()
+	var data []byte
+	poll(t, path+" on the host", func() bool {
+		var err error
+		data, err = os.ReadFile(path)
+		return err == nil
+	})
+	fi, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st, ok := fi.Sys().(*syscall.Stat_t); !ok || st.Uid != 33 || fi.Mode().Perm() != 0o644 {
+		t.Errorf("%s: mode %v, owner %+v; want 0644 and www-data (33)", path, fi.Mode(), fi.Sys())
+	}
+	di, err := os.Stat(filepath.Dir(path))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st, ok := di.Sys().(*syscall.Stat_t); !ok || int(st.Uid) != os.Getuid() || st.Gid != 33 {
+		t.Errorf("%s: owner %+v; want the test's user, group www-data (33)", filepath.Dir(path), di.Sys())
+	}
+	return string(data)
 }
 
 // chromium runs headless Chromium with args and returns its stdout.
