@@ -3,8 +3,8 @@
 // load_module line, which edge accepts as built in): more_set_headers
 // and more_clear_headers with -s, -t, wildcards, Server, Content-Type and
 // their order against add_header and expires; the input directives as
-// variables, static files and PHP see them; and the module's inheritance,
-// where a level's commands extend its parent's.
+// variables, static files, PHP and proxy_pass see them; and the
+// module's inheritance, where a level's commands extend its parent's.
 
 package difftest
 
@@ -108,6 +108,13 @@ server {
         more_set_input_headers 'X-Test: too-late';
         return 200 "test=$http_x_test\n";
     }
+    location /hm/proxy/ {
+        more_set_input_headers 'X-Test: to-backend' 'User-Agent: more-agent';
+        more_clear_input_headers Cookie 'X-Drop-*';
+        more_clear_headers 'X-Pa*';
+        more_set_headers 'X-Shown: replaced';
+        proxy_pass http://{{BACKEND}}/;
+    }
     location ~ ^/hm/php/(.+\.php)$ {
         more_set_input_headers 'X-Test: from-more' 'X-Forwarded-For: 203.0.113.9';
         more_clear_input_headers Cookie;
@@ -157,6 +164,9 @@ var _ = addScenario(scenario{
 			get("input_headers_json_charset", "/hm/in/small.txt", "Content-Type: application/json; charset=utf-8"),
 			get("input_headers_404", "/hm/in/missing.txt", "X-Test: sent"),
 			get("input_before_return", "/hm/in-return", "X-Test: sent"),
+			get("proxy_input_headers", "/hm/proxy/echo/x",
+				"X-Test: sent", "User-Agent: curl", "Cookie: a=1", "X-Drop-Me: d", "X-Kept: k"),
+			get("proxy_output_headers", "/hm/proxy/hidden"),
 		},
 		viaPHP(
 			get("php_input_headers", "/hm/php/info.php", "X-Test: sent", "Cookie: a=1", "X-Forwarded-For: 192.0.2.1"),
