@@ -52,6 +52,6 @@ func setLoadModule(c *compiler, f *frame, d *Directive) error {
 		return emergf(d, "module \"%s\" is already loaded", name)
 	}
 	c.modules[name] = true
-	c.noticef(d, "the \"load_module\" directive is not needed by edge: %s (%s) is built in", name, module)
+	c.noticef(d, "the \"load_module\" directive is not needed: %s (%s) is part of edge", module, name)
 	return nil
 }
