@@ -132,6 +132,8 @@ type compiler struct {
 	mainErrorLog bool
 	// errorLog is LoadOptions.ErrorLog (-e).
 	errorLog string
+	// modules are the built-in modules load_module named (modules.go).
+	modules map[string]bool
 
 	fastcgiPasses []*FastCGIPass
 	proxyPasses   []*ProxyPass
@@ -230,6 +232,12 @@ func (c *compiler) given(l *Location, specs []*spec) bool {
 func (c *compiler) warnf(d *Directive, format string, args ...any) {
 	e := emergf(d, format, args...)
 	e.Level = LevelWarn
+	c.plan.Warnings = append(c.plan.Warnings, e)
+}
+
+func (c *compiler) noticef(d *Directive, format string, args ...any) {
+	e := emergf(d, format, args...)
+	e.Level = LevelNotice
 	c.plan.Warnings = append(c.plan.Warnings, e)
 }
 

@@ -117,7 +117,7 @@ func (p *Plan) Dump() string {
 	m := p.Main
 	fmt.Fprintf(&b, "main worker_processes=%d worker_connections=%d daemon=%v\n", m.WorkerProcesses, m.WorkerConnections, m.Daemon)
 	for _, w := range p.Warnings {
-		fmt.Fprintf(&b, "warn %s\n", w.Msg)
+		fmt.Fprintf(&b, "%s %s\n", w.Level, w.Msg)
 	}
 	if p.HTTP == nil {
 		return b.String()

@@ -103,7 +103,6 @@ var unsupportedDirectives = map[string]string{
 	"js_import":               "njs is not available",
 	"js_content":              "njs is not available",
 	"js_set":                  "njs is not available",
-	"load_module":             "edge has no dynamic modules",
 	"stream":                  "the stream (TCP/UDP proxy) module is not implemented",
 	"mail":                    "the mail proxy module is not implemented",
 	"ssi":                     "server-side includes are not implemented",

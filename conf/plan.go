@@ -308,9 +308,12 @@ type LocConf struct {
 	AccessLogs   []*AccessLog // empty: off
 	LogFileCache LogFileCache // open_log_file_cache
 	AddHeaders   []HeaderAdd
-	Expires      Expires
-	Access       []AccessRule
-	Gzip         Gzip
+	// HeadersMore is the headers-more commands, the inherited ones
+	// first (headersmore.go).
+	HeadersMore []MoreCmd
+	Expires     Expires
+	Access      []AccessRule
+	Gzip        Gzip
 
 	RewriteLog           bool
 	UninitializedVarWarn bool

@@ -31,6 +31,10 @@ type slot[C any] struct {
 	init func(c *compiler, top *C)
 	// show prints the value for Dump.
 	show func(x *C) string
+	// extends makes merge run at a level that gives the directive too:
+	// the level's own value extends its parent's instead of replacing it
+	// (headers-more's list, headersmore.go).
+	extends bool
 }
 
 // field is the slot of one field: it inherits as a whole.
@@ -108,7 +112,7 @@ func addSlot[C any](uses *[]*slotUse[C], sl *slot[C], s *spec) {
 // of whose directives was given there from src, its parent's.
 func mergeSlots[C any](c *compiler, uses []*slotUse[C], at *Location, dst, src *C) {
 	for _, u := range uses {
-		if !c.given(at, u.specs) {
+		if u.slot.extends || !c.given(at, u.specs) {
 			u.slot.merge(dst, src)
 		}
 	}

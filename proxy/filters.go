@@ -3,12 +3,14 @@
 //
 //  1. not-modified   If-Modified-Since / If-None-Match -> 304, If-Match /
 //     If-Unmodified-Since -> 412 (ngx_http_not_modified_filter_module)
-//  2. headers        expires and add_header, on the statuses nginx allows
+//  2. headers-more   more_set_headers, more_clear_headers (headersmore.go;
+//     a dynamic module, which nginx runs before the headers filter)
+//  3. headers        expires and add_header, on the statuses nginx allows
 //     unless "always" (ngx_http_headers_filter_module)
-//  3. charset        "; charset=utf-8" for charset_types
-//  4. gzip           gzip_types, gzip_min_length, gzip_proxied, Vary
-//  5. range          single and multipart byte ranges, If-Range
-//  6. header         Server, Location made absolute, Keep-Alive
+//  4. charset        "; charset=utf-8" for charset_types
+//  5. gzip           gzip_types, gzip_min_length, gzip_proxied, Vary
+//  6. range          single and multipart byte ranges, If-Range
+//  7. header         Server, Location made absolute, Keep-Alive
 //     (ngx_http_header_filter_module)
 package proxy
 
@@ -45,6 +47,7 @@ func (rt *site) filters(r *Request) {
 		resp.Status = r.errStatus
 	}
 	rt.notModified(r)
+	rt.moreOutput(r)
 	rt.headersFilter(r)
 	rt.charsetFilter(r)
 	rt.gzipFilter(r)
@@ -464,8 +467,9 @@ func (rt *site) headerFilter(r *Request) {
 	if resp.Status != 200 && r.fileCache != nil {
 		resp.Header.Del("Accept-Ranges")
 	}
-	switch l.ServerTokens {
-	case "off":
+	switch {
+	case resp.moreServer:
+	case l.ServerTokens == "off":
 		resp.Header.Set("Server", "edge")
 	default:
 		resp.Header.Set("Server", "edge/"+Version)

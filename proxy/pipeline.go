@@ -12,7 +12,8 @@
 //     file order, else the prefix (location.go); then
 //     client_max_body_size against Content-Length (413)
 //  4. location rewrite   the location's program; "last" goes back to 3,
-//     at most 10 URI changes per request like nginx
+//     at most 10 URI changes per request like nginx; then headers-more's
+//     input commands (headersmore.go)
 //  5. body limit         checked in 3, once the location is known and
 //     before its rewrites, as nginx does
 //  6. access             preaccess first: realip with the location's
@@ -117,6 +118,13 @@ func (rt *site) phase(r *Request, s step) (step, int) {
 	case stepLocationRewrite:
 		uri := r.uri
 		res, status := rt.runOps(r, r.loc.Rewrite)
+		if res != rwStatus {
+			// headers-more's input commands run last in the rewrite
+			// phase, even after a "rewrite ... last" (headersmore.go).
+			if st := rt.moreInput(r); st != 0 {
+				return stepDone, st
+			}
+		}
 		switch res {
 		case rwStatus:
 			return stepDone, status

@@ -188,6 +188,7 @@ type Request struct {
 	cache      requestCache // fastcgi_cache (fastcgi_cache.go)
 	bodyLength int64        // the request body's length once read (-1 unknown)
 	fh         fastHeaders
+	mh         moreHeaders // the headers once headers-more changed them (headersmore.go)
 	dr         deadlineReader
 	h2b        h2Body
 	hh         h2Headers
@@ -240,6 +241,9 @@ type Response struct {
 	// Drop: close the connection instead of answering (444, and 408 as
 	// nginx terminates a timed-out request); Status is what the log shows.
 	Drop bool
+	// moreServer: headers-more set or cleared Server, which the header
+	// filter then leaves as it is (headersmore.go).
+	moreServer bool
 	// pooled, when set, holds Bytes and goes back to respBuffers once the
 	// adapter no longer needs them (release; the adapter copies them
 	// first if it writes later).

@@ -41,7 +41,10 @@ deps_pkgs_test=("${deps_pkgs_run[@]}" nginx php8.2-mysql php8.2-curl php8.2-gd
 	perl libfcgi-perl libio-socket-ssl-perl libnet-ssleay-perl libprotocol-websocket-perl
 	libnginx-mod-http-geoip libnginx-mod-http-image-filter libnginx-mod-http-perl
 	libnginx-mod-http-xslt-filter libnginx-mod-mail libnginx-mod-stream
-	libnginx-mod-stream-geoip)
+	libnginx-mod-stream-geoip
+	# headers-more, which the differential suite (testenv/difftest) loads
+	# into nginx to compare edge's built-in more_set_headers & co. with it
+	libnginx-mod-http-headers-more-filter)
 deps_pkgs_bench=("${deps_pkgs_test[@]}")
 
 # Commands each set must provide once its packages are in; checked after

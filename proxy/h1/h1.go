@@ -47,9 +47,11 @@ func (l logger) Printf(format string, args ...any) { l(format, args...) }
 // Content-Type header of its own.
 func NewServer(c Config) *Server {
 	return &Server{fs: &fasthttp.Server{
-		Handler:        func(ctx *fasthttp.RequestCtx) { c.Handler(Ctx{ctx}) },
-		ErrorHandler:   func(ctx *fasthttp.RequestCtx, err error) { c.ErrorHandler(Ctx{ctx}, err) },
-		Name:           "edge",
+		Handler:      func(ctx *fasthttp.RequestCtx) { c.Handler(Ctx{ctx}) },
+		ErrorHandler: func(ctx *fasthttp.RequestCtx, err error) { c.ErrorHandler(Ctx{ctx}, err) },
+		// No Name: fasthttp would send it as the Server of a response
+		// that has none, and "more_clear_headers Server" must leave a
+		// response without one; the pipeline names edge itself.
 		ReadBufferSize: c.ReadBufferSize,
 		// An idle keep-alive connection gives its 16 KiB write buffer back
 		// (issue 20: 22 KB per idle connection against nginx's 0.5); its read

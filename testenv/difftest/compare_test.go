@@ -1,8 +1,9 @@
 // This file turns a raw response into a comparable outcome and compares
 // nginx's with edge's. Normalizing removes only what cannot match by
-// design: the server's name in built-in pages, the port each server listens
-// on, multipart boundaries, gzip's compressed bytes (bodies are compared
-// decompressed) and the second a date was computed in. Everything else a
+// design: the server's name in built-in pages and in Server, the port
+// each server listens on, multipart boundaries, gzip's compressed bytes
+// (bodies are compared decompressed) and the second a date was computed
+// in. Everything else a
 // client can see in the status, the body and the compared headers must
 // be equal, or be a difference listed in docs/nginx-differences.md and
 // encoded by the case that meets it.
@@ -45,9 +46,16 @@ type outcome struct {
 	http11 bool
 }
 
-// ignoredHeaders are never compared: Date is the clock, and Server names
-// the server (edge names itself on purpose, as in its built-in pages).
-var ignoredHeaders = map[string]bool{"Date": true, "Server": true}
+// ignoredHeaders are never compared: Date is the clock.
+var ignoredHeaders = map[string]bool{"Date": true}
+
+// serverNameRE is a Server header that names the server itself
+// ("nginx/1.22.1", "edge/0.1.0", or the bare name with server_tokens
+// off): edge names itself on purpose, as in its built-in pages, so that
+// value is compared as "SERVER". Any other value (more_set_headers
+// 'Server: ...') and its absence (more_clear_headers Server) are compared
+// as they are.
+var serverNameRE = regexp.MustCompile(`^(nginx|edge)(/[0-9][0-9.]*)?$`)
 
 // signatureRE is the last line of a built-in page: "<hr><center>nginx/1.22.1</center>"
 // from nginx, "<hr><center>edge/0.1.0</center>" from edge ("nginx" and
@@ -71,6 +79,9 @@ func newOutcome(resp *testenv.RawResponse, err error, port int) *outcome {
 			continue
 		}
 		for _, v := range vals {
+			if name == "Server" && serverNameRE.MatchString(v) {
+				v = "SERVER"
+			}
 			o.header.Add(name, strings.ReplaceAll(v, portText, ":PORT"))
 		}
 	}

@@ -82,11 +82,19 @@ func (e *env) render(body string, port int) string {
 	).Replace(body)
 }
 
+// loadModules are the main-level lines both servers read first: nginx
+// loads the dynamic modules Debian packages for the third-party modules
+// edge has built in (libnginx-mod-http-headers-more-filter, installed by
+// scripts/deps.sh), and edge reads the same lines, which it accepts with
+// a [notice] (conf/modules.go): a configuration copied from such a
+// server runs unchanged.
+const loadModules = "load_module /usr/lib/nginx/modules/ngx_http_headers_more_filter_module.so;\n"
+
 // startPair starts nginx and edge for one scenario's http{} body.
 func (e *env) startPair(t *testing.T, body string) *pair {
 	t.Helper()
 	p := &pair{nginxPort: testenv.FreePort(t), edgePort: testenv.FreePort(t)}
-	nginxConf := testenv.NginxMain(1) + "http {\n" +
+	nginxConf := loadModules + testenv.NginxMain(1) + "http {\n" +
 		testenv.NginxHTTPTemps("") + testenv.NginxHTTPLogs("") +
 		"include " + e.mime + ";\n" + e.render(body, p.nginxPort) + "}\n"
 	ng := testenv.StartNginx(t, nginxConf, p.nginxPort)
@@ -111,7 +119,7 @@ include {{FASTCGI_CONF}};
 // file leaves them out; everything else is the text nginx gets.
 func edgeConf(prefix, httpBody, mime string) string {
 	errLog := filepath.Join(prefix, "logs", "error.log")
-	return testenv.NginxMain(1) + "error_log " + errLog + " info;\n" +
+	return loadModules + testenv.NginxMain(1) + "error_log " + errLog + " info;\n" +
 		"http {\n" + testenv.NginxHTTPLogs("") + "include " + mime + ";\n" + httpBody + "}\n"
 }
 

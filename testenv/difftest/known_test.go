@@ -50,7 +50,7 @@ func builtinPage(o *outcome, status int, title string) {
 		reason = "Bad Request" // the status line of 494-497's pages too
 	}
 	*o = outcome{status: status, reason: reason, proto: "HTTP/1.1", body: []byte(body), rawLen: len(body), head: o.head, http11: o.http11,
-		header: http.Header{"Content-Type": {"text/html"}, "Content-Length": {strconv.Itoa(len(body))}}}
+		header: http.Header{"Server": {"SERVER"}, "Content-Type": {"text/html"}, "Content-Length": {strconv.Itoa(len(body))}}}
 }
 
 func wantStatus(o *outcome, status int) error {
