@@ -34,7 +34,7 @@ var alwaysOnFeatures = []alwaysOn{
 		given: func(t *conf.Tree) bool { return anyDirective(t, isOn("fastcgi_keep_conn")) },
 	},
 	{
-		edge:  "edge writes access-log lines in batches, flushed every second",
+		edge:  "edge writes access-log lines that come less than a millisecond apart in one write",
 		nginx: "access_log ... buffer=64k flush=1s;",
 		given: func(t *conf.Tree) bool {
 			return !anyDirective(t, func(d *conf.Directive) bool { return d.Name == "access_log" && !buffered(d) })

@@ -326,11 +326,13 @@ func (rt *site) writeHTTP1(ctx h1.Ctx, r *Request) {
 	}
 	switch resp.Kind {
 	case BodyBytes:
-		if pace != nil {
+		if pace != nil && !head {
 			b := append([]byte(nil), resp.Bytes...)
 			resp.release()
-			ctx.SetBodyStream(&pacedReader{src: bytes.NewReader(b), pace: paceState{p: pace}, left: int64(len(b))}, len(b))
-		} else if resp.pooled != nil {
+			rt.pacedHTTP1(ctx, r, bytes.NewReader(b), nil, int64(len(b)), pace)
+			return
+		}
+		if resp.pooled != nil {
 			ctx.SetBody(resp.Bytes)
 			resp.release()
 		} else {
@@ -351,7 +353,8 @@ func (rt *site) writeHTTP1(ctx h1.Ctx, r *Request) {
 				resp.File.Close()
 				ctx.SetConnectionClose()
 			} else if pace != nil {
-				ctx.SetBodyStream(&pacedReader{src: resp.File, closer: resp.File, pace: paceState{p: pace}, left: resp.Length}, int(resp.Length))
+				rt.pacedHTTP1(ctx, r, resp.File, resp.File, resp.Length, pace)
+				return
 			} else {
 				ctx.SetBodyStream(resp.File, int(resp.Length))
 			}
@@ -411,6 +414,27 @@ func (rt *site) writeHTTP1(ctx h1.Ctx, r *Request) {
 		rt.done(r, 0)
 		releaseRequest(r)
 	}
+}
+
+// pacedHTTP1 sends n bytes of src under limit_rate: the header at once,
+// as nginx's write filter sends it, then each piece when its time comes
+// (a body handed to the engine whole would wait in its write buffer
+// behind the first pause). The log phase runs after the last byte.
+func (rt *site) pacedHTTP1(ctx h1.Ctx, r *Request, src io.Reader, closer io.Closer, n int64, pace *limit.Pacer) {
+	ctx.StreamBody(func(w *bufio.Writer) {
+		cw := &countWriter{w: w}
+		_, err := io.Copy(&pacedWriter{w: cw, flush: w.Flush, pace: paceState{p: pace}}, io.LimitReader(src, n))
+		if closer != nil {
+			closer.Close()
+		}
+		if err != nil && !errors.Is(err, net.ErrClosed) {
+			rt.log.infof(r, "writing the response failed (%v)", err)
+		}
+		_ = w.Flush()
+		rt.done(r, cw.n)
+		releaseRequest(r)
+	})
+	ctx.SetContentLength(int(n))
 }
 
 func sentLen(resp *Response, head bool) int64 {

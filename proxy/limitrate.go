@@ -119,32 +119,6 @@ func (s *paceState) took(n int64) {
 	s.pending += n
 }
 
-// pacedReader gives a body's left bytes at the pace.
-type pacedReader struct {
-	src    io.Reader
-	closer io.Closer
-	pace   paceState
-	left   int64
-}
-
-func (pr *pacedReader) Read(b []byte) (int, error) {
-	if pr.left <= 0 {
-		return 0, io.EOF
-	}
-	b = b[:pr.pace.next(min(int64(len(b)), pr.left))]
-	n, err := pr.src.Read(b)
-	pr.left -= int64(n)
-	pr.pace.took(int64(n))
-	return n, err
-}
-
-func (pr *pacedReader) Close() error {
-	if pr.closer != nil {
-		return pr.closer.Close()
-	}
-	return nil
-}
-
 // pacedWriter writes through w at the pace, flushing each piece so that
 // it leaves at its time.
 type pacedWriter struct {

@@ -457,6 +457,9 @@ func (rt *site) proxyResponse(r *Request, t *httpproxy.Target, p *conf.ProxyPass
 	for _, h := range resp.Header {
 		r.up.header.Add(h.Name, h.Value)
 	}
+	if v := resp.Accel.LimitRate; v != "" && !slices.Contains(pc.IgnoreHeaders, "x-accel-limit-rate") {
+		r.accelLimitRate(v)
+	}
 	if a := resp.Accel.Redirect; a != "" && !slices.Contains(pc.IgnoreHeaders, "x-accel-redirect") {
 		resp.Close()
 		r.up.finish(rt.now(), 0)

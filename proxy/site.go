@@ -84,7 +84,7 @@ func newSite(plan *conf.Plan, shared *shared) (*site, error) {
 			case !al.Path.Static:
 				// A path with variables is opened per line (logpath.go).
 			default:
-				w, err := shared.logFiles.Open(al.Path.Raw, true)
+				w, err := shared.logFiles.Open(al.Path.Raw, true, al.Flush)
 				if err != nil {
 					return err
 				}

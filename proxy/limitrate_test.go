@@ -1,0 +1,117 @@
+package proxy
+
+import (
+	"bufio"
+	"bytes"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestPacedHeaderAtOnce: under limit_rate the header leaves at once, as
+// nginx's write filter sends it, not behind the first pause (limit_rate.t
+// measured the upstream's time to its header as a whole paced body), and
+// the log phase waits for the last byte.
+func TestPacedHeaderAtOnce(t *testing.T) {
+	root := t.TempDir()
+	for _, d := range []string{"html", "logs"} {
+		if err := os.MkdirAll(filepath.Join(root, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(root, "html", "paced.bin"), bytes.Repeat([]byte("x"), 1000), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	logPath := filepath.Join(root, "logs", "access.log")
+	plan := loadTestPlan(t, root, `events {}
+http {
+    error_log `+root+`/logs/error.log;
+    access_log `+logPath+`;
+    server {
+        listen 127.0.0.1:8080;
+        root `+root+`/html;
+        limit_rate 100;
+        limit_rate_after 0;
+    }
+}
+`)
+	c, err := net.Dial("tcp", servePlan(t, plan))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	c.SetDeadline(time.Now().Add(30 * time.Second))
+	io.WriteString(c, "GET /paced.bin HTTP/1.1\r\nHost: x\r\n\r\n")
+	br := bufio.NewReader(c)
+	resp, err := http.ReadResponse(br, nil)
+	if err != nil || resp.StatusCode != 200 || resp.ContentLength != 1000 {
+		t.Fatalf("paced response: %v %v", resp, err)
+	}
+	// 1000 bytes at 100 bytes a second after a header that already spent
+	// the first budget: the body cannot be whole yet.
+	c.SetReadDeadline(time.Now().Add(100 * time.Millisecond))
+	if n, err := io.ReadFull(resp.Body, make([]byte, 1000)); err == nil {
+		t.Fatalf("the whole paced body (%d bytes) came with its header: the header waited for it", n)
+	}
+	if b, _ := os.ReadFile(logPath); len(b) != 0 {
+		t.Errorf("logged before the paced body was out: %q", b)
+	}
+}
+
+// TestAccessLogLineAtOnce: an access log line is in the file when the
+// client has its response, as with nginx's unbuffered log; lines that
+// come faster than one a millisecond follow within it.
+func TestAccessLogLineAtOnce(t *testing.T) {
+	root := t.TempDir()
+	for _, d := range []string{"html", "logs"} {
+		if err := os.MkdirAll(filepath.Join(root, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(root, "html", "a.txt"), []byte("a"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	logPath := filepath.Join(root, "logs", "access.log")
+	plan := loadTestPlan(t, root, `events {}
+http {
+    error_log `+root+`/logs/error.log;
+    log_format uri $uri;
+    access_log `+logPath+` uri;
+    server {
+        listen 127.0.0.1:8080;
+        root `+root+`/html;
+    }
+}
+`)
+	addr := servePlan(t, plan)
+	get := func(path string) {
+		resp, err := http.Get("http://" + addr + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+	}
+	lines := func() []string {
+		b, _ := os.ReadFile(logPath)
+		return strings.Fields(string(b))
+	}
+	get("/a.txt")
+	if got := lines(); len(got) != 1 || got[0] != "/a.txt" {
+		t.Fatalf("after the response, the log holds %q, want the request's line", got)
+	}
+	for i := 0; i < 20; i++ {
+		get("/missing")
+	}
+	for end := time.Now().Add(10 * time.Second); len(lines()) < 21; {
+		if time.Now().After(end) {
+			t.Fatalf("lines written in a burst: %d of 21 in the file", len(lines()))
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
