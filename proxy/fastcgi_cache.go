@@ -329,7 +329,7 @@ func (rt *site) cacheGzipLevel(r *Request, status int) int {
 	g := &r.loc.Gzip
 	resp := r.resp
 	if !g.On || (status != 200 && status != 403 && status != 404) || resp.Header.Get("Content-Encoding") != "" ||
-		!gzipType(g, resp.Header.Get("Content-Type")) {
+		!encodingType(&g.Encoding, resp.Header.Get("Content-Type")) {
 		return 0
 	}
 	return g.CompLevel
@@ -364,7 +364,10 @@ func (rt *site) sendEntry(r *Request, e *cache.Entry) {
 	}
 	r.cache.served = true
 	g := &r.loc.Gzip
-	gz := e.Gzip.Len > 0 && g.On && rt.gzipOK(r, g)
+	// Where brotli would compress the identity body for this client, it
+	// does (ngx_brotli runs before gzip), so the stored gzip variant is
+	// not sent; the br variant is made per HIT (no br variant is stored).
+	gz := e.Gzip.Len > 0 && g.On && rt.gzipOK(r, g) && !rt.brotliWouldTake(r, e)
 	sec, encoded := e.Body(gz)
 	if encoded {
 		out.Header.Set("Content-Encoding", "gzip")
@@ -493,7 +496,7 @@ func (rt *site) backgroundUpdate(r *Request, b *backend, l *cache.Lookup) {
 		gz := 0
 		g := &loc.Gzip
 		if g.On && (status == 200 || status == 403 || status == 404) && !hasField(head, "Content-Encoding") &&
-			gzipType(g, fieldValue(head, "Content-Type")) {
+			encodingType(&g.Encoding, fieldValue(head, "Content-Type")) {
 			gz = g.CompLevel
 		}
 		if w := l.Store(status, head, fr, cache.StoreOptions{GzipLevel: gz}); w != nil {

@@ -111,6 +111,12 @@ func body(t *testing.T, r *Request) string {
 			t.Fatal(err)
 		}
 		return string(b)
+	case BodyStream:
+		var buf strings.Builder
+		if err := r.resp.Stream(&buf, func() error { return nil }); err != nil {
+			t.Fatal(err)
+		}
+		return buf.String()
 	}
 	return ""
 }

@@ -354,6 +354,8 @@ func (rt *site) builtin(r *Request, id conf.VarID) string {
 		return ""
 	case conf.VarGzipRatio:
 		return r.gzipRatio
+	case conf.VarBrotliRatio:
+		return r.brotliRatio
 	case conf.VarFastCGIScriptName:
 		name, _ := rt.splitPathInfo(r)
 		return name
