@@ -109,6 +109,17 @@ http {
 }
 `
 
+// varyAE counts a response's "Vary: Accept-Encoding" lines.
+func varyAE(resp *Response) int {
+	n := 0
+	resp.Header.Each(func(name, value string) {
+		if strings.EqualFold(name, "Vary") && value == "Accept-Encoding" {
+			n++
+		}
+	})
+	return n
+}
+
 func decode(t *testing.T, enc string, b []byte) []byte {
 	t.Helper()
 	var rd io.Reader
@@ -176,13 +187,7 @@ func TestBrotliNegotiation(t *testing.T) {
 			if got := resp.Header.Get("Content-Encoding"); got != tc.enc {
 				t.Fatalf("Content-Encoding %q, want %q (status %d)", got, tc.enc, resp.Status)
 			}
-			vary := 0
-			resp.Header.Each(func(name, value string) {
-				if strings.EqualFold(name, "Vary") && value == "Accept-Encoding" {
-					vary++
-				}
-			})
-			if vary != tc.vary {
+			if vary := varyAE(resp); vary != tc.vary {
 				t.Errorf("%d Vary: Accept-Encoding, want %d", vary, tc.vary)
 			}
 			if tc.enc != "" && resp.Header.Has("Accept-Ranges") {
@@ -272,13 +277,7 @@ func TestBrotliStatic(t *testing.T) {
 			if got := resp.Header.Get("Content-Encoding"); got != tc.enc {
 				t.Fatalf("Content-Encoding %q, want %q", got, tc.enc)
 			}
-			vary := 0
-			resp.Header.Each(func(name, value string) {
-				if strings.EqualFold(name, "Vary") && value == "Accept-Encoding" {
-					vary++
-				}
-			})
-			if vary != tc.vary {
+			if vary := varyAE(resp); vary != tc.vary {
 				t.Errorf("%d Vary: Accept-Encoding, want %d", vary, tc.vary)
 			}
 			if tc.status != 200 {
