@@ -5,7 +5,8 @@
 // the brotli filter runs before gzip and takes any client naming br not at
 // q=0, whatever gzip's q; it has none of gzip's HTTP-version check;
 // gzip_vary gives one Vary for both; brotli_static sends "file.br" to a
-// client whose first "br" is a token, reading no q-value.
+// client whose first "br" is a token, reading no q-value. And with
+// fastcgi_cache, a HIT sends the variant stored for the client's coding.
 
 package difftest
 
@@ -44,8 +45,26 @@ func TestBrotliNegotiation(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	// php-fpm's workers read the docroot as any user.
+	for _, dir := range []string{filepath.Dir(root), root} {
+		if err := os.Chmod(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	phpBody := strings.Repeat("<p>made by PHP, cached by edge</p>\n", 400)
+	php := `<?php header("Content-Type: text/html"); echo str_repeat("<p>made by PHP, cached by edge</p>\n", 400);`
+	if err := os.WriteFile(filepath.Join(root, "page.php"), []byte(php), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	fpm := testenv.StartFPM(t, testenv.FPMOptions{})
+	fpmAddr := "unix:" + fpm.Address
+	if fpm.Network == "tcp" {
+		fpmAddr = fpm.Address
+	}
+	repo := testenv.RepoRoot(t)
 	port := testenv.FreePort(t)
 	body := fmt.Sprintf(`access_log off;
+fastcgi_cache_path %s/cache keys_zone=C:1m;
 gzip on;
 gzip_vary on;
 brotli on;
@@ -55,9 +74,17 @@ server {
     listen 127.0.0.1:%d;
     root %s;
     location /static/ { brotli_static on; }
+    location = /page.php {
+        include %s/conf/fastcgi_params;
+        fastcgi_param SCRIPT_FILENAME $document_root$fastcgi_script_name;
+        fastcgi_pass %s;
+        fastcgi_cache C;
+        fastcgi_cache_valid 200 1m;
+        add_header X-Cache $upstream_cache_status;
+    }
 }
-`, port, root)
-	addr := startEdge(t, body, filepath.Join(testenv.RepoRoot(t), "conf", "mime.types"), port)
+`, t.TempDir(), port, root, repo, fpmAddr)
+	addr := startEdge(t, body, filepath.Join(repo, "conf", "mime.types"), port)
 	client := &http.Client{Transport: &http.Transport{DisableCompression: true}, Timeout: 10 * time.Second}
 	for _, tc := range []struct {
 		path, ae, proto string
@@ -79,6 +106,12 @@ server {
 		{"/big.html", "br", "", "br", big, true}, // streamed from disk
 		{"/static/site.css", "br;q=0", "", "br", "precompressed", true},
 		{"/static/site.css", "gzip", "", "", html, true},
+		// The MISS is compressed by the filter; the HITs send the
+		// variants stored with the entry.
+		{"/page.php", "gzip, br", "", "br", phpBody, true},
+		{"/page.php", "gzip, br", "", "br", phpBody, true},
+		{"/page.php", "gzip", "", "gzip", phpBody, true},
+		{"/page.php", "", "", "", phpBody, true},
 	} {
 		name := tc.path + " " + tc.ae + " " + tc.proto
 		var resp *http.Response
@@ -110,6 +143,15 @@ server {
 		}
 		if vary := resp.Header.Values("Vary"); tc.vary != (len(vary) == 1 && vary[0] == "Accept-Encoding") {
 			t.Errorf("%s: Vary %q, want one Accept-Encoding: %v", name, vary, tc.vary)
+		}
+		if tc.path == "/page.php" {
+			// A HIT's body is a section of the entry's file: its length
+			// is known, where the filter streams what it compresses.
+			hit := resp.Header.Get("X-Cache") == "HIT"
+			if hit && tc.enc != "" && resp.ContentLength != int64(len(raw)) {
+				t.Errorf("%s: a HIT compressed again (Content-Length %d, %d bytes)", name, resp.ContentLength, len(raw))
+			}
+			t.Logf("%s: %s, Content-Length %d, %d bytes", name, resp.Header.Get("X-Cache"), resp.ContentLength, len(raw))
 		}
 		got := raw
 		if tc.want != "precompressed" {
