@@ -8,8 +8,10 @@ package proxy
 
 import (
 	"net/netip"
+	"strings"
 	"testing"
 
+	"edge/conf"
 	"edge/proxy/limit"
 )
 
@@ -45,4 +47,23 @@ http {
 			return netip.AddrPortFrom(netip.AddrFrom4([4]byte{10, byte(i >> 16), byte(i >> 8), byte(i)}), 50000)
 		})
 	})
+}
+
+// TestBinaryRemoteAddr: $binary_remote_addr is the address's 4 bytes for
+// IPv4 (a v4-mapped IPv6 one included) and 16 for IPv6, as nginx's.
+func TestBinaryRemoteAddr(t *testing.T) {
+	rt, _ := testPipeline(t, "events {}\nhttp { server { listen 127.0.0.1:8080; } }\n", nil)
+	v := &conf.VarRef{Name: "binary_remote_addr", Kind: conf.VarBuiltin, ID: conf.VarBinaryRemoteAddr}
+	for addr, want := range map[string]string{
+		"192.0.2.10:5":          "\xc0\x00\x02\x0a",
+		"[::ffff:192.0.2.10]:5": "\xc0\x00\x02\x0a",
+		"[2001:db8::1]:5":       "\x20\x01\x0d\xb8" + strings.Repeat("\x00", 11) + "\x01",
+	} {
+		r := fakeRequest(rt, "GET", "/", nil)
+		r.conn.remote = netip.MustParseAddrPort(addr)
+		if got := rt.varValue(r, v); got != want {
+			t.Errorf("%s: %q, want %q", addr, got, want)
+		}
+		releaseRequest(r)
+	}
 }
