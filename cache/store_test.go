@@ -331,20 +331,22 @@ func TestVariantHashAccept(t *testing.T) {
 	}
 }
 
+// ae is a request for key "k" with an Accept-Encoding of v.
+func ae(v string) Request {
+	return Request{Key: "k", Header: func(n string) string {
+		if strings.EqualFold(n, "Accept-Encoding") {
+			return v
+		}
+		return ""
+	}}
+}
+
 // TestGzipVariant: the compressed body is stored once with the entry; a
 // client that takes gzip gets it, the others the identity body, and with
 // Vary: Accept-Encoding both share one entry.
 func TestGzipVariant(t *testing.T) {
 	tz := openZone(t, ZoneConfig{})
 	body := strings.Repeat("<p>cached page</p>\n", 2000)
-	ae := func(v string) Request {
-		return Request{Key: "k", Header: func(n string) string {
-			if strings.EqualFold(n, "Accept-Encoding") {
-				return v
-			}
-			return ""
-		}}
-	}
 	fields := []Field{{"Content-Type", "text/html"}, {"Vary", "Accept-Encoding"}}
 	l := tz.Lookup(context.Background(), ae("gzip"), basePolicy)
 	w := l.Store(200, fields, l.Decide(200, fields), StoreOptions{GzipLevel: 1})
@@ -399,14 +401,6 @@ func TestGzipVariant(t *testing.T) {
 func TestBrotliVariant(t *testing.T) {
 	tz := openZone(t, ZoneConfig{})
 	body := strings.Repeat("<p>cached page, for brotli</p>\n", 2000)
-	ae := func(v string) Request {
-		return Request{Key: "k", Header: func(n string) string {
-			if strings.EqualFold(n, "Accept-Encoding") {
-				return v
-			}
-			return ""
-		}}
-	}
 	fields := []Field{{"Content-Type", "text/html"}, {"Vary", "Accept-Encoding"}}
 	opts := StoreOptions{GzipLevel: 1, Brotli: &BrotliOptions{Level: 5, Window: 19}}
 	l := tz.Lookup(context.Background(), ae("gzip, br"), basePolicy)
