@@ -6,7 +6,8 @@
 // The layout is edge's own (nginx's files are not read or written): a
 // fixed part, then the key, the Vary value, ETag, Last-Modified and the
 // response head as "Name: Value\r\n" lines, then the identity body and,
-// when one was stored, the gzip body. All integers are little-endian.
+// when they were stored, the gzip body and the brotli body. All integers
+// are little-endian.
 package cache
 
 import (
@@ -48,10 +49,12 @@ func filePath(root string, levels []int, h Hash) string {
 }
 
 // magic starts every entry file; the last byte is the format version.
-var magic = [8]byte{'E', 'D', 'G', 'E', 'C', 'A', 'C', 1}
+// Version 2 added the brotli section; the loader removes files of
+// version 1 as it removes any it cannot read, and the cache fills again.
+var magic = [8]byte{'E', 'D', 'G', 'E', 'C', 'A', 'C', 2}
 
 const (
-	fixedSize = 8 + 4*8 + 2 + 2 + 5*4 + 16 + 4*8
+	fixedSize = 8 + 4*8 + 2 + 2 + 5*4 + 16 + 6*8
 
 	// offValidUntil is where ValidUntil and then Date are, rewritten in
 	// place by a revalidation.
@@ -81,12 +84,12 @@ type Meta struct {
 	// request headers it names, which the entry was stored for.
 	Vary    string
 	Variant Hash
-	// AEFolded: the entry holds both encodings, so Accept-Encoding in Vary
-	// does not split variants.
+	// AEFolded: the entry holds its compressed encodings beside the
+	// identity body, so Accept-Encoding in Vary does not split variants.
 	AEFolded bool
-	// Identity and Gzip are the bodies; Gzip.Len is 0 when no compressed
-	// variant was stored.
-	Identity, Gzip Section
+	// Identity, Gzip and Brotli are the bodies; a compressed one's Len
+	// is 0 when that variant was not stored.
+	Identity, Gzip, Brotli Section
 
 	ino  uint64 // the file the header was read from or written to
 	size int64  // the file's length
@@ -118,6 +121,8 @@ func encodeHeader(m *Meta, head string) []byte {
 	le.PutUint64(b[88:], uint64(m.Identity.Len))
 	le.PutUint64(b[96:], uint64(m.Gzip.Off))
 	le.PutUint64(b[104:], uint64(m.Gzip.Len))
+	le.PutUint64(b[112:], uint64(m.Brotli.Off))
+	le.PutUint64(b[120:], uint64(m.Brotli.Len))
 	b = append(b, m.Key...)
 	b = append(b, m.Vary...)
 	b = append(b, m.ETag...)
@@ -167,6 +172,7 @@ func readMeta(f *os.File, size int64) (*Meta, error) {
 		AEFolded:             le.Uint16(fixed[42:])&flagAEFolded != 0,
 		Identity:             Section{int64(le.Uint64(fixed[80:])), int64(le.Uint64(fixed[88:]))},
 		Gzip:                 Section{int64(le.Uint64(fixed[96:])), int64(le.Uint64(fixed[104:]))},
+		Brotli:               Section{int64(le.Uint64(fixed[112:])), int64(le.Uint64(fixed[120:]))},
 		size:                 size,
 	}
 	copy(m.Variant[:], fixed[64:80])
@@ -176,7 +182,7 @@ func readMeta(f *os.File, size int64) (*Meta, error) {
 		lens[i] = int64(le.Uint32(fixed[44+4*i:]))
 		total += lens[i]
 	}
-	if fixedSize+total != m.Identity.Off || !within(m.Identity, size) || !within(m.Gzip, size) {
+	if fixedSize+total != m.Identity.Off || !within(m.Identity, size) || !within(m.Gzip, size) || !within(m.Brotli, size) {
 		return nil, errCorrupt
 	}
 	strs := make([]byte, total)

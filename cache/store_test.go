@@ -12,6 +12,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/andybalholm/brotli"
 )
 
 // fakeClock is the injected clock of the zone tests.
@@ -329,20 +331,22 @@ func TestVariantHashAccept(t *testing.T) {
 	}
 }
 
+// ae is a request for key "k" with an Accept-Encoding of v.
+func ae(v string) Request {
+	return Request{Key: "k", Header: func(n string) string {
+		if strings.EqualFold(n, "Accept-Encoding") {
+			return v
+		}
+		return ""
+	}}
+}
+
 // TestGzipVariant: the compressed body is stored once with the entry; a
 // client that takes gzip gets it, the others the identity body, and with
 // Vary: Accept-Encoding both share one entry.
 func TestGzipVariant(t *testing.T) {
 	tz := openZone(t, ZoneConfig{})
 	body := strings.Repeat("<p>cached page</p>\n", 2000)
-	ae := func(v string) Request {
-		return Request{Key: "k", Header: func(n string) string {
-			if strings.EqualFold(n, "Accept-Encoding") {
-				return v
-			}
-			return ""
-		}}
-	}
 	fields := []Field{{"Content-Type", "text/html"}, {"Vary", "Accept-Encoding"}}
 	l := tz.Lookup(context.Background(), ae("gzip"), basePolicy)
 	w := l.Store(200, fields, l.Decide(200, fields), StoreOptions{GzipLevel: 1})
@@ -385,6 +389,59 @@ func TestGzipVariant(t *testing.T) {
 	l = tz.Lookup(context.Background(), key("enc"), basePolicy)
 	if _, enc := l.Entry.Body(true); enc {
 		t.Error("an encoded response got a gzip variant")
+	}
+	l.Entry.Close()
+	l.Done()
+}
+
+// TestBrotliVariant: with brotli options an entry keeps a br body after
+// the gzip one; both decode to the page, a client of either encoding finds
+// the one entry (Accept-Encoding in Vary folded), and a response already
+// encoded gets neither.
+func TestBrotliVariant(t *testing.T) {
+	tz := openZone(t, ZoneConfig{})
+	body := strings.Repeat("<p>cached page, for brotli</p>\n", 2000)
+	fields := []Field{{"Content-Type", "text/html"}, {"Vary", "Accept-Encoding"}}
+	opts := StoreOptions{GzipLevel: 1, Brotli: &BrotliOptions{Level: 5, Window: 19}}
+	l := tz.Lookup(context.Background(), ae("gzip, br"), basePolicy)
+	w := l.Store(200, fields, l.Decide(200, fields), opts)
+	io.WriteString(w, body)
+	if err := w.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	l.Done()
+
+	l = tz.Lookup(context.Background(), ae("br"), basePolicy)
+	if l.Status != StatusHit {
+		t.Fatalf("br client: %v", l.Status)
+	}
+	e := l.Entry
+	if e.Gzip.Len == 0 || e.Brotli.Len == 0 || e.Brotli.Off != e.Gzip.Off+e.Gzip.Len {
+		t.Fatalf("sections: gzip %+v brotli %+v", e.Gzip, e.Brotli)
+	}
+	plain, err := io.ReadAll(brotli.NewReader(io.NewSectionReader(e.File, e.Brotli.Off, e.Brotli.Len)))
+	if err != nil || string(plain) != body {
+		t.Fatalf("br body does not decompress to the page: %v", err)
+	}
+	zr, err := gzip.NewReader(io.NewSectionReader(e.File, e.Gzip.Off, e.Gzip.Len))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if plain, err = io.ReadAll(zr); err != nil || string(plain) != body {
+		t.Fatalf("gzip body does not decompress to the page: %v", err)
+	}
+	e.Close()
+	l.Done()
+
+	encFields := []Field{{"Content-Encoding", "gzip"}}
+	l = tz.Lookup(context.Background(), key("enc"), basePolicy)
+	w = l.Store(200, encFields, l.Decide(200, encFields), opts)
+	io.WriteString(w, "xx")
+	w.Commit()
+	l.Done()
+	l = tz.Lookup(context.Background(), key("enc"), basePolicy)
+	if l.Entry.Brotli.Len != 0 || l.Entry.Gzip.Len != 0 {
+		t.Error("an encoded response got a compressed variant")
 	}
 	l.Entry.Close()
 	l.Done()
@@ -500,7 +557,7 @@ func TestEncodeDecodeHead(t *testing.T) {
 			t.Errorf("%d: %v", i, got[i])
 		}
 	}
-	if !bytes.Equal(magic[:], []byte("EDGECAC\x01")) {
+	if !bytes.Equal(magic[:], []byte("EDGECAC\x02")) {
 		t.Error("magic changed: bump the version byte when the layout changes")
 	}
 }
@@ -633,7 +690,7 @@ func FuzzReadMeta(f *testing.F) {
 	head := encodeHead([]Field{{"Content-Type", "text/html"}})
 	m.Identity = Section{headerLen(m, head), 4}
 	f.Add(append(encodeHeader(m, head), "body"...))
-	f.Add([]byte("EDGECAC\x01"))
+	f.Add([]byte("EDGECAC\x02"))
 	p := filepath.Join(f.TempDir(), "e")
 	f.Fuzz(func(t *testing.T, data []byte) {
 		if err := os.WriteFile(p, data, 0o600); err != nil {

@@ -1,6 +1,6 @@
 // This file holds storing a response: a temporary file written while the
-// body streams to the client, with the gzip variant compressed alongside
-// it, then renamed into place so a reader sees either the old entry or the
+// body streams to the client, with the gzip and brotli variants
+// compressed alongside it, then renamed into place so a reader sees either the old entry or the
 // whole new one, never half of one.
 package cache
 
@@ -14,6 +14,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/andybalholm/brotli"
 	"github.com/klauspost/compress/gzip"
 )
 
@@ -28,6 +29,14 @@ type StoreOptions struct {
 	// Content-Encoding gets none). The caller sets it when its gzip
 	// settings apply to the response (gzip on, gzip_types, min length).
 	GzipLevel int
+	// Brotli, when not nil, stores a br variant too, on the same terms.
+	Brotli *BrotliOptions
+}
+
+// BrotliOptions are the encoder's settings for a stored br variant.
+type BrotliOptions struct {
+	Level  int // quality, 0..11
+	Window int // log2 of the window, 10..24
 }
 
 // Writer writes one entry. Write never fails for the caller (the client's
@@ -43,6 +52,8 @@ type Writer struct {
 	n      int64
 	gz     *gzip.Writer
 	gzBuf  bytes.Buffer
+	br     *brotli.Writer
+	brBuf  bytes.Buffer
 	err    error
 	closed bool
 }
@@ -78,7 +89,7 @@ func (l *Lookup) Store(status int, fields []Field, fr Freshness, o StoreOptions)
 	encoded := headerValue(fields, "Content-Encoding") != ""
 	target := l.primary
 	if m.Vary != "" {
-		m.AEFolded = o.GzipLevel != 0 && !encoded && hasName(splitList(m.Vary), "Accept-Encoding")
+		m.AEFolded = (o.GzipLevel != 0 || o.Brotli != nil) && !encoded && hasName(splitList(m.Vary), "Accept-Encoding")
 		m.Variant = variantHash(l.primary, m.Vary, l.req.Header, m.AEFolded)
 		if l.other != nil && l.other.Variant != m.Variant {
 			target = m.Variant
@@ -107,6 +118,9 @@ func (l *Lookup) Store(status int, fields []Field, fr Freshness, o StoreOptions)
 			w.gz = nil
 		}
 	}
+	if o.Brotli != nil && !encoded {
+		w.br = brotli.NewWriterOptions(&w.brBuf, brotli.WriterOptions{Quality: o.Brotli.Level, LGWin: o.Brotli.Window})
+	}
 	return w
 }
 
@@ -119,9 +133,9 @@ func hasName(names []string, name string) bool {
 	return false
 }
 
-// maxGzipBuffer bounds the compressed variant, which is kept in memory
-// until Commit: a larger response is stored without one (its gzip clients
-// are then served by the caller's own compression).
+// maxGzipBuffer bounds each compressed variant, which is kept in memory
+// until Commit: a larger response is stored without it (its gzip or br
+// clients are then served by the caller's own compression).
 const maxGzipBuffer = 8 << 20
 
 // Write appends body bytes. It always reports len(p), nil.
@@ -134,6 +148,12 @@ func (w *Writer) Write(p []byte) (int, error) {
 			_, w.err = w.gz.Write(p)
 			if w.gzBuf.Len() > maxGzipBuffer {
 				w.gz, w.gzBuf = nil, bytes.Buffer{}
+			}
+		}
+		if w.br != nil && w.err == nil {
+			_, w.err = w.br.Write(p)
+			if w.brBuf.Len() > maxGzipBuffer {
+				w.br, w.brBuf = nil, bytes.Buffer{}
 			}
 		}
 	}
@@ -156,6 +176,12 @@ func (w *Writer) Commit() error {
 		if err = w.gz.Close(); err == nil {
 			m.Gzip = Section{hl + w.n, int64(w.gzBuf.Len())}
 			_, err = w.f.Write(w.gzBuf.Bytes())
+		}
+	}
+	if err == nil && w.br != nil {
+		if err = w.br.Close(); err == nil {
+			m.Brotli = Section{hl + w.n + m.Gzip.Len, int64(w.brBuf.Len())}
+			_, err = w.f.Write(w.brBuf.Bytes())
 		}
 	}
 	if err == nil {

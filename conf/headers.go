@@ -143,17 +143,22 @@ func ParseExpires(v string) (Expires, bool) {
 }
 
 func setGzipTypes(c *compiler, f *frame, d *Directive) error {
-	g := &f.loc.Gzip
-	g.Types = map[string]bool{"text/html": true}
-	g.AnyType = false
+	setEncodingTypes(&f.loc.Gzip.Encoding, d)
+	return nil
+}
+
+// setEncodingTypes reads a gzip_types or brotli_types list: text/html is always
+// in it (nginx's ngx_http_html_default_types) and "*" takes any type.
+func setEncodingTypes(e *Encoding, d *Directive) {
+	e.Types = map[string]bool{"text/html": true}
+	e.AnyType = false
 	for _, t := range d.Args {
 		if t == "*" {
-			g.AnyType = true
+			e.AnyType = true
 			continue
 		}
-		g.Types[strings.ToLower(t)] = true
+		e.Types[strings.ToLower(t)] = true
 	}
-	return nil
 }
 
 var gzipProxiedValues = map[string]bool{"off": true, "expired": true, "no-cache": true, "no-store": true,

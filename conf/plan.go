@@ -314,6 +314,7 @@ type LocConf struct {
 	Expires     Expires
 	Access      []AccessRule
 	Gzip        Gzip
+	Brotli      Brotli // ngx_brotli's filter and static modules (brotli.go)
 
 	RewriteLog           bool
 	UninitializedVarWarn bool
@@ -384,18 +385,33 @@ type AccessRule struct {
 	Unix  bool // "unix:"
 }
 
+// Encoding is what the gzip and brotli filters share: whether they run,
+// the types and least length they compress, and the level.
+type Encoding struct {
+	On        bool
+	Types     map[string]bool // MIME types; "*" in AnyType
+	AnyType   bool
+	MinLength int64 // bytes; a known shorter length is sent as it is
+	CompLevel int   // gzip 1..9 (default 1), brotli 0..11 (default 6)
+}
+
 // Gzip is the gzip module's settings.
 type Gzip struct {
-	On           bool
-	Types        map[string]bool // MIME types; "*" in AnyType
-	AnyType      bool
-	MinLength    int64
-	CompLevel    int
+	Encoding
 	HTTPVersion  string
 	Proxied      []string // off, expired, no-cache, no-store, private, no_last_modified, no_etag, auth, any
 	DisableMSIE6 bool
 	Disable      []*Regex
 	Vary         bool
+}
+
+// Brotli is ngx_brotli's settings: the filter's (brotli, brotli_types,
+// brotli_min_length, brotli_comp_level, brotli_window) and the static
+// module's (brotli_static).
+type Brotli struct {
+	Encoding
+	Window int    // brotli_window as its log2 (10..24); 19 = 512k
+	Static string // brotli_static: "off", "on" or "always"
 }
 
 // AccessLog is one access_log destination.

@@ -54,6 +54,7 @@ const (
 	VarPipe
 	VarHTTP2
 	VarGzipRatio
+	VarBrotliRatio
 	VarFastCGIScriptName
 	VarFastCGIPathInfo
 	VarSSLProtocol
@@ -134,6 +135,7 @@ var builtinVars = map[string]VarID{
 	"pipe":                       VarPipe,
 	"http2":                      VarHTTP2,
 	"gzip_ratio":                 VarGzipRatio,
+	"brotli_ratio":               VarBrotliRatio,
 	"fastcgi_script_name":        VarFastCGIScriptName,
 	"fastcgi_path_info":          VarFastCGIPathInfo,
 	"ssl_protocol":               VarSSLProtocol,

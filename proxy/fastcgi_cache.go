@@ -319,20 +319,27 @@ func (rt *site) cacheStore(r *Request, status int, fields []cache.Field) *cache.
 	for _, h := range r.resp.Header.list {
 		head = append(head, cache.Field{Name: h.name, Value: h.value})
 	}
-	return l.Store(status, head, fr, cache.StoreOptions{GzipLevel: rt.cacheGzipLevel(r, status)})
+	h := &r.resp.Header
+	return l.Store(status, head, fr, cacheStoreOptions(r.loc, status, h.Get("Content-Encoding"), h.Get("Content-Type"), r.resp.Length))
 }
 
-// cacheGzipLevel is the gzip level to store a compressed variant at: the
-// location's gzip_comp_level when its gzip settings apply to this
-// response (whatever the client accepts), else 0.
-func (rt *site) cacheGzipLevel(r *Request, status int) int {
-	g := &r.loc.Gzip
-	resp := r.resp
-	if !g.On || (status != 200 && status != 403 && status != 404) || resp.Header.Get("Content-Encoding") != "" ||
-		!gzipType(g, resp.Header.Get("Content-Type")) {
-		return 0
+// cacheStoreOptions are the compressed variants to store with an entry:
+// gzip at gzip_comp_level and br at brotli_comp_level, each where its
+// settings apply to the response (whatever the client accepts). n is the
+// body's length when known (-1 otherwise), which sets brotli's window as
+// the filter would.
+func cacheStoreOptions(loc *conf.Location, status int, contentEncoding, contentType string, n int64) cache.StoreOptions {
+	var o cache.StoreOptions
+	if (status != 200 && status != 403 && status != 404) || contentEncoding != "" {
+		return o
 	}
-	return g.CompLevel
+	if g := &loc.Gzip; g.On && encodingType(&g.Encoding, contentType) {
+		o.GzipLevel = g.CompLevel
+	}
+	if b := &loc.Brotli; b.On && encodingType(&b.Encoding, contentType) {
+		o.Brotli = &cache.BrotliOptions{Level: b.CompLevel, Window: brotliWindow(n, b.Window)}
+	}
+	return o
 }
 
 // storeBody writes a buffered body into w and commits it.
@@ -364,20 +371,26 @@ func (rt *site) sendEntry(r *Request, e *cache.Entry) {
 	}
 	r.cache.served = true
 	g := &r.loc.Gzip
-	gz := e.Gzip.Len > 0 && g.On && rt.gzipOK(r, g)
-	sec, encoded := e.Body(gz)
-	if encoded {
-		out.Header.Set("Content-Encoding", "gzip")
+	// Where brotli takes the body for this client (ngx_brotli runs
+	// before gzip), the stored br variant goes, or the identity body for
+	// the brotli filter to compress when none was stored; the stored gzip
+	// variant goes where gzip takes it.
+	br := rt.brotliWouldTake(r, e)
+	sec, token, ratioVar := e.Identity, "", (*string)(nil)
+	switch {
+	case br && e.Brotli.Len > 0:
+		sec, token, ratioVar = e.Brotli, "br", &r.brotliRatio
+	case !br && e.Gzip.Len > 0 && g.On && rt.gzipOK(r, g):
+		sec, token, ratioVar = e.Gzip, "gzip", &r.gzipRatio
+	}
+	if token != "" {
+		out.Header.Set("Content-Encoding", token)
 		out.Header.Del("Accept-Ranges")
 		weakenETag(&out.Header)
-		r.gzipRatio = ratio(int(e.Identity.Len), int(sec.Len))
-	}
-	if e.Gzip.Len > 0 && g.On && g.Vary {
-		// The gzip filter adds it for the identity body; the stored
+		*ratioVar = ratio(int(e.Identity.Len), int(sec.Len))
+		// The filters ask for Vary for an identity body; the stored
 		// variant needs it too.
-		if encoded {
-			out.Header.Add("Vary", "Accept-Encoding")
-		}
+		r.gzipVary = true
 	}
 	out.Kind, out.File, out.CloseFile, out.Offset, out.Length = BodyFile, e.File, true, sec.Off, sec.Len
 	if sec.Len == 0 {
@@ -490,13 +503,8 @@ func (rt *site) backgroundUpdate(r *Request, b *backend, l *cache.Lookup) {
 		if err := readUpTo(&buf, resp.Body, 64<<20); err != nil {
 			return
 		}
-		gz := 0
-		g := &loc.Gzip
-		if g.On && (status == 200 || status == 403 || status == 404) && !hasField(head, "Content-Encoding") &&
-			gzipType(g, fieldValue(head, "Content-Type")) {
-			gz = g.CompLevel
-		}
-		if w := l.Store(status, head, fr, cache.StoreOptions{GzipLevel: gz}); w != nil {
+		o := cacheStoreOptions(loc, status, fieldValue(head, "Content-Encoding"), fieldValue(head, "Content-Type"), int64(buf.Len()))
+		if w := l.Store(status, head, fr, o); w != nil {
 			w.Write(buf.Bytes())
 			_ = w.Commit()
 		}

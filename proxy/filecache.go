@@ -59,7 +59,7 @@ type fileEntry struct {
 	data         []byte // the content when small enough (nil otherwise)
 
 	gzMu sync.Mutex
-	gz   map[int][]byte // compressed content by level
+	gz   map[int][]byte // compressed content by coding, level and window (compressed)
 }
 
 // fileCache maps paths to entries.

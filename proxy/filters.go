@@ -8,7 +8,8 @@
 //  3. headers        expires and add_header, on the statuses nginx allows
 //     unless "always" (ngx_http_headers_filter_module)
 //  4. charset        "; charset=utf-8" for charset_types
-//  5. gzip           gzip_types, gzip_min_length, gzip_proxied, Vary
+//  5. brotli, gzip   their types and min_length, gzip_proxied, Vary
+//     (ngx_brotli's filter, then ngx_http_gzip_filter_module; brotli.go)
 //  6. range          single and multipart byte ranges, If-Range
 //  7. header         Server, Location made absolute, Keep-Alive
 //     (ngx_http_header_filter_module)
@@ -50,7 +51,13 @@ func (rt *site) filters(r *Request) {
 	rt.moreOutput(r)
 	rt.headersFilter(r)
 	rt.charsetFilter(r)
+	// ngx_brotli's filter sits before gzip in nginx's chain: where both
+	// would compress, a client taking br gets br.
+	rt.brotliFilter(r)
 	rt.gzipFilter(r)
+	if r.gzipVary && r.loc.Gzip.Vary {
+		r.resp.Header.Add("Vary", "Accept-Encoding")
+	}
 	rt.rangeFilter(r)
 	rt.headerFilter(r)
 }
@@ -528,62 +535,112 @@ func (rt *site) absoluteURL(r *Request, path string) string {
 
 // gzipFilter compresses eligible responses (ngx_http_gzip_header_filter).
 func (rt *site) gzipFilter(r *Request) {
-	resp := r.resp
 	g := &r.loc.Gzip
-	// HEAD gets the headers a GET would (nginx's gzip header filter does
-	// not look at the method); a 204/304 has no body to compress.
-	head := r.Method == "HEAD"
-	if !g.On || resp.Kind == BodyNone && !head || resp.Status == 204 || resp.Status == 304 {
+	if !encodable(r, &g.Encoding) {
 		return
+	}
+	r.gzipVary = true
+	if !rt.gzipOK(r, g) {
+		return
+	}
+	rt.encode(r, &gzipCoding, g.CompLevel, 0, &r.gzipRatio)
+}
+
+// encodable applies the response-side checks the gzip and brotli header
+// filters share (ngx_http_gzip_header_filter,
+// ngx_http_brotli_header_filter): the filter is on, the status is 200, 403
+// or 404, nothing encoded the body already, a known length is not under
+// the least one, and the type is listed. HEAD gets the headers a GET
+// would (neither filter looks at the method; nginx sets header_only for
+// HEAD only after them); a 204/304 has no body to compress.
+func encodable(r *Request, e *conf.Encoding) bool {
+	resp := r.resp
+	if !e.On || resp.Kind == BodyNone && r.Method != "HEAD" {
+		return false
 	}
 	switch resp.Status {
 	case 200, 403, 404:
 	default:
-		return
+		return false
 	}
 	if resp.Header.Get("Content-Encoding") != "" {
-		return
+		return false
 	}
-	if resp.Length >= 0 && resp.Length < g.MinLength {
-		return
+	if resp.Length >= 0 && resp.Length < e.MinLength {
+		return false
 	}
-	if !gzipType(g, resp.Header.Get("Content-Type")) {
-		return
-	}
-	if g.Vary {
-		resp.Header.Add("Vary", "Accept-Encoding")
-	}
-	if !rt.gzipOK(r, g) {
-		return
-	}
-	resp.Header.Set("Content-Encoding", "gzip")
+	return encodingType(e, resp.Header.Get("Content-Type"))
+}
+
+// coding is one content coding as the compression filters use it: its
+// Content-Encoding token and its compressor, at a level and (brotli) a
+// window's log2 that the caller passes.
+type coding struct {
+	token string
+	// id tells the codings' variants apart in a file cache entry.
+	id int
+	// whole compresses a whole body.
+	whole func(b []byte, level, window int) []byte
+	// writer starts a stream; release returns it once closed.
+	writer  func(w io.Writer, level, window int) compressWriter
+	release func(compressWriter, int, int)
+}
+
+// compressWriter is what *gzip.Writer and *brotli.Writer have in common.
+type compressWriter interface {
+	io.Writer
+	Flush() error
+	Close() error
+}
+
+var gzipCoding = coding{
+	token: "gzip",
+	id:    0,
+	whole: func(b []byte, level, _ int) []byte { return gzipBytes(b, level) },
+	writer: func(w io.Writer, level, _ int) compressWriter {
+		zw, _ := gzip.NewWriterLevel(w, level)
+		return zw
+	},
+	release: func(compressWriter, int, int) {},
+}
+
+// encode sets the headers of a body compressed with c and compresses it:
+// an in-memory body at once (a cached file's once for all requests, so
+// ratio is known), a file or a stream as it is sent. The ETag is weakened
+// and Accept-Ranges dropped, as nginx's filters do.
+func (rt *site) encode(r *Request, c *coding, level, window int, ratioVar *string) {
+	resp := r.resp
+	resp.Header.Set("Content-Encoding", c.token)
 	resp.Header.Del("Accept-Ranges")
-	if et := resp.Header.Get("ETag"); et != "" {
-		switch {
-		case strings.HasPrefix(et, "W/"):
-		case strings.HasPrefix(et, "\""):
-			resp.Header.Set("ETag", "W/"+et)
-		default:
-			resp.Header.Del("ETag")
+	weakenETag(&resp.Header)
+	cachedFile := resp.Kind == BodyBytes && r.fileCache != nil && len(resp.Bytes) == len(r.fileCache.data)
+	if r.Method == "HEAD" {
+		// No body is sent, so a file is closed rather than compressed;
+		// an in-memory body gives the compressed length (from the file
+		// cache, so it costs nothing twice).
+		if cachedFile {
+			resp.Bytes = r.fileCache.compressed(c, level, window)
+			resp.Length = int64(len(resp.Bytes))
+			return
 		}
-	}
-	level := g.CompLevel
-	if head {
-		rt.gzipHead(r, level)
+		rt.dropBody(resp)
+		resp.Kind = BodyStream
+		resp.Length = -1
+		resp.Stream = func(io.Writer, func() error) error { return nil }
 		return
 	}
 	switch resp.Kind {
 	case BodyBytes:
 		var z []byte
-		if r.fileCache != nil && len(resp.Bytes) == len(r.fileCache.data) {
-			z = r.fileCache.gzipped(level)
+		if cachedFile {
+			z = r.fileCache.compressed(c, level, window)
 		} else {
-			z = gzipBytes(resp.Bytes, level)
+			z = c.whole(resp.Bytes, level, window)
 		}
 		origLen := len(resp.Bytes)
 		resp.Bytes = z
 		resp.Length = int64(len(z))
-		r.gzipRatio = ratio(origLen, len(z))
+		*ratioVar = ratio(origLen, len(z))
 	case BodyFile:
 		f, closeFile := resp.File, resp.CloseFile
 		off, n := resp.Offset, resp.Length
@@ -594,17 +651,19 @@ func (rt *site) gzipFilter(r *Request) {
 			if closeFile {
 				defer f.Close()
 			}
-			zw, _ := gzip.NewWriterLevel(w, level)
+			zw := c.writer(w, level, window)
 			if _, err := io.Copy(zw, io.NewSectionReader(f, off, n)); err != nil {
 				return err
 			}
-			return zw.Close()
+			err := zw.Close()
+			c.release(zw, level, window)
+			return err
 		}
 	case BodyStream:
 		inner := resp.Stream
 		resp.Length = -1
 		resp.Stream = func(w io.Writer, flush func() error) error {
-			zw, _ := gzip.NewWriterLevel(w, level)
+			zw := c.writer(w, level, window)
 			zflush := func() error {
 				if err := zw.Flush(); err != nil {
 					return err
@@ -614,30 +673,16 @@ func (rt *site) gzipFilter(r *Request) {
 			if err := inner(zw, zflush); err != nil {
 				return err
 			}
-			return zw.Close()
+			err := zw.Close()
+			c.release(zw, level, window)
+			return err
 		}
 	}
 }
 
-// gzipHead finishes a compressed answer to HEAD: no body is sent, so a
-// file is closed rather than compressed; an in-memory body gives the
-// compressed length (from the file cache, so it costs nothing twice).
-func (rt *site) gzipHead(r *Request, level int) {
-	resp := r.resp
-	if resp.Kind == BodyBytes && r.fileCache != nil && len(resp.Bytes) == len(r.fileCache.data) {
-		resp.Bytes = r.fileCache.gzipped(level)
-		resp.Length = int64(len(resp.Bytes))
-		return
-	}
-	rt.dropBody(resp)
-	resp.Kind = BodyStream
-	resp.Length = -1
-	resp.Stream = func(io.Writer, func() error) error { return nil }
-}
-
-// gzipType tests a Content-Type against gzip_types.
-func gzipType(g *conf.Gzip, ct string) bool {
-	if g.AnyType {
+// encodingType tests a Content-Type against gzip_types or brotli_types.
+func encodingType(e *conf.Encoding, ct string) bool {
+	if e.AnyType {
 		return true
 	}
 	base := ct
@@ -645,7 +690,7 @@ func gzipType(g *conf.Gzip, ct string) bool {
 		base = base[:i]
 	}
 	base = strings.ToLower(strings.TrimSpace(base))
-	return g.Types[base]
+	return e.Types[base]
 }
 
 // gzipOK applies the request-side checks (ngx_http_gzip_ok).
@@ -803,19 +848,21 @@ func gzipBytes(b []byte, level int) []byte {
 	return out.Bytes()
 }
 
-// gzipped returns the file's content compressed at level, made once.
-func (e *fileEntry) gzipped(level int) []byte {
+// compressed returns the file's content compressed with c at level and
+// window, made once and kept with the entry.
+func (e *fileEntry) compressed(c *coding, level, window int) []byte {
+	key := c.id<<10 | level<<5 | window
 	e.gzMu.Lock()
 	defer e.gzMu.Unlock()
-	if z, ok := e.gz[level]; ok {
-		return z
+	if b, ok := e.gz[key]; ok {
+		return b
 	}
 	if e.gz == nil {
 		e.gz = map[int][]byte{}
 	}
-	z := gzipBytes(e.data, level)
-	e.gz[level] = z
-	return z
+	b := c.whole(e.data, level, window)
+	e.gz[key] = b
+	return b
 }
 
 func ratio(orig, z int) string {

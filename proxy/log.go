@@ -144,7 +144,7 @@ func defaultDash(v *conf.VarRef) bool {
 	case conf.VarBuiltin:
 		switch v.ID {
 		case conf.VarRemoteUser, conf.VarUpstreamAddr, conf.VarUpstreamStatus, conf.VarUpstreamResponseTime,
-			conf.VarUpstreamConnectTime, conf.VarUpstreamHeaderTime, conf.VarGzipRatio, conf.VarSSLProtocol,
+			conf.VarUpstreamConnectTime, conf.VarUpstreamHeaderTime, conf.VarGzipRatio, conf.VarBrotliRatio, conf.VarSSLProtocol,
 			conf.VarSSLCipher, conf.VarHTTP2, conf.VarContentType, conf.VarContentLength:
 			return true
 		}

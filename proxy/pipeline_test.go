@@ -18,7 +18,7 @@ import (
 
 // testPipeline compiles text (with {{ROOT}} replaced by a temporary
 // directory, which holds html/ and logs/) and returns its site and root.
-func testPipeline(t *testing.T, text string, files map[string]string) (*site, string) {
+func testPipeline(t testing.TB, text string, files map[string]string) (*site, string) {
 	t.Helper()
 	root := t.TempDir()
 	for _, d := range []string{"html", "logs"} {
@@ -111,6 +111,12 @@ func body(t *testing.T, r *Request) string {
 			t.Fatal(err)
 		}
 		return string(b)
+	case BodyStream:
+		var buf strings.Builder
+		if err := r.resp.Stream(&buf, func() error { return nil }); err != nil {
+			t.Fatal(err)
+		}
+		return buf.String()
 	}
 	return ""
 }

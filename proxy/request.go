@@ -174,14 +174,18 @@ type Request struct {
 	slots      []slotValue
 
 	// response (for $status, $sent_http_*, $body_bytes_sent)
-	resp       *Response
-	scratch    []byte
-	headers    []headerKV // for Header.appendAll; kept across requests
-	params     []headerKV // the CGI params (cgiParams); kept across requests
-	fileCache  *fileEntry
-	requestID  string
-	bodySent   int64
-	gzipRatio  string
+	resp        *Response
+	scratch     []byte
+	headers     []headerKV // for Header.appendAll; kept across requests
+	params      []headerKV // the CGI params (cgiParams); kept across requests
+	fileCache   *fileEntry
+	requestID   string
+	bodySent    int64
+	gzipRatio   string
+	brotliRatio string
+	// gzipVary asks for "Vary: Accept-Encoding" where gzip_vary is on
+	// (nginx's r->gzip_vary, set by gzip, brotli and brotli_static).
+	gzipVary   bool
 	up         upstreamState
 	px         proxyVars // $proxy_host, $proxy_port; locChanged: rewrite ... break changed $uri
 	locChanged bool

@@ -53,6 +53,9 @@ func (rt *site) static(r *Request) (step, int) {
 		return stepDone, 405
 	}
 	path, _ := rt.mapURIToPath(r, r.uri)
+	if st, ok := rt.brotliStatic(r, path); ok {
+		return stepDone, st
+	}
 	e := rt.files.get(path)
 	if !e.info.exists {
 		return stepDone, rt.openFailed(r, path, e.info.err)

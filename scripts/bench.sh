@@ -7,6 +7,7 @@
 #      2 s per server, under 5 minutes;
 #   2. the Go benchmarks of the hot paths (config load, location match,
 #      static 1 KiB, FastCGI round trip against gofast, access-log line,
+#      limit_req check, gzip vs brotli on a 10 KiB page,
 #      TLS handshake), in benchstat's format.
 #
 #   scripts/bench.sh [OUT]        (default OUT: bench-results/DATE-TIME)
@@ -43,7 +44,7 @@ bin/edge ab --out "$out/ab" --rounds 3 --duration 2s --warmup 0 --ramp-duration 
 
 echo "==> go benchmarks (benchtime $benchtime, count $benchcount)"
 go test -run '^$' -bench . -benchmem -benchtime "$benchtime" -count "$benchcount" \
-	./conf ./proxy ./fastcgi | tee "$out/go-bench.txt"
+	./conf ./proxy ./proxy/limit ./fastcgi | tee "$out/go-bench.txt"
 
 echo
 echo "A/B report: $out/ab/report.html"

@@ -20,6 +20,7 @@ var builtModules = []string{
 	"--with-http_gzip_static_module",
 	"--with-pcre (PCRE2 10.42 syntax, run on Go's regexp and regexp2)",
 	"--with-http_realip_module",
+	"--add-module=ngx_brotli (filter and static, built in)",
 }
 
 var missingModules = []string{

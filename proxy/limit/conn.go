@@ -27,11 +27,17 @@ type ConnZone struct {
 	mem   *slab
 }
 
+// connNode is one key's counter: 32 bytes, so that with its map slot and
+// key a state costs little more than nginx's 64-byte chunk
+// (memory_test.go).
 type connNode struct {
-	key   string
-	conn  int
-	chunk chunk
+	key  string
+	run  *[]int32 // the chunk's run (chunk.run)
+	page int32    // the chunk's page (chunk.page)
+	conn int32
 }
+
+func (n *connNode) chunk() chunk { return chunk{run: n.run, page: n.page} }
 
 // NewConnZone returns a zone of size bytes (limit_conn_zone's size=); at
 // least MinZoneSize.
@@ -66,7 +72,7 @@ func (z *ConnZone) Count(key string) int {
 	z.mu.Lock()
 	defer z.mu.Unlock()
 	if n := z.nodes[key]; n != nil {
-		return n.conn
+		return int(n.conn)
 	}
 	return 0
 }
@@ -141,10 +147,13 @@ func (h *ConnHold) Release() {
 		n.conn--
 		if n.conn == 0 {
 			delete(z.nodes, n.key)
-			z.mem.release(n.chunk)
+			z.mem.release(n.chunk())
 		}
 		z.mu.Unlock()
 	}
+	// Cleared, so that a pooled request pins no state the zone let go.
+	clear(h.zones)
+	clear(h.nodes)
 	h.zones, h.nodes = h.zones[:0], h.nodes[:0]
 }
 
@@ -175,9 +184,9 @@ func AcquireConn(limits []ConnLimit, keys [][]byte, dryRun bool, hold *ConnHold)
 				hold.Release()
 				return rejectConn(z, dryRun, true)
 			}
-			n = &connNode{key: string(key), conn: 1, chunk: c}
+			n = &connNode{key: string(key), conn: 1, run: c.run, page: c.page}
 			z.nodes[n.key] = n
-		case n.conn >= limits[i].Conn:
+		case int(n.conn) >= limits[i].Conn:
 			z.mu.Unlock()
 			hold.Release()
 			return rejectConn(z, dryRun, false)

@@ -74,9 +74,11 @@ type slabPage struct {
 }
 
 // chunk is where one allocation lives: a slot's page, or a run of pages.
+// It is kept with every state, so it is small (16 bytes): a run, which
+// only a key of more than about 2 KiB needs, sits behind a pointer.
 type chunk struct {
+	run  *[]int32 // pages of a multi-page allocation; nil otherwise
 	page int32
-	run  []int32 // pages of a multi-page allocation; nil otherwise
 }
 
 func newSlab(size int64) *slab {
@@ -129,7 +131,7 @@ func (s *slab) alloc(size int) (chunk, bool) {
 		for i := range run {
 			run[i] = s.pop()
 		}
-		return chunk{page: run[0], run: run}, true
+		return chunk{page: run[0], run: &run}, true
 	}
 	capacity := perPage(sl)
 	p := s.partial[sl]
@@ -163,7 +165,7 @@ func (s *slab) capacity(size int) int {
 
 func (s *slab) release(c chunk) {
 	if c.run != nil {
-		for _, p := range c.run {
+		for _, p := range *c.run {
 			s.free = append(s.free, p)
 		}
 		return
