@@ -95,6 +95,8 @@ type Report struct {
 	Duration, RampDuration    time.Duration
 	RampUsers                 int
 	Rows                      []*Row
+	// Comparisons set scenarios against their baselines (Scenario.Baseline).
+	Comparisons []Comparison
 	// Notes are remarks about the run (shared CPUs, test files placed).
 	Notes []string
 	// Errors are failures that cut the run short (a server that did not
@@ -263,6 +265,7 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 		}
 	}
 	rep.Notes = append(rep.Notes, r.notes...)
+	rep.Comparisons = comparisons(rep.Rows)
 	rep.Finished = time.Now()
 	if err := writeFiles(rep, o.Out); err != nil {
 		return rep, err

@@ -7,6 +7,8 @@
 package ab
 
 import (
+	"bytes"
+	"compress/gzip"
 	"context"
 	"net/http"
 	"os"
@@ -76,7 +78,7 @@ func checkTimed(t *testing.T, rep *Report, names ...string) {
 
 func TestRunBuiltinSite(t *testing.T) {
 	o := shortOptions(t)
-	names := []string{"static-1k", "https-1k", "cps-ecdsa", "h2-1k", "ab-text", "php-hello", "ramp"}
+	names := []string{"static-1k", "https-1k", "cps-ecdsa", "h2-1k", "ab-text", "php-hello", "cache-page", "cache-page-gzip1", "ramp"}
 	o.Scenarios = names
 	rep, err := Run(context.Background(), o)
 	if err != nil {
@@ -106,6 +108,23 @@ func TestRunBuiltinSite(t *testing.T) {
 	text, _ := os.ReadFile(nginxConf[0])
 	if !strings.HasPrefix(string(text), "# configuration file") || !strings.Contains(string(text), "worker_processes 1;") {
 		t.Errorf("nginx.conf is not edge -T --nginx output for one CPU:\n%s", tail(string(text), 500))
+	}
+	// The cached pages: timed only once both servers answered from their
+	// caches (primeCache), each in its own directory, and set against
+	// each other.
+	for _, want := range []string{"fastcgi_cache AB;", "fastcgi_cache_key $scheme$request_method$host$request_uri;", "gzip_comp_level 1;"} {
+		if !strings.Contains(string(text), want) {
+			t.Errorf("nginx.conf lacks %q", want)
+		}
+	}
+	for _, side := range []Side{SideEdge, SideNginx} {
+		entries, _ := filepath.Glob(filepath.Join(o.Out, "work", "cpus-*", string(side), "cache", "fastcgi_cache_path-AB", "*", "*", "*"))
+		if len(entries) == 0 {
+			t.Errorf("%s stored no cache entry", side)
+		}
+	}
+	if len(rep.Comparisons) != 1 || rep.Comparisons[0].Scenario != "cache-page-gzip1" || rep.Comparisons[0].Baseline != "cache-page" {
+		t.Errorf("comparisons %+v, want cache-page-gzip1 against cache-page", rep.Comparisons)
 	}
 	if _, err := os.Stat(filepath.Join(o.Out, "work", "site", "www", testDir)); !os.IsNotExist(err) {
 		t.Errorf("the test files were not removed: %v", err)
@@ -203,6 +222,18 @@ func TestRunUserConfig(t *testing.T) {
 	}
 }
 
+// gz is s compressed at level.
+func gz(t *testing.T, s string, level int) string {
+	var b bytes.Buffer
+	w, err := gzip.NewWriterLevel(&b, level)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.Write([]byte(s))
+	w.Close()
+	return b.String()
+}
+
 func TestCompareResponses(t *testing.T) {
 	ok := func(body string, h ...string) fetched {
 		f := fetched{Status: 200, Proto: "HTTP/1.1", Header: http.Header{}, Body: []byte(body)}
@@ -226,6 +257,10 @@ func TestCompareResponses(t *testing.T) {
 		{"any status, same", fetched{Status: 302, Header: http.Header{"Location": {"/x"}}}, fetched{Status: 302, Header: http.Header{"Location": {"/x"}}}, 0, ""},
 		{"any status, different", fetched{Status: 302, Header: http.Header{}}, ok(""), 0, "status: edge 302, nginx 200"},
 		{"error", fetched{Err: context.DeadlineExceeded}, ok("a"), 200, "edge: context deadline exceeded"},
+		// Compressed by different libraries: the decoded bodies count.
+		{"gzip, levels differ", ok(gz(t, pageHTML, 1), "Content-Encoding", "gzip"), ok(gz(t, pageHTML, 9), "Content-Encoding", "gzip"), 200, ""},
+		{"gzip, content differs", ok(gz(t, "a", 1), "Content-Encoding", "gzip"), ok(gz(t, "b", 1), "Content-Encoding", "gzip"), 200, "first difference at byte 0"},
+		{"cache status", ok("a", "X-Cache", "HIT"), ok("a", "X-Cache", "MISS"), 200, "X-Cache"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

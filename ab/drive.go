@@ -42,11 +42,15 @@ func (r *runner) drive(ctx context.Context, s Scenario, t target, d time.Duratio
 		err    error
 	)
 	timeout := d + toolGrace
+	var headers []string // -H for each scenario header line
+	for _, h := range s.Header {
+		headers = append(headers, "-H", h)
+	}
 	switch s.Tool {
 	case ToolWrk:
-		stdout, stderr, err = runTool(ctx, r.client, timeout, nil, "", r.tools["wrk"],
-			"-t", threads, "-c", conns, "-d", secs+"s", "--latency", "--timeout", "5s",
-			"-H", "Host: "+t.Host, t.URL())
+		argv := []string{r.tools["wrk"], "-t", threads, "-c", conns, "-d", secs + "s", "--latency", "--timeout", "5s",
+			"-H", "Host: " + t.Host}
+		stdout, stderr, err = runTool(ctx, r.client, timeout, nil, "", append(append(argv, headers...), t.URL())...)
 		if err == nil {
 			res, err = parseWrk(stdout + stderr)
 		}
@@ -54,9 +58,9 @@ func (r *runner) drive(ctx context.Context, s Scenario, t target, d time.Duratio
 		logPath := filepath.Join(os.TempDir(), fmt.Sprintf("edge-ab-h2load-%d.log", os.Getpid()))
 		defer os.Remove(logPath)
 		streams := strconv.Itoa(max(1, s.Streams))
-		stdout, stderr, err = runTool(ctx, r.client, timeout, nil, "", r.tools["h2load"],
-			"-t", threads, "-c", conns, "-m", streams, "-D", secs, "--log-file="+logPath,
-			"-H", ":authority: "+t.Host, t.URL())
+		argv := []string{r.tools["h2load"], "-t", threads, "-c", conns, "-m", streams, "-D", secs, "--log-file=" + logPath,
+			"-H", ":authority: " + t.Host}
+		stdout, stderr, err = runTool(ctx, r.client, timeout, nil, "", append(append(argv, headers...), t.URL())...)
 		if err == nil {
 			var log *os.File
 			if log, err = os.Open(logPath); err == nil {
@@ -67,8 +71,8 @@ func (r *runner) drive(ctx context.Context, s Scenario, t target, d time.Duratio
 	case ToolAb:
 		n := strconv.Itoa(abRequestsPerSecond * int(wholeSeconds(d)/time.Second))
 		// -r: count receive errors instead of stopping at the first.
-		stdout, stderr, err = runTool(ctx, r.client, timeout, nil, "", r.tools["ab"],
-			"-c", conns, "-t", secs, "-n", n, "-r", "-H", "Host: "+t.Host, t.URL())
+		argv := []string{r.tools["ab"], "-c", conns, "-t", secs, "-n", n, "-r", "-H", "Host: " + t.Host}
+		stdout, stderr, err = runTool(ctx, r.client, timeout, nil, "", append(append(argv, headers...), t.URL())...)
 		if err == nil {
 			res, err = parseAb(stdout + stderr)
 		}

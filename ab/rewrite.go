@@ -1,7 +1,8 @@
 // This file makes one server's copy of the site's configuration: every
 // listen address moved to a free loopback port, every fastcgi_pass (and
 // the upstream{} servers it names) pointed at the harness's php-fpm, logs
-// and temp files under that server's own directory, relative paths made
+// temp files and cache directories under that server's own directory
+// (edge and nginx write different cache files), relative paths made
 // absolute, and worker_processes set to the CPUs the server is pinned to.
 // Everything else is the user's text, unchanged. nginx gets its copy
 // through "edge -T --nginx" (see nginxConfig).
@@ -28,6 +29,9 @@ type sideConfig struct {
 	FastCGI string
 	// LogDir receives every log file, absolute.
 	LogDir string
+	// CacheDir holds every cache path (fastcgi_cache_path,
+	// proxy_cache_path), one directory per keys zone, absolute.
+	CacheDir string
 	// Prefix and ConfDir resolve relative paths (see Site).
 	Prefix, ConfDir string
 }
@@ -138,6 +142,8 @@ func (rw *rewriter) directive(d *conf.Directive, parent string) *conf.Directive 
 		c.Args[0] = rw.sc.FastCGI
 	case d.Name == "access_log" || d.Name == "error_log":
 		rw.logPath(c)
+	case (d.Name == "fastcgi_cache_path" || d.Name == "proxy_cache_path") && len(c.Args) > 0 && rw.sc.CacheDir != "":
+		c.Args[0] = filepath.Join(rw.sc.CacheDir, cacheDirName(c))
 	case prefixPathDirectives[d.Name] && len(c.Args) > 0:
 		c.Args[0] = absolute(c.Args[0], rw.sc.Prefix)
 	case confPathDirectives[d.Name] && len(c.Args) > 0:
@@ -249,6 +255,21 @@ func (rw *rewriter) logPath(c *conf.Directive) {
 	mapped := filepath.Join(rw.sc.LogDir, name)
 	rw.logs[kind+"\x00"+p] = mapped
 	c.Args[0] = mapped
+}
+
+// cacheDirName names a cache path's directory under CacheDir by its keys
+// zone (zone names are unique in a configuration), or by its position in
+// the file when it names none (an error both servers report).
+func cacheDirName(c *conf.Directive) string {
+	for _, a := range c.Args[1:] {
+		if z, ok := strings.CutPrefix(a, "keys_zone="); ok {
+			name, _, _ := strings.Cut(z, ":")
+			if name != "" && !strings.ContainsAny(name, "/\x00") && name != "." && name != ".." {
+				return c.Name + "-" + name
+			}
+		}
+	}
+	return fmt.Sprintf("%s-line%d", c.Name, c.Line)
 }
 
 // absolute resolves a relative path against dir; values with variables or

@@ -85,7 +85,7 @@ func (r *runner) prepare() error {
 	done := map[string]bool{}
 	for _, s := range r.scenarios {
 		ep, ok := r.site.Endpoints[s.Endpoint]
-		if !ok || s.Endpoint == EndpointWordPress || done[ep.Docroot] {
+		if !ok || s.Endpoint.wordpress() || done[ep.Docroot] {
 			continue
 		}
 		done[ep.Docroot] = true
@@ -190,8 +190,11 @@ func (r *runner) startServers(rowDir string, cpus CPUSet, fpm *fpmPool) (*server
 	edge := &server{side: SideEdge, dir: filepath.Join(rowDir, "edge"), ports: map[string]int{}}
 	nginx := &server{side: SideNginx, dir: filepath.Join(rowDir, "nginx"), ports: map[string]int{}}
 	for _, srv := range []*server{edge, nginx} {
-		if err := os.MkdirAll(filepath.Join(srv.dir, "logs"), 0o755); err != nil {
-			return edge, nginx, fmt.Errorf("ab: %w", err)
+		// nginx creates a cache path's last directory only.
+		for _, d := range []string{"logs", "cache"} {
+			if err := os.MkdirAll(filepath.Join(srv.dir, d), 0o755); err != nil {
+				return edge, nginx, fmt.Errorf("ab: %w", err)
+			}
 		}
 		for _, k := range listenKeys(r.site.Tree.Main) {
 			p, err := freePort()
@@ -203,7 +206,7 @@ func (r *runner) startServers(rowDir string, cpus CPUSet, fpm *fpmPool) (*server
 	}
 	sc := func(srv *server) sideConfig {
 		c := sideConfig{Ports: srv.ports, Workers: len(cpus), LogDir: filepath.Join(srv.dir, "logs"),
-			Prefix: r.site.Prefix, ConfDir: r.site.ConfDir}
+			CacheDir: filepath.Join(srv.dir, "cache"), Prefix: r.site.Prefix, ConfDir: r.site.ConfDir}
 		if fpm != nil {
 			c.FastCGI = fpm.fastcgiPass()
 		}
@@ -283,7 +286,7 @@ func (s *server) stopServer() {
 // target is where a scenario's requests go on this server.
 func (s *server) target(ep SiteEndpoint, sc Scenario) target {
 	return target{Addr: "127.0.0.1:" + strconv.Itoa(s.ports[ep.Listen]), TLS: ep.TLS,
-		HTTP2: sc.Tool == ToolH2load, Host: ep.Host, Path: sc.Path}
+		HTTP2: sc.Tool == ToolH2load, Host: ep.Host, Path: sc.Path, Header: sc.Header}
 }
 
 // scenario checks and times one scenario.
@@ -301,15 +304,31 @@ func (r *runner) scenario(ctx context.Context, s Scenario, edge, nginx *server, 
 	case s.PHP && fpm == nil:
 		res.Skipped = "no php-fpm"
 		return res
+	case s.Cached && !r.site.Builtin:
+		res.Skipped = "the cached-page scenarios need the built-in site's fastcgi_cache locations"
+		return res
 	}
 	targets := map[Side]target{SideEdge: edge.target(ep, s), SideNginx: nginx.target(ep, s)}
+	if s.Cached {
+		// Fill both caches before the check, so that it and every timed
+		// request is a HIT (the warm-up may be off).
+		for _, side := range []Side{SideEdge, SideNginx} {
+			if _, err := primeCache(targets[side]); err != nil {
+				res.Differences = append(res.Differences, fmt.Sprintf("%s: the page does not come from the cache: %v", side, err))
+			}
+		}
+		if len(res.Differences) > 0 {
+			res.Skipped = "not answered from the cache"
+			return res
+		}
+	}
 	want := 200
-	if s.Endpoint == EndpointWordPress {
+	if s.Endpoint.wordpress() {
 		want = 0 // whatever nginx answers (an uninstalled WordPress redirects)
 	}
 	edgeResp, nginxResp := fetch(targets[SideEdge]), fetch(targets[SideNginx])
 	res.Differences = compareResponses(edgeResp, nginxResp, want, s.Tool == ToolH2load)
-	if s.Endpoint == EndpointWordPress && nginxResp.Status >= 400 {
+	if s.Endpoint.wordpress() && nginxResp.Status >= 400 {
 		r.note(fmt.Sprintf("%s: nginx answers %s with %d, so the figures time an error page: "+
 			"is WordPress at %s set up (on Debian: /etc/wordpress/config-%s.php and its database)?",
 			s.Name, s.Path, nginxResp.Status, ep.Docroot, ep.Host))
@@ -346,15 +365,25 @@ func (r *runner) scenario(ctx context.Context, s Scenario, edge, nginx *server, 
 			res.Runs = append(res.Runs, m)
 		}
 	}
+	if s.Cached {
+		// A sample after the rounds: the entry was still a HIT.
+		for _, side := range []Side{SideEdge, SideNginx} {
+			if f := fetch(targets[side]); f.Err != nil || f.Header.Get(cacheStatusHeader) != "HIT" {
+				r.note(fmt.Sprintf("%s: after the rounds %s answered %d, %s %q (error %v), so not every timed request may have been a HIT",
+					s.Name, side, f.Status, cacheStatusHeader, f.Header.Get(cacheStatusHeader), f.Err))
+			}
+		}
+	}
 	return res
 }
 
 // releasePool waits, before nginx drives a PHP scenario, until edge has
 // released the FastCGI connections it keeps: a kept connection pins a
 // php-fpm worker of the pool both servers share, and nginx (without
-// upstream keepalive) must find every worker free, as edge did.
+// upstream keepalive) must find every worker free, as edge did. A
+// cached page's timed requests do not reach PHP.
 func (r *runner) releasePool(s Scenario, side Side) {
-	if s.PHP && side == SideNginx {
+	if s.PHP && !s.Cached && side == SideNginx {
 		time.Sleep(fastcgi.IdleTimeout + 500*time.Millisecond)
 	}
 }
@@ -368,6 +397,8 @@ func missingEndpoint(ep Endpoint) string {
 		return "the configuration has no server with an RSA certificate"
 	case EndpointWordPress:
 		return "no WordPress docroot (--wordpress DIR)"
+	case EndpointWordPressCached:
+		return "no WordPress docroot (--wordpress DIR; the cached WordPress server is the built-in site's)"
 	}
 	return "the configuration has no plain HTTP server"
 }

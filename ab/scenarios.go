@@ -48,7 +48,16 @@ const (
 	EndpointHTTPSRSA Endpoint = "https-rsa"
 	// EndpointWordPress serves the --wordpress docroot.
 	EndpointWordPress Endpoint = "wordpress"
+	// EndpointWordPressCached serves the same docroot through
+	// fastcgi_cache with the WordOps-style skip rules of docs/cache.md
+	// (built-in site only).
+	EndpointWordPressCached Endpoint = "wordpress-cached"
 )
+
+// wordpress reports an endpoint that serves the --wordpress docroot.
+func (e Endpoint) wordpress() bool {
+	return e == EndpointWordPress || e == EndpointWordPressCached
+}
 
 // testDir is the directory the harness creates in a docroot for its test
 // files; scenario paths start with it.
@@ -76,6 +85,19 @@ type Scenario struct {
 	Streams int
 	// PHP marks scenarios that need php-fpm.
 	PHP bool
+	// Header holds extra request header lines ("Accept-Encoding: gzip")
+	// that every request carries, the check's included (wrk, h2load and
+	// ab send them; the connect and ramp clients do not).
+	Header []string
+	// Cached marks a page served through fastcgi_cache (built-in site
+	// only): before it is checked, both servers are asked for it until
+	// they answer "X-Cache: HIT" ($upstream_cache_status), and again after
+	// the rounds, so the timed requests are HITs.
+	Cached bool
+	// Baseline names the scenario this one is compared with on each
+	// server (a gzip HIT against an identity HIT, a cached page against
+	// the uncached one); see Comparison.
+	Baseline string
 	// Goal says which goal the scenario is held to (see Verdict).
 	Goal Goal
 }
@@ -131,12 +153,54 @@ func Catalog() []Scenario {
 			Tool: ToolAb, Endpoint: EndpointHTTP, Path: "/" + testDir + "/hello.php", Conns: 20, PHP: true, Goal: GoalPerCPU},
 		Scenario{Name: "php-hello", Group: "php", Seed: "004", Title: "PHP hello through FastCGI, HTTP/1.1 keep-alive",
 			Tool: ToolWrk, Endpoint: EndpointHTTP, Path: "/" + testDir + "/hello.php", Conns: 50, PHP: true, Goal: GoalPerCPU},
+	)
+	list = append(list, cacheScenarios()...)
+	list = append(list,
 		Scenario{Name: "wordpress", Group: "wordpress", Seed: "004", Title: "WordPress front page, HTTP/1.1 keep-alive",
 			Tool: ToolWrk, Endpoint: EndpointWordPress, Path: "/", Conns: 20, PHP: true, Goal: GoalPerCPU},
+		Scenario{Name: "wordpress-gzip", Group: "wordpress-cache", Seed: "004", Title: "WordPress front page, gzip accepted, HTTP/1.1 keep-alive",
+			Tool: ToolWrk, Endpoint: EndpointWordPress, Path: "/", Conns: 20, PHP: true, Header: []string{acceptGzip}, Goal: GoalPerCPU},
+		Scenario{Name: "wordpress-cached", Group: "wordpress-cache", Seed: "004", Title: "WordPress front page from fastcgi_cache, anonymous, gzip accepted",
+			Tool: ToolWrk, Endpoint: EndpointWordPressCached, Path: "/", Conns: 20, PHP: true, Header: []string{acceptGzip},
+			Cached: true, Baseline: "wordpress-gzip", Goal: GoalPerCPU},
 		Scenario{Name: "ramp", Group: "ramp", Seed: "000", Title: "users rising from 1 to 250, PHP over HTTPS, new connection per hit",
 			Tool: ToolRamp, Endpoint: EndpointHTTPS, Path: "/" + testDir + "/hello.php", PHP: true, Goal: GoalNoErrors},
 	)
 	return list
+}
+
+// acceptGzip is the header of a client that takes gzip.
+const acceptGzip = "Accept-Encoding: gzip"
+
+// The cached-page scenarios' files (see writeTestFiles and the built-in
+// site's cache locations): the same 45 KB HTML page from PHP, uncached,
+// cached with gzip_comp_level 1 and cached with level 6, the level tuned
+// setups commonly write (issue 16 cites it as seed 002's; the seed's text
+// here does not show it).
+const (
+	pagePHP       = "page.php"
+	pageCached    = "page-cached.php"
+	pageCachedGz6 = "page-cached-6.php"
+)
+
+// cacheScenarios are issue 16's cached-page workloads: a 45 KB page from
+// PHP through fastcgi_cache, where nginx compresses every HIT again and
+// edge sends the variant it stored compressed once.
+func cacheScenarios() []Scenario {
+	path := func(file string) string { return "/" + testDir + "/" + file }
+	return []Scenario{
+		{Name: "php-page", Group: "cache", Seed: "004", Title: "45 KB HTML page from PHP, uncached, HTTP/1.1 keep-alive",
+			Tool: ToolWrk, Endpoint: EndpointHTTP, Path: path(pagePHP), Conns: 50, PHP: true, Goal: GoalPerCPU},
+		{Name: "cache-page", Group: "cache", Seed: "004", Title: "the 45 KB page from fastcgi_cache, no gzip asked for",
+			Tool: ToolWrk, Endpoint: EndpointHTTP, Path: path(pageCached), Conns: 50, PHP: true, Cached: true,
+			Baseline: "php-page", Goal: GoalPerCPU},
+		{Name: "cache-page-gzip1", Group: "cache", Seed: "000", Title: "the 45 KB page from fastcgi_cache, gzip accepted, gzip_comp_level 1",
+			Tool: ToolWrk, Endpoint: EndpointHTTP, Path: path(pageCached), Conns: 50, PHP: true, Header: []string{acceptGzip},
+			Cached: true, Baseline: "cache-page", Goal: GoalPerCPU},
+		{Name: "cache-page-gzip6", Group: "cache", Seed: "000", Title: "the 45 KB page from fastcgi_cache, gzip accepted, gzip_comp_level 6",
+			Tool: ToolWrk, Endpoint: EndpointHTTP, Path: path(pageCachedGz6), Conns: 50, PHP: true, Header: []string{acceptGzip},
+			Cached: true, Baseline: "cache-page", Goal: GoalPerCPU},
+	}
 }
 
 // fileSize is one of seed 003's file sizes.
@@ -195,7 +259,7 @@ func Select(names []string, wordpress bool) ([]Scenario, error) {
 		if !explicit && !want["all"] {
 			continue
 		}
-		if s.Endpoint == EndpointWordPress && !wordpress && !explicit {
+		if s.Endpoint.wordpress() && !wordpress && !explicit {
 			continue
 		}
 		out = append(out, s)

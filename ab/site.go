@@ -57,7 +57,15 @@ const (
 	builtinHTTPS     = "8443"
 	builtinHTTPSRSA  = "8444"
 	builtinWordPress = "8081"
+	// builtinWordPressCached serves the same WordPress through the
+	// page cache.
+	builtinWordPressCached = "8082"
 )
+
+// cacheZone is the built-in site's fastcgi_cache zone; the harness moves
+// its directory under each server's own (see rewriteSite), since edge
+// and nginx do not share cache files.
+const cacheZone = "AB"
 
 // builtinConfig writes the built-in site for docroot (and wordpress when
 // not ""), with the given certificates. It is nginx's language and nginx
@@ -99,18 +107,26 @@ http {
         server 127.0.0.1:9000;
         keepalive 1;
     }
+    # issue 16: the page cache of the cached-page scenarios, keyed as
+    # docs/cache.md's WordPress recipe keys it
+    fastcgi_cache_path cache/ab levels=1:2 keys_zone=AB:10m inactive=1h;
+    fastcgi_cache_key "$scheme$request_method$host$request_uri";
     ssl_protocols TLSv1.2 TLSv1.3;
     ssl_session_cache shared:SSL:10m;
     ssl_session_timeout 10m;
 `)
-	site := func(listen, root, certs string) {
+	site := func(listen, root, certs string, cached bool) {
 		fmt.Fprintf(&b, "\n    server {\n        listen %s;\n        server_name localhost;\n", listen)
 		b.WriteString(certs)
 		fmt.Fprintf(&b, "        root %s;\n        index index.php index.html;\n", root)
 		b.WriteString(`        location / {
             try_files $uri $uri/ =404;
         }
-        # seed 004: assets cached 30 days, not logged
+`)
+		if cached {
+			b.WriteString(cachedPageLocations)
+		}
+		b.WriteString(`        # seed 004: assets cached 30 days, not logged
         location ~* \.(jpg|jpeg|gif|png|css|js|ico|xml)$ {
             access_log off;
             log_not_found off;
@@ -129,13 +145,50 @@ http {
 	tlsLines := func(p certPair) string {
 		return fmt.Sprintf("        ssl_certificate %s;\n        ssl_certificate_key %s;\n", p.Cert, p.Key)
 	}
-	site(builtinHTTP+" default_server", docroot, "")
-	site(builtinHTTPS+" ssl http2 default_server", docroot, tlsLines(ecdsa))
-	site(builtinHTTPSRSA+" ssl http2 default_server", docroot, tlsLines(rsa))
+	site(builtinHTTP+" default_server", docroot, "", true)
+	site(builtinHTTPS+" ssl http2 default_server", docroot, tlsLines(ecdsa), false)
+	site(builtinHTTPSRSA+" ssl http2 default_server", docroot, tlsLines(rsa), false)
 	if wordpress != "" {
-		fmt.Fprintf(&b, `
-    # seed 004's WordPress server, unchanged but for fastcgi_pass naming
-    # the upstream above, whose connections are kept as edge keeps them
+		wordpressServer(&b, builtinWordPress, wordpress, false)
+		wordpressServer(&b, builtinWordPressCached, wordpress, true)
+	}
+	b.WriteString("}\n")
+	return b.String()
+}
+
+// cachedPageLocations are the plain server's locations of the
+// cached-page scenarios: the 45 KB page through fastcgi_cache, at gzip
+// level 1 and 6. X-Cache shows $upstream_cache_status, which the harness
+// reads to see that it times HITs.
+var cachedPageLocations = func() string {
+	var b strings.Builder
+	for _, l := range []struct {
+		file  string
+		level int
+	}{{pageCached, 1}, {pageCachedGz6, 6}} {
+		fmt.Fprintf(&b, `        # issue 16: nginx compresses every HIT for a client that takes
+        # gzip; edge stores the compressed variant once
+        location = /%s/%s {
+            fastcgi_pass php;
+            fastcgi_param SCRIPT_FILENAME $document_root$fastcgi_script_name;
+            include fastcgi_params;
+            fastcgi_cache %s;
+            fastcgi_cache_valid 200 1h;
+            gzip_comp_level %d;
+            add_header X-Cache $upstream_cache_status;
+        }
+`, testDir, l.file, cacheZone, l.level)
+	}
+	return b.String()
+}()
+
+// wordpressServer writes seed 004's WordPress server, unchanged but for
+// fastcgi_pass naming the upstream above (whose connections are kept as
+// edge keeps them); cached adds docs/cache.md's recipe: the page cache
+// with WordOps' skip rules, so anonymous visitors get cached pages.
+func wordpressServer(b *strings.Builder, listen, root string, cached bool) {
+	fmt.Fprintf(b, `
+    # seed 004's WordPress server
     server {
         listen %s default_server;
         server_name localhost;
@@ -150,17 +203,41 @@ http {
             rewrite /(.+)/$ /index.php?q=$1 last;
             rewrite ^/(.+)$ /index.php?q=$1 last;
         }
-        location ~ \.php$ {
+`, listen, root)
+	if cached {
+		b.WriteString(`        # docs/cache.md's WordPress recipe: never cache for a POST, a
+        # query string, the admin or a visitor with a login, commenter
+        # or cart cookie
+        set $skip_cache 0;
+        if ($request_method = POST) {
+            set $skip_cache 1;
+        }
+        if ($query_string != "") {
+            set $skip_cache 1;
+        }
+        if ($request_uri ~* "/wp-admin/|/xmlrpc.php|wp-.*\.php|/feed/|index\.php|sitemap(_index)?\.xml|/wp-json/|/cart/|/checkout/|/my-account/|/wc-api/") {
+            set $skip_cache 1;
+        }
+        if ($http_cookie ~* "comment_author|wordpress_[a-f0-9]+|wp-postpass|wordpress_no_cache|wordpress_logged_in|woocommerce_items_in_cart|woocommerce_cart_hash|edd_items_in_cart") {
+            set $skip_cache 1;
+        }
+`)
+	}
+	b.WriteString(`        location ~ \.php$ {
             fastcgi_pass php;
             fastcgi_index index.php;
             fastcgi_param SCRIPT_FILENAME $document_root$fastcgi_script_name;
             include fastcgi_params;
-        }
-    }
-`, builtinWordPress, wordpress)
+`)
+	if cached {
+		fmt.Fprintf(b, `            fastcgi_cache %s;
+            fastcgi_cache_valid 200 1h;
+            fastcgi_cache_bypass $skip_cache;
+            fastcgi_no_cache $skip_cache;
+            add_header X-Cache $upstream_cache_status;
+`, cacheZone)
 	}
-	b.WriteString("}\n")
-	return b.String()
+	b.WriteString("        }\n    }\n")
 }
 
 // readConfFile reads configuration files, falling back to edge's copies
@@ -224,10 +301,10 @@ func builtinSite(dir, wordpress string) (*Site, error) {
 		listen string
 	}{{EndpointHTTP, builtinHTTP}, {EndpointHTTPS, builtinHTTPS}, {EndpointHTTPSRSA, builtinHTTPSRSA}}
 	if wordpress != "" {
-		roles = append(roles, struct {
+		roles = append(roles, []struct {
 			ep     Endpoint
 			listen string
-		}{EndpointWordPress, builtinWordPress})
+		}{{EndpointWordPress, builtinWordPress}, {EndpointWordPressCached, builtinWordPressCached}}...)
 	}
 	for _, r := range roles {
 		for _, g := range plan.HTTP.Listens {
@@ -363,6 +440,54 @@ var helloText = func() string {
 	return b.String()
 }()
 
+// pageBytes is the size of the cached-page scenarios' page (issue 16's
+// 45 KB).
+const pageBytes = 45000
+
+// pageHTML is a 45 KB HTML page that compresses as prose does (about 4:1
+// with gzip), not as a run of one repeated line: words drawn from a
+// fixed list by a fixed linear congruential sequence, so the page is the
+// same in every run.
+var pageHTML = func() string {
+	words := strings.Fields(`the server cache page request response header body client upstream
+		worker process connection socket file memory disk entry key zone lock stale fresh update
+		purge visitor cookie session login comment post theme plugin query string method status
+		compress gzip level identity variant store hit miss bypass expired valid inactive manager
+		loader level path name value time second minute hour day network address port proxy`)
+	var b strings.Builder
+	b.WriteString("<!doctype html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n" +
+		"<title>edge ab: a cached page</title>\n<link rel=\"stylesheet\" href=\"/style.css\">\n</head>\n<body>\n")
+	const tail = "</body>\n</html>\n"
+	x := uint32(16)
+	next := func() int { x = x*1664525 + 1013904223; return int(x >> 8) }
+	for article := 1; ; article++ {
+		var a strings.Builder
+		fmt.Fprintf(&a, "<article id=\"post-%d\" class=\"post type-post status-publish\">\n<h2><a href=\"/%d/\">", article, article)
+		for range 3 + next()%4 {
+			a.WriteString(words[next()%len(words)] + " ")
+		}
+		a.WriteString("</a></h2>\n")
+		for range 3 {
+			a.WriteString("<p>")
+			for w := range 40 + next()%30 {
+				if w > 0 {
+					a.WriteString(" ")
+				}
+				a.WriteString(words[next()%len(words)])
+			}
+			a.WriteString(".</p>\n")
+		}
+		a.WriteString("</article>\n")
+		if b.Len()+a.Len()+len(tail) > pageBytes {
+			break
+		}
+		b.WriteString(a.String())
+	}
+	b.WriteString("<!--" + strings.Repeat(" ", max(0, pageBytes-b.Len()-len(tail)-len("<!---->\n"))) + "-->\n")
+	b.WriteString(tail)
+	return b.String()
+}()
+
 // markerFile marks a test directory as the harness's, so it never
 // removes a directory it did not create.
 const markerFile = ".edge-ab"
@@ -389,6 +514,9 @@ func writeTestFiles(docroot string) (func(), error) {
 		"hello.txt": []byte(helloText),
 		// "?>" eats one newline after it; the text follows at once.
 		"hello.php": []byte("<?php /* edge ab: seed 004's hello through PHP */ ?>" + helloText),
+	}
+	for _, name := range []string{pagePHP, pageCached, pageCachedGz6} {
+		files[name] = []byte("<?php /* edge ab: issue 16's 45 KB page */ ?>" + pageHTML)
 	}
 	for _, s := range fileSizes {
 		files[s.file()] = testBytes(s.bytes)

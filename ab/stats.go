@@ -56,10 +56,13 @@ type SideSummary struct {
 	// RPS, PerCPU, P50, P99 and CPU are medians over the rounds.
 	RPS    float64
 	PerCPU float64
-	P50    time.Duration
-	P99    time.Duration
-	CPU    time.Duration
-	FPMCPU time.Duration
+	// PerTotalCPU is requests per CPU-second of the server and php-fpm
+	// together.
+	PerTotalCPU float64
+	P50         time.Duration
+	P99         time.Duration
+	CPU         time.Duration
+	FPMCPU      time.Duration
 	// Errors and Timeouts are summed over the rounds.
 	Errors   int64
 	Timeouts int64
@@ -74,7 +77,7 @@ type SideSummary struct {
 // summarize computes one server's figures from its runs.
 func summarize(runs []Measurement) SideSummary {
 	var s SideSummary
-	var rps, perCPU []float64
+	var rps, perCPU, perTotal []float64
 	var p50, p99, cpu, fpm []time.Duration
 	for _, m := range runs {
 		if m.Err != "" {
@@ -86,6 +89,9 @@ func summarize(runs []Measurement) SideSummary {
 		}
 		rps = append(rps, m.RPS)
 		perCPU = append(perCPU, m.PerCPU())
+		if total := m.CPU + m.FPMCPU; total > 0 {
+			perTotal = append(perTotal, float64(m.Requests)/total.Seconds())
+		}
 		p50 = append(p50, m.P50)
 		p99 = append(p99, m.P99)
 		cpu = append(cpu, m.CPU)
@@ -97,7 +103,7 @@ func summarize(runs []Measurement) SideSummary {
 			s.ErrorDetail = m.ErrorDetail
 		}
 	}
-	s.RPS, s.PerCPU = median(rps), median(perCPU)
+	s.RPS, s.PerCPU, s.PerTotalCPU = median(rps), median(perCPU), median(perTotal)
 	s.P50, s.P99 = medianDuration(p50), medianDuration(p99)
 	s.CPU, s.FPMCPU = medianDuration(cpu), medianDuration(fpm)
 	return s

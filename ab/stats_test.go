@@ -141,6 +141,8 @@ func TestSelect(t *testing.T) {
 		// Catalog order, whatever the order asked.
 		{[]string{"ramp", "static-0k"}, false, "static-0k,ramp", false},
 		{[]string{"wordpress"}, false, "wordpress", false},
+		{[]string{"cache"}, false, "php-page,cache-page,cache-page-gzip1,cache-page-gzip6", false},
+		{[]string{"wordpress-cache"}, true, "wordpress-gzip,wordpress-cached", false},
 		{[]string{"nope"}, false, "", true},
 	}
 	for _, tt := range tests {
@@ -154,7 +156,10 @@ func TestSelect(t *testing.T) {
 	if strings.Contains(names(all), "wordpress") || !strings.Contains(names(withWP), "wordpress") {
 		t.Errorf("wordpress is selected by default only with a docroot: %s / %s", names(all), names(withWP))
 	}
-	if len(all) != len(Catalog())-1 {
+	if strings.Contains(names(all), "wordpress-cached") || !strings.Contains(names(withWP), "wordpress-cached") {
+		t.Errorf("wordpress-cached is selected by default only with a docroot: %s / %s", names(all), names(withWP))
+	}
+	if len(all) != len(Catalog())-3 {
 		t.Errorf("all selects %d of %d scenarios", len(all), len(Catalog()))
 	}
 }
@@ -169,5 +174,45 @@ func TestRampUsers(t *testing.T) {
 		if got := rampUsers(tt.at, d, 250); got != tt.want {
 			t.Errorf("rampUsers(%v) = %d, want %d", tt.at, got, tt.want)
 		}
+	}
+}
+
+// TestComparisons: a scenario is set against its baseline on each server
+// when both were timed in the row; CostRatio is the inverse of the
+// req/CPU-s ratio.
+func TestComparisons(t *testing.T) {
+	timed := func(name, baseline string, edgeRPS, nginxRPS float64) *ScenarioResult {
+		r := &ScenarioResult{Scenario: Scenario{Name: name, Baseline: baseline}}
+		for round := 1; round <= 2; round++ {
+			r.Runs = append(r.Runs,
+				Measurement{Round: round, Side: SideEdge, CPU: time.Second, FPMCPU: time.Second,
+					ToolResult: ToolResult{RPS: edgeRPS, Requests: int64(edgeRPS)}},
+				Measurement{Round: round, Side: SideNginx, CPU: time.Second,
+					ToolResult: ToolResult{RPS: nginxRPS, Requests: int64(nginxRPS)}})
+		}
+		r.finish()
+		return r
+	}
+	row := &Row{ServerCPUs: CPUSet{0}, Results: []*ScenarioResult{
+		timed("identity", "", 1000, 2000),
+		timed("gzip", "identity", 800, 100),
+		timed("orphan", "missing", 1, 1),
+		{Scenario: Scenario{Name: "skipped", Baseline: "identity"}, Skipped: "no"},
+	}}
+	got := comparisons([]*Row{row})
+	if len(got) != 1 || got[0].Scenario != "gzip" || got[0].Baseline != "identity" {
+		t.Fatalf("comparisons %+v", got)
+	}
+	c := got[0]
+	if c.Edge.RPS != 0.8 || c.Edge.PerCPU != 0.8 || c.Edge.CostRatio() != 1.25 || c.Nginx.PerCPU != 0.05 {
+		t.Errorf("ratios %+v / %+v", c.Edge, c.Nginx)
+	}
+	// Edge's runs charged php-fpm a second too: per server+php-fpm CPU
+	// the ratio is the same here, since both scenarios had it.
+	if c.Edge.PerTotalCPU != 0.8 {
+		t.Errorf("per total CPU %v", c.Edge.PerTotalCPU)
+	}
+	if s := c.String(); !strings.Contains(s, "gzip against identity") || !strings.Contains(s, "costs 1.25x") {
+		t.Errorf("text %q", s)
 	}
 }

@@ -39,6 +39,7 @@ func WriteTable(w io.Writer, rep *Report) {
 			writeProblems(w, res)
 		}
 	}
+	writeComparisons(w, rep.Comparisons)
 	for _, n := range rep.Notes {
 		fmt.Fprintf(w, "note: %s\n", n)
 	}

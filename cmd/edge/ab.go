@@ -43,7 +43,7 @@ func abCommand(args []string) int {
 	}
 	if list {
 		for _, s := range ab.Catalog() {
-			fmt.Printf("%-11s %-10s seed %s  %-8s %s\n", s.Name, s.Group, s.Seed, s.Tool, s.Title)
+			fmt.Printf("%-16s %-15s seed %s  %-8s %s\n", s.Name, s.Group, s.Seed, s.Tool, s.Title)
 		}
 		return 0
 	}
@@ -92,7 +92,7 @@ func parseABArgs(args []string) (ab.Options, bool, error) {
 	fs.StringVar(&serverCPUs, "server-cpus", "", "CPUs for the servers and php-fpm, taskset syntax; several rows separated by / (\"0/0-1\")")
 	fs.StringVar(&clientCPUs, "client-cpus", "", "CPUs for the load generator (default: the others)")
 	fs.IntVar(&o.FPMChildren, "fpm-children", 0, "php-fpm workers (default 4 per server CPU)")
-	fs.StringVar(&o.WordPress, "wordpress", "", "WordPress docroot for the wordpress scenario")
+	fs.StringVar(&o.WordPress, "wordpress", "", "WordPress docroot for the wordpress scenarios (also served through fastcgi_cache for wordpress-cached)")
 	fs.StringVar(&o.Out, "out", "", "report directory (default ./edge-ab-DATE-TIME)")
 	fs.BoolVar(&quick, "quick", false, fmt.Sprintf("one %v round, a %v ramp, no warm-up", abQuick.duration, abQuick.rampTime))
 	fs.BoolVar(&o.Install, "install", false, "install missing Debian packages with apt-get (default: name them and stop)")
