@@ -119,6 +119,10 @@ func (rt *site) fastcgi(r *Request) (step, int) {
 	}
 	b.requests.Add(1)
 	resp, srv, status := rt.roundTrip(r, b, req, body)
+	if status == 499 {
+		r.resp.Drop = true
+		return stepDone, status
+	}
 	if status != 0 {
 		if rt.cacheFailed(r, status) {
 			return stepDone, 0

@@ -448,16 +448,22 @@ func (s *upServer) fail(now time.Time) {
 func (rt *site) roundTrip(r *Request, b *backend, req *fastcgi.Request, body io.Reader) (*fastcgi.Response, *upServer, int) {
 	f := &r.loc.FastCGI
 	var resp *fastcgi.Response
+	ctx, stop := rt.upstreamContext(r, f.IgnoreClientAbort)
+	defer stop()
 	srv, status := rt.tryServers(r, b, f.NextUpstreamTries, "fastcgi", func(srv *upServer, t *upstreamTry, again, _ bool) (int, bool) {
 		if seeker, ok := body.(io.Seeker); ok && again {
 			_, _ = seeker.Seek(0, io.SeekStart)
 		}
 		var err error
-		resp, err = srv.client.Do(r.context(), req)
+		resp, err = srv.client.Do(ctx, req)
 		end := rt.now()
 		if err == nil {
 			t.connectTime, t.headerTime = resp.ConnectTime, end.Sub(t.start)
 			return 0, false
+		}
+		if rt.clientClosed(r, ctx) {
+			t.status, t.responseTime = 499, end.Sub(t.start)
+			return 499, false
 		}
 		status, what := fastcgiErrorStatus(err)
 		t.status, t.responseTime = status, end.Sub(t.start)

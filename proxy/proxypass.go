@@ -14,7 +14,6 @@ package proxy
 
 import (
 	"bytes"
-	"context"
 	"crypto/tls"
 	"errors"
 	"io"
@@ -286,12 +285,11 @@ func (rt *site) proxyPass(r *Request) (step, int) {
 		}
 	}
 	start := rt.now()
-	ctx := r.context()
-	if pc.IgnoreClientAbort {
-		// An HTTP/2 stream's reset cancels its context; the upstream's
-		// answer is then read to its end all the same.
-		ctx = context.Background()
-	}
+	// With proxy_ignore_client_abort, a client that goes away (an HTTP/2
+	// reset, an HTTP/1 close) leaves the upstream's answer to be read to
+	// its end all the same.
+	ctx, stop := rt.upstreamContext(r, pc.IgnoreClientAbort)
+	defer stop()
 	// proxy_next_upstream_timeout: no next server once it has passed.
 	inTime := func(now time.Time) bool {
 		return pc.NextUpstreamTimeout <= 0 || now.Sub(start) < pc.NextUpstreamTimeout
@@ -317,7 +315,9 @@ func (rt *site) proxyPass(r *Request) (step, int) {
 			}
 			st := e.Status()
 			t.status, t.responseTime = st, end.Sub(t.start)
-			if e.Kind != httpproxy.KindCanceled {
+			if e.Kind == httpproxy.KindCanceled {
+				rt.clientClosed(r, ctx)
+			} else {
 				rt.log.errorf(r, "%s (%v) while %s, upstream: \"%s://%s%s\"", proxyErrorWords(e), e.Err, proxyOpWords(e.Op), target.Scheme, srv.addr, uri)
 			}
 			// A streamed body that reached this server cannot be sent again.

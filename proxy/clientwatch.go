@@ -1,0 +1,116 @@
+package proxy
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// upstreamContext is the context an upstream request runs under: an
+// HTTP/2 stream's, which its reset cancels; over HTTP/1, one that a
+// client closing its connection cancels, as nginx's
+// ngx_http_upstream_check_broken_connection notices such a client while
+// its request waits for the upstream and ends it with 499 (unless
+// *_ignore_client_abort). stop ends the watch; it never cancels, so a
+// response still streaming from the upstream goes on.
+//
+// The watch starts only after clientWatchAfter: a request answered
+// faster costs nothing more, and a client that gave up sooner is not one
+// anybody could tell apart. It peeks at the socket (MSG_PEEK), as nginx
+// does: no byte and no error is the client's FIN, an error its reset, a
+// byte a next request (or, over TLS, a record), and the watch then ends
+// unknowing, as nginx's does.
+func (rt *site) upstreamContext(r *Request, ignoreAbort bool) (context.Context, func()) {
+	if ignoreAbort {
+		return context.Background(), func() {}
+	}
+	if r.ctx != nil {
+		return r.ctx, func() {}
+	}
+	if r.conn == nil || r.conn.raw == nil || r.conn.raw.RawConn() == nil {
+		return context.Background(), func() {}
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	w := &clientWatch{info: r.conn, cancel: cancel, done: make(chan struct{})}
+	w.timer = time.AfterFunc(clientWatchAfter, w.run)
+	return ctx, w.stop
+}
+
+const clientWatchAfter = 10 * time.Millisecond
+
+type clientWatch struct {
+	info   *connInfo
+	cancel context.CancelFunc
+	timer  *time.Timer
+	done   chan struct{} // closed when run returns
+
+	mu    sync.Mutex
+	state uint8 // watchIdle, watchRunning, watchOver
+}
+
+const (
+	watchIdle uint8 = iota
+	watchRunning
+	watchOver
+)
+
+// run waits for the client's socket to become readable and cancels when
+// the client has closed.
+func (w *clientWatch) run() {
+	w.mu.Lock()
+	if w.state != watchIdle {
+		w.mu.Unlock()
+		return
+	}
+	w.state = watchRunning
+	w.mu.Unlock()
+	defer close(w.done)
+	closed := false
+	var b [1]byte
+	_ = w.info.raw.RawConn().Read(func(fd uintptr) bool {
+		n, _, err := syscall.Recvfrom(int(fd), b[:], syscall.MSG_PEEK|syscall.MSG_DONTWAIT)
+		if errors.Is(err, syscall.EAGAIN) {
+			return false // wait until it is readable (or stop's deadline)
+		}
+		closed = err != nil || n == 0
+		return true
+	})
+	w.mu.Lock()
+	w.state = watchOver
+	w.mu.Unlock()
+	if closed {
+		w.cancel()
+	}
+}
+
+// stop ends the watch; a wait in progress ends by a read deadline in the
+// past, which is then cleared (the engine sets its own before its next
+// read).
+func (w *clientWatch) stop() {
+	w.mu.Lock()
+	state := w.state
+	if state == watchIdle {
+		w.state = watchOver
+	}
+	w.mu.Unlock()
+	switch state {
+	case watchIdle:
+		w.timer.Stop()
+	case watchRunning:
+		_ = w.info.conn.SetReadDeadline(time.Unix(1, 0))
+		<-w.done
+		_ = w.info.conn.SetReadDeadline(time.Time{})
+	}
+}
+
+// clientClosed reports an upstream error that is the client's close
+// (upstreamContext): nginx logs it at info and ends the request with 499.
+func (rt *site) clientClosed(r *Request, ctx context.Context) bool {
+	if r.ctx == nil && ctx.Err() != nil {
+		rt.log.infof(r, "client prematurely closed connection while waiting for the upstream")
+		return true
+	}
+	return false
+}
