@@ -2,8 +2,6 @@ package proxy
 
 import (
 	"errors"
-	"runtime"
-	"runtime/debug"
 	"sync"
 	"syscall"
 	"time"
@@ -44,11 +42,6 @@ type parker struct {
 	next   uint64 // tokens; 0 is the pipe's
 	conns  map[uint64]*tcpEdgeConn
 	queues map[time.Duration]*parkQueue
-	// burst counts connections parked since memory was last given back
-	// (giveBack); last is when the latest one parked.
-	burst int
-	last  time.Time
-	freed time.Time
 }
 
 // parkAfter is how long a kept connection waits for its next request in
@@ -56,17 +49,6 @@ type parker struct {
 // microseconds and never parks, so the engine's fast path stays as it
 // is; a browser's connection between two pages parks.
 const parkAfter = 250 * time.Millisecond
-
-// A burst of at least giveBackBurst connections that parked, followed by
-// giveBackQuiet without one more, makes the parker return their freed
-// buffers to the system at once (debug.FreeOSMemory), at most once per
-// giveBackEvery; the runtime alone would keep them, in the engine's pools,
-// until two collections that may be minutes away on a quiet server.
-const (
-	giveBackBurst = 256
-	giveBackQuiet = 500 * time.Millisecond
-	giveBackEvery = 10 * time.Second
-)
 
 type parkQueue struct {
 	entries []parkEntry // by deadline; an entry whose token left conns is stale
@@ -112,7 +94,7 @@ func (p *parker) park(c *tcpEdgeConn) bool {
 	if p.err != nil || raw == nil {
 		return false
 	}
-	now := time.Now()
+	p.s.burst.note()
 	p.mu.Lock()
 	p.next++
 	token := p.next
@@ -130,10 +112,6 @@ func (p *parker) park(c *tcpEdgeConn) bool {
 	if len(q.entries) > 64 && len(q.entries) > 2*len(p.conns) {
 		q.compact(p.conns)
 	}
-	p.burst++
-	p.last = now
-	// The loop's wait must now end in time to give memory back.
-	first = first || p.burst == giveBackBurst
 	// Armed under the lock, so that the wake-up cannot look for the token
 	// before it is in conns.
 	var err error
@@ -253,31 +231,10 @@ func (p *parker) expire() int {
 			}
 		}
 	}
-	giveBack := false
-	if p.burst >= giveBackBurst {
-		at := p.last.Add(giveBackQuiet)
-		if f := p.freed.Add(giveBackEvery); f.After(at) {
-			at = f
-		}
-		if w := at.Sub(now); w <= 0 {
-			giveBack = true
-			p.burst, p.freed = 0, now
-		} else if wait < 0 || w < wait {
-			wait = w
-		}
-	}
 	p.mu.Unlock()
 	for _, c := range expired {
 		c.TCPConn.Close()
 		c.info.finish()
-	}
-	if giveBack {
-		go func() {
-			// Two collections: the engine's pools keep what they hold
-			// through the first.
-			runtime.GC()
-			debug.FreeOSMemory()
-		}()
 	}
 	if wait < 0 {
 		return -1

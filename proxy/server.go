@@ -53,7 +53,8 @@ type Server struct {
 	active    sync.Map // net.Conn -> *connInfo, for shutdown
 	connSem   atomic.Pointer[chan struct{}]
 	workers   workerPool
-	parker    parker // idle HTTP/1 connections (park_linux.go)
+	parker    parker      // idle HTTP/1 connections (park_linux.go)
+	burst     burstMemory // memory back to the system after a burst (burst.go)
 	http2Log  *log.Logger
 	connID    atomic.Uint64
 }
@@ -328,6 +329,7 @@ func (s *Server) accept(l *listener) {
 		s.shared.stats.accepted.Add(1)
 		s.shared.stats.active.Add(1)
 		s.conns.Add(1)
+		s.burst.note()
 		s.workers.run(func() {
 			s.serveConn(l, c, func() {
 				<-sem
