@@ -470,9 +470,47 @@ func (rt *site) readBody(r *Request) (io.Reader, int64, int) {
 		return nil, 0, 0
 	}
 	if !r.loc.FastCGI.RequestBuffering && r.ContentLength > 0 {
-		return io.LimitReader(r.Body, r.ContentLength), r.ContentLength, 0
+		return r.teeBody(io.LimitReader(r.Body, r.ContentLength)), r.ContentLength, 0
 	}
 	return rt.bufferBody(r)
+}
+
+// teeBody passes an unbuffered body on, keeping what fits in
+// client_body_buffer_size for $request_body, as nginx's buffers in
+// memory still hold it after they went out; a larger body leaves it
+// empty.
+func (r *Request) teeBody(body io.Reader) io.Reader {
+	return &bodyTee{r: body, req: r, max: bodyMemMax(r.loc)}
+}
+
+type bodyTee struct {
+	r    io.Reader
+	req  *Request
+	max  int64
+	over bool
+}
+
+func (t *bodyTee) Read(p []byte) (int, error) {
+	n, err := t.r.Read(p)
+	if n > 0 && !t.over {
+		if int64(len(t.req.bodyMem)+n) > t.max {
+			t.over, t.req.bodyMem = true, nil
+		} else {
+			t.req.bodyMem = append(t.req.bodyMem, p[:n]...)
+		}
+	}
+	return n, err
+}
+
+// headerPreread is nginx's default client_header_buffer_size.
+const headerPreread = 1024
+
+// bodyMemMax is client_body_buffer_size.
+func bodyMemMax(l *conf.Location) int64 {
+	if l.ClientBodyBufferSize <= 0 {
+		return 16 << 10
+	}
+	return l.ClientBodyBufferSize
 }
 
 // bufferBody reads the whole request body: in memory up to
@@ -480,9 +518,13 @@ func (rt *site) readBody(r *Request) (io.Reader, int64, int) {
 func (rt *site) bufferBody(r *Request) (io.Reader, int64, int) {
 	l := r.loc
 	limit := l.ClientMaxBodySize
-	memMax := l.ClientBodyBufferSize
-	if memMax <= 0 {
-		memMax = 16 << 10
+	memMax := bodyMemMax(l)
+	// A body that came whole with the head stays where nginx read it,
+	// in the head's client_header_buffer_size buffer (1k; edge does not
+	// read the directive): in memory, and in $request_body, whatever
+	// client_body_buffer_size says.
+	if r.ContentLength > 0 && r.RequestLength+r.ContentLength <= headerPreread {
+		memMax = max(memMax, r.ContentLength)
 	}
 	var mem bytes.Buffer
 	if r.ContentLength > 0 && r.ContentLength <= memMax {
@@ -497,7 +539,8 @@ func (rt *site) bufferBody(r *Request) (io.Reader, int64, int) {
 		return nil, 0, 413
 	}
 	if n <= memMax {
-		return bytes.NewReader(mem.Bytes()), n, 0
+		r.bodyMem = mem.Bytes()
+		return bytes.NewReader(r.bodyMem), n, 0
 	}
 	dir := l.ClientBodyTempPath
 	_ = os.MkdirAll(dir, 0o700)

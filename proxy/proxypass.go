@@ -376,9 +376,9 @@ func (rt *site) proxyBody(r *Request) (io.Reader, int64, int) {
 	}
 	if !pc.RequestBuffering && (r.ContentLength > 0 || pc.HTTP11) {
 		if r.ContentLength > 0 {
-			return io.LimitReader(r.Body, r.ContentLength), r.ContentLength, 0
+			return r.teeBody(io.LimitReader(r.Body, r.ContentLength)), r.ContentLength, 0
 		}
-		return r.Body, -1, 0
+		return r.teeBody(r.Body), -1, 0
 	}
 	body, n, status := rt.bufferBody(r)
 	r.bodyLength = n

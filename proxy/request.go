@@ -191,11 +191,14 @@ type Request struct {
 	locChanged bool
 	cache      requestCache // fastcgi_cache (fastcgi_cache.go)
 	bodyLength int64        // the request body's length once read (-1 unknown)
-	fh         fastHeaders
-	mh         moreHeaders // the headers once headers-more changed them (headersmore.go)
-	dr         deadlineReader
-	h2b        h2Body
-	hh         h2Headers
+	// bodyMem is $request_body: the body when it was read into memory,
+	// whole (bufferBody) or as it was passed on (bodyTee).
+	bodyMem []byte
+	fh      fastHeaders
+	mh      moreHeaders // the headers once headers-more changed them (headersmore.go)
+	dr      deadlineReader
+	h2b     h2Body
+	hh      h2Headers
 }
 
 // slotValue is a per-request variable (set, map, named capture).

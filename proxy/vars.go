@@ -347,6 +347,8 @@ func (rt *site) builtin(r *Request, id conf.VarID) string {
 		return strconv.Itoa(os.Getpid())
 	case conf.VarLimitRate:
 		return r.limitRateVar()
+	case conf.VarRequestBody:
+		return string(r.bodyMem)
 	case conf.VarPipe:
 		return "."
 	case conf.VarHTTP2:

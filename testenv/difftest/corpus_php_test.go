@@ -6,6 +6,8 @@
 
 package difftest
 
+import "strings"
+
 const phpHTTP = `
 gzip on;
 gzip_types text/plain;
@@ -56,6 +58,16 @@ server {
         include {{FASTCGI_PARAMS}};
     }
 
+    # $request_body: the body read into memory (client_body_buffer_size),
+    # empty when it went to a file
+    location ~ ^/rb/(small|file)/ {
+        client_body_buffer_size 16;
+        add_header X-Body "[$request_body]" always;
+        fastcgi_pass {{FPM}};
+        fastcgi_param SCRIPT_FILENAME $document_root/info.php;
+        include {{FASTCGI_PARAMS}};
+    }
+
     location ~ \.php$ {
         try_files $uri =404;
         fastcgi_pass {{FPM}};
@@ -93,6 +105,10 @@ var _ = addScenario(scenario{
 		post("post_form", "POST", "/info.php", "a=1&b=2", "Content-Type: application/x-www-form-urlencoded"),
 		post("post_empty", "POST", "/info.php", ""),
 		post("put_body", "PUT", "/info.php", "put body"),
+		post("request_body_memory", "POST", "/rb/small/x", "in memory"),
+		post("request_body_preread", "POST", "/rb/file/x", "longer than sixteen bytes"),
+		post("request_body_file", "POST", "/rb/file/x", strings.Repeat("longer than the head's buffer ", 50)),
+		get("request_body_none", "/rb/small/x"),
 		raw("post_chunked", "POST /info.php HTTP/1.1\nHost: localhost\nTransfer-Encoding: chunked\nContent-Type: text/plain\n\n5\nhello\n6\n world\n0\n\n"),
 		req("delete", "DELETE", "/info.php"),
 		get("headers_passed", "/info.php", "X-Test: yes", "Cookie: a=1", "Cookie: b=2").with(cookieJoined),
