@@ -367,14 +367,16 @@ const (
 	ExpiresAccess                      // now + Time
 	ExpiresModified                    // Last-Modified + Time
 	ExpiresDaily                       // "@15h30m": the next such time of day
-	ExpiresVar                         // the value of a variable, parsed per request
 )
 
 // Expires is the expires directive.
 type Expires struct {
 	Mode ExpiresMode
 	Time time.Duration // may be negative
-	Var  *Script       // for ExpiresVar
+	// Var, when set, is the value with variables, parsed per request
+	// (ParseExpires); Mode is then ExpiresAccess, or ExpiresModified after
+	// "modified", and Time is 0.
+	Var *Script
 }
 
 // AccessRule is allow or deny.

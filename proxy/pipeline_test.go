@@ -406,3 +406,54 @@ func TestGzipEligibility(t *testing.T) {
 		}
 	}
 }
+
+// TestExpiresVariable: expires with a variable is parsed per request as
+// ngx_http_set_expires parses it (headers.t 18-28): epoch, max, off and a
+// daily time from the value; after "modified" those are invalid, and an
+// invalid or empty value leaves the headers alone.
+func TestExpiresVariable(t *testing.T) {
+	rt, root := testPipeline(t, `events {}
+http {
+    access_log off;
+    map $arg_e $expires { default $arg_e; week 7d; }
+    server {
+        listen 127.0.0.1:8080;
+        root {{ROOT}}/html;
+        location /var { expires $expires; }
+        location /mod { expires modified $arg_e; }
+    }
+}
+`, map[string]string{"var": "", "mod": ""})
+	now := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
+	rt.now = func() time.Time { return now }
+	mtime := now.Add(-time.Hour)
+	if err := os.Chtimes(filepath.Join(root, "html", "mod"), mtime, mtime); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ target, expires, cacheControl string }{
+		{"/var?e=epoch", "Thu, 01 Jan 1970 00:00:01 GMT", "no-cache"},
+		{"/var?e=max", "Thu, 31 Dec 2037 23:55:55 GMT", "max-age=315360000"},
+		{"/var?e=off", "", ""},
+		{"/var?e=2048", "Mon, 30 Nov 2026 12:34:08 GMT", "max-age=2048"},
+		{"/var?e=week", "Mon, 07 Dec 2026 12:00:00 GMT", "max-age=604800"},
+		{"/var?e=-2048", "Mon, 30 Nov 2026 11:25:52 GMT", "no-cache"},
+		{"/var?e=0", "Mon, 30 Nov 2026 12:00:00 GMT", "max-age=0"},
+		{"/var?e=bad", "", ""},
+		{"/var?e=500ms", "", ""},
+		{"/var", "", ""},
+		// Last-Modified is an hour back: 2h from it is one hour ahead.
+		{"/mod?e=2h", "Mon, 30 Nov 2026 13:00:00 GMT", "max-age=3600"},
+		// The configured time is 0 with a variable, so only the
+		// max-age's sign decides no-cache.
+		{"/mod?e=-1s", "Mon, 30 Nov 2026 10:59:59 GMT", "no-cache"},
+		{"/mod?e=0", "Mon, 30 Nov 2026 12:00:00 GMT", "max-age=0"},
+		{"/mod?e=epoch", "", ""},
+		{"/mod?e=max", "", ""},
+		{"/mod?e=@10h", "", ""},
+	} {
+		r := serveFake(t, rt, "GET", tc.target, nil)
+		if e, cc := r.resp.Header.Get("Expires"), r.resp.Header.Get("Cache-Control"); e != tc.expires || cc != tc.cacheControl {
+			t.Errorf("%s: status %d, Expires %q Cache-Control %q, want %q %q", tc.target, r.resp.Status, e, cc, tc.expires, tc.cacheControl)
+		}
+	}
+}

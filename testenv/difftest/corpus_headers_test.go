@@ -2,7 +2,8 @@
 // error_page in all its forms, add_header with and without "always" across
 // statuses and through inheritance (a level with its own add_header
 // replaces the inherited list), and every form of expires, including a
-// value taken from a map on $sent_http_content_type.
+// value taken from a map on $sent_http_content_type and one from an
+// argument, with and without "modified".
 
 package difftest
 
@@ -155,6 +156,9 @@ server {
     location = /exp/return { expires 30d; return 200 "text\n"; }
     location = /exp/redirect { expires 30d; return 301 /x; }
     location = /exp/modified-return { expires modified 1h; return 200 "no last-modified\n"; }
+    location = /exp/modified-zero { expires modified 0; try_files /hello.txt =404; }
+    location = /exp/arg { expires $arg_e; try_files /hello.txt =404; }
+    location = /exp/arg-modified { expires modified $arg_e; try_files /hello.txt =404; }
     location = /exp/with-cc { expires 1h; add_header Cache-Control public; try_files /hello.txt =404; }
 }
 `
@@ -207,6 +211,24 @@ var _ = addScenario(scenario{
 		get("exp_redirect", "/exp/redirect"),
 		get("exp_modified_no_lm", "/exp/modified-return"),
 		get("exp_with_cache_control", "/exp/with-cc"),
+		get("exp_modified_zero", "/exp/modified-zero"),
+		get("exp_arg_epoch", "/exp/arg?e=epoch"),
+		get("exp_arg_max", "/exp/arg?e=max"),
+		get("exp_arg_off", "/exp/arg?e=off"),
+		get("exp_arg_access", "/exp/arg?e=2048"),
+		get("exp_arg_negative", "/exp/arg?e=-2048"),
+		get("exp_arg_daily", "/exp/arg?e=@15h30m"),
+		get("exp_arg_empty", "/exp/arg"),
+		get("exp_arg_bad", "/exp/arg?e=bad"),
+		get("exp_arg_ms", "/exp/arg?e=500ms"),
+		get("exp_arg_plus", "/exp/arg?e=%2B1h"),
+		get("exp_arg_modified_access", "/exp/arg-modified?e=2h"),
+		get("exp_arg_modified_negative", "/exp/arg-modified?e=-1h"),
+		get("exp_arg_modified_epoch", "/exp/arg-modified?e=epoch"),
+		get("exp_arg_modified_max", "/exp/arg-modified?e=max"),
+		get("exp_arg_modified_off", "/exp/arg-modified?e=off"),
+		get("exp_arg_modified_daily", "/exp/arg-modified?e=@10h"),
+		get("exp_arg_modified_zero", "/exp/arg-modified?e=0"),
 		head("exp_head", "/exp/30d"),
 		get("exp_304", "/exp/30d", "If-Modified-Since: Fri, 01 Mar 2024 12:00:00 GMT"),
 	},
