@@ -222,6 +222,12 @@ type Location struct {
 	// Internal: only internal redirects may reach this location.
 	Internal bool
 
+	// AutoRedirect: a prefix, exact or ^~ location whose name ends in "/"
+	// and which passes requests on (fastcgi_pass, proxy_pass) answers its
+	// name without the slash with a 301 to the name (nginx's
+	// clcf->auto_redirect, set by the *_pass directives).
+	AutoRedirect bool
+
 	// Content is what produces the response when nothing earlier did.
 	Content Content
 

@@ -457,3 +457,46 @@ http {
 		}
 	}
 }
+
+// TestAutoRedirect: a URI one "/" short of a fastcgi_pass or proxy_pass
+// location is answered with a 301 to the location's name, before the
+// regexps, unless a location is named the URI itself; and after an
+// error_page the redirect's own status is the answer's (nginx's
+// special response resets err_status).
+func TestAutoRedirect(t *testing.T) {
+	rt, _ := testPipeline(t, `events {}
+http {
+    access_log off;
+    server {
+        listen 127.0.0.1:8080;
+        server_name example.com;
+        location / { return 200 "prefix /"; }
+        location /app/ { fastcgi_pass 127.0.0.1:9; }
+        location /own/ { proxy_pass http://127.0.0.1:9; }
+        location /own { return 200 "prefix /own"; }
+        location ~ ^/app { return 200 "regex"; }
+        location "/a b/" { fastcgi_pass 127.0.0.1:9; }
+        location /if/ { if ($arg_x) { fastcgi_pass 127.0.0.1:9; } return 200 "if"; }
+        location /err/ { error_page 405 /app; return 405; }
+    }
+}
+`, nil)
+	for _, tc := range []struct {
+		target   string
+		status   int
+		location string
+	}{
+		{"/app", 301, "/app/"},
+		{"/app?x=1", 301, "/app/?x=1"},
+		{"/own", 200, ""},
+		{"/a%20b", 301, "/a%20b/"},
+		{"/if", 200, ""},
+		{"/appx", 200, ""},
+		{"/err/", 301, "/app/"},
+	} {
+		r := serveFake(t, rt, "GET", tc.target, nil)
+		if loc := r.resp.Header.Get("Location"); r.resp.Status != tc.status || !strings.HasSuffix(loc, tc.location) || tc.location == "" && loc != "" {
+			t.Errorf("%s: %d Location %q, want %d %q", tc.target, r.resp.Status, loc, tc.status, tc.location)
+		}
+	}
+}

@@ -53,6 +53,26 @@ server {
     location = /internal-page { internal; return 200 "internal page\n"; }
     location /e/redirect-code/ { error_page 404 =302 /errors/404.html; }
     location /e/override-403/ { error_page 404 =403 /errors/404.html; }
+
+    # The status an error page keeps, or the one its own answer gives
+    # (rewrite.t 10-20, http_error_page.t 8): a special response (return
+    # of a code, a redirect, a directory redirect) answers with its own
+    # status; a page that answers by itself keeps the error's.
+    location /e/to405/ { error_page 404 /e-405; return 404; }
+    location = /e-405 { return 405; }
+    location /e/to302text/ { error_page 405 /e-302text; return 405; }
+    location = /e-302text { return 302 "text"; }
+    location /e/to-rewrite/ { error_page 405 /e-rewrite; return 405; }
+    location = /e-rewrite { rewrite ^ http://example.com/ redirect; }
+    location /e/to-dir/ { error_page 405 /dir; return 405; }
+    location /e/302-to-dir/ { error_page 302 /dir; return 302 "first"; }
+    location /e/to200/ { error_page 405 /e-200; return 405; }
+    location = /e-200 { return 200; }
+    location /e/to200text/ { error_page 405 /e-200text; return 405; }
+    location = /e-200text { return 200 "text\n"; }
+    location /e/to204/ { error_page 405 /e-204; return 405; }
+    location = /e-204 { return 204; }
+    location /e/302-to-200text/ { error_page 302 /e-200text; return 302 "first"; }
 }
 `
 
@@ -86,6 +106,15 @@ var _ = addScenario(scenario{
 		get("redirect_code", "/e/redirect-code/x"),
 		get("override_403", "/e/override-403/x"),
 		get("missing_with_args", "/missing?q=1"),
+		get("page_returns_405", "/e/to405/x"),
+		get("page_returns_302_text", "/e/to302text/x"),
+		get("page_rewrite_redirect", "/e/to-rewrite/x"),
+		get("page_directory_redirect", "/e/to-dir/x"),
+		get("page_directory_redirect_after_302", "/e/302-to-dir/x"),
+		get("page_return_200_keeps", "/e/to200/x"),
+		get("page_return_200_text_keeps", "/e/to200text/x"),
+		get("page_return_204_keeps", "/e/to204/x"),
+		get("page_after_302_keeps_location", "/e/302-to-200text/x"),
 	},
 })
 
