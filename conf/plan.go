@@ -270,10 +270,17 @@ type Content struct {
 // LocConf is every setting a location inherits from its parents.
 type LocConf struct {
 	// Root is the root or alias path script; Alias tells which.
-	Root     *Script
-	Alias    bool
-	Index    []*Script
-	TryFiles []TryFile // nil: no try_files (never inherited, as in nginx)
+	Root  *Script
+	Alias bool
+	// AliasStrip is, for an alias, nginx's clcf->alias: the length of
+	// the name of the location the alias was written in, which a URI
+	// loses before it is appended (nested locations and "if" blocks
+	// inherit it with the alias); -1 when that location is a regex, where
+	// the alias is the whole path (plus the URI after try_files found a
+	// file, nginx's add_uri_to_alias).
+	AliasStrip int
+	Index      []*Script
+	TryFiles   []TryFile // nil: no try_files (never inherited, as in nginx)
 
 	Types       map[string]string // lowercase extension -> MIME type
 	DefaultType string

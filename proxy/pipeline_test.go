@@ -500,3 +500,50 @@ http {
 		}
 	}
 }
+
+// TestAliasPaths: where an alias maps a URI (ngx_http_map_uri_to_path and
+// try_files): a nested location or an "if" keeps the length of the name
+// of the location the alias was written in; in a regex location the alias
+// is the whole path, and try_files appends the name it tries and serves
+// the file it found (http_try_files.t 9-10).
+func TestAliasPaths(t *testing.T) {
+	rt, _ := testPipeline(t, `events {}
+http {
+    access_log off;
+    server {
+        listen 127.0.0.1:8080;
+        location /nest/ {
+            alias {{ROOT}}/html/d/;
+            location /nest/in/ { }
+            location ~ html$ { try_files $uri =404; }
+        }
+        location /if/ {
+            alias {{ROOT}}/html/d/;
+            if ($arg_x) { }
+        }
+        location ~ ^/re/ {
+            alias {{ROOT}}/html/d;
+            try_files $uri =404;
+        }
+        location ~ ^/whole/ { alias {{ROOT}}/html/d/f.txt; }
+    }
+}
+`, map[string]string{"d/f.txt": "f", "d/in/g.txt": "g", "d/p.html": "p", "d/re/r.txt": "r"})
+	for _, tc := range []struct {
+		target string
+		status int
+		body   string
+	}{
+		{"/nest/in/g.txt", 200, "g"}, // not d/g.txt: the parent's name is stripped
+		{"/nest/p.html", 200, "p"},
+		{"/if/f.txt?x=1", 200, "f"},
+		{"/re/r.txt", 200, "r"}, // alias + $uri: d/re/r.txt
+		{"/re/nope.txt", 404, ""},
+		{"/whole/anything", 200, "f"},
+	} {
+		r := serveFake(t, rt, "GET", tc.target, nil)
+		if got := body(t, r); r.resp.Status != tc.status || tc.body != "" && got != tc.body {
+			t.Errorf("%s: %d %q, want %d %q", tc.target, r.resp.Status, got, tc.status, tc.body)
+		}
+	}
+}
