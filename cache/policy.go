@@ -21,12 +21,18 @@ const httpTime = "Mon, 02 Jan 2006 15:04:05 GMT"
 //   - max: Expires 2037-12-31 23:55:55, max-age of 10 years;
 //   - a time: now + t; "modified": Last-Modified + t (now + t when the
 //     response has no Last-Modified); "@15h30m": the next such time of day;
-//   - a negative max-age gives "no-cache".
+//   - a time of 0 (not daily): Expires now and "max-age=0", even after
+//     "modified";
+//   - a negative configured time or a negative max-age gives "no-cache".
 //
-// ok is false when expires is off (headers stay as they are).
+// e is resolved: when the directive held variables the caller has parsed
+// their value into Mode and Time and left Var set, which tells that the
+// configured time was 0 (nginx tests conf->expires_time, not the parsed
+// value, so a variable's negative time alone is not "no-cache" after
+// "modified"). ok is false when expires is off (headers stay as they are).
 func ExpiresHeaders(e conf.Expires, now, lastModified time.Time) (expires, cacheControl string, ok bool) {
 	switch e.Mode {
-	case conf.ExpiresOff, conf.ExpiresVar:
+	case conf.ExpiresOff:
 		return "", "", false
 	case conf.ExpiresEpoch:
 		return "Thu, 01 Jan 1970 00:00:01 GMT", "no-cache", true
@@ -34,6 +40,9 @@ func ExpiresHeaders(e conf.Expires, now, lastModified time.Time) (expires, cache
 		return "Thu, 31 Dec 2037 23:55:55 GMT", "max-age=315360000", true
 	}
 	now = now.Truncate(time.Second)
+	if e.Time == 0 && e.Mode != conf.ExpiresDaily {
+		return now.UTC().Format(httpTime), "max-age=0", true
+	}
 	var at time.Time
 	var maxAge time.Duration
 	switch {
@@ -48,7 +57,7 @@ func ExpiresHeaders(e conf.Expires, now, lastModified time.Time) (expires, cache
 		maxAge = at.Sub(now)
 	}
 	expires = at.UTC().Format(httpTime)
-	if e.Time < 0 || maxAge < 0 {
+	if (e.Time < 0 && e.Var == nil) || maxAge < 0 {
 		return expires, "no-cache", true
 	}
 	return expires, "max-age=" + strconv.FormatInt(int64(maxAge/time.Second), 10), true

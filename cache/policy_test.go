@@ -29,6 +29,11 @@ func TestExpiresHeaders(t *testing.T) {
 		{"modified past", conf.Expires{Mode: conf.ExpiresModified, Time: time.Hour}, lm, "Sun, 29 Nov 2026 13:00:00 GMT", "no-cache", true},
 		{"modified without Last-Modified", conf.Expires{Mode: conf.ExpiresModified, Time: time.Hour}, time.Time{}, "Mon, 30 Nov 2026 13:00:00 GMT", "max-age=3600", true},
 		{"daily later today", conf.Expires{Mode: conf.ExpiresDaily, Time: 15*time.Hour + 30*time.Minute}, lm, "Mon, 30 Nov 2026 15:30:00 GMT", "max-age=12600", true},
+		{"modified zero is now", conf.Expires{Mode: conf.ExpiresModified}, lm, "Mon, 30 Nov 2026 12:00:00 GMT", "max-age=0", true},
+		{"modified negative, Last-Modified ahead", conf.Expires{Mode: conf.ExpiresModified, Time: -time.Hour}, now.Add(2 * time.Hour), "Mon, 30 Nov 2026 13:00:00 GMT", "no-cache", true},
+		// From a variable nginx's configured time is 0: the max-age alone decides.
+		{"variable modified negative, Last-Modified ahead", conf.Expires{Mode: conf.ExpiresModified, Time: -time.Hour, Var: conf.StaticScript("$e")}, now.Add(2 * time.Hour), "Mon, 30 Nov 2026 13:00:00 GMT", "max-age=3600", true},
+		{"daily 24h is next midnight", conf.Expires{Mode: conf.ExpiresDaily, Time: 24 * time.Hour}, lm, "Tue, 01 Dec 2026 00:00:00 GMT", "max-age=43200", true},
 		{"daily tomorrow", conf.Expires{Mode: conf.ExpiresDaily, Time: 6 * time.Hour}, lm, "Tue, 01 Dec 2026 06:00:00 GMT", "max-age=64800", true},
 	}
 	for _, c := range cases {

@@ -74,7 +74,8 @@ var rootSlot = func() *slot[LocConf] {
 			// nginx's default root "html" is relative to the prefix.
 			return StaticScript(c.path("html"))
 		}),
-		field(func(l *LocConf) *bool { return &l.Alias }, false))
+		field(func(l *LocConf) *bool { return &l.Alias }, false),
+		field(func(l *LocConf) *int { return &l.AliasStrip }, 0))
 	s.show = func(l *LocConf) string {
 		if l.Alias {
 			return "alias " + l.Root.Raw
@@ -346,6 +347,12 @@ func setRoot(c *compiler, f *frame, d *Directive) error {
 		return err
 	}
 	f.loc.Root, f.loc.Alias = s, d.Name == "alias"
+	if f.loc.Alias {
+		f.loc.AliasStrip = len(f.loc.Name)
+		if f.loc.Kind == LocRegex {
+			f.loc.AliasStrip = -1
+		}
+	}
 	return nil
 }
 

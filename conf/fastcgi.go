@@ -195,6 +195,7 @@ func setFastCGIPass(c *compiler, f *frame, d *Directive) error {
 	a := d.Args[0]
 	p := &FastCGIPass{Raw: a, File: d.File, Line: d.Line}
 	f.loc.Content = Content{Kind: ContentFastCGI, FastCGI: p}
+	markAutoRedirect(f)
 	if sc, err := c.targetScript(d, a); err != nil || sc != nil {
 		p.Script = sc
 		return err

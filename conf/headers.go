@@ -70,76 +70,89 @@ func setAddHeader(c *compiler, f *frame, d *Directive) error {
 	return nil
 }
 
-// setExpires reads "expires [modified] time | epoch | max | off | $var".
+// setExpires reads "expires [modified] time | epoch | max | off", where
+// the time may hold variables: then it is parsed per request, as nginx's
+// ngx_http_headers_expires keeps a complex value, and with "modified" a
+// value of epoch, max, off or a daily time is invalid there as here. The
+// error texts are nginx's.
 func setExpires(c *compiler, f *frame, d *Directive) error {
 	args := d.Args
 	modified := false
 	if len(args) == 2 {
 		if args[0] != "modified" {
-			return emergf(d, "invalid value \"%s\" in \"expires\" directive", args[0])
+			return emergf(d, "\"expires\" directive invalid value")
 		}
 		modified = true
 		args = args[1:]
 	}
 	v := args[0]
 	if strings.Contains(v, "$") {
-		if modified {
-			return emergf(d, "\"expires modified\" with a variable is not supported")
-		}
 		s, err := c.compileScript(d, v)
 		if err != nil {
 			return err
 		}
-		f.loc.Expires = Expires{Mode: ExpiresVar, Var: s}
-		return nil
-	}
-	e, ok := ParseExpires(v)
-	if !ok {
-		return emergf(d, "invalid value \"%s\" in \"expires\" directive", v)
-	}
-	if modified {
-		if e.Mode != ExpiresAccess {
-			return emergf(d, "invalid value \"%s\" in \"expires\" directive", v)
+		if !s.Static {
+			mode := ExpiresAccess
+			if modified {
+				mode = ExpiresModified
+			}
+			f.loc.Expires = Expires{Mode: mode, Var: s}
+			return nil
 		}
-		e.Mode = ExpiresModified
+	}
+	e, reason := ParseExpires(v, modified)
+	if reason != "" {
+		return emergf(d, "\"expires\" directive %s", reason)
 	}
 	f.loc.Expires = e
 	return nil
 }
 
-// ParseExpires reads one expires value: "epoch", "max", "off",
-// "@15h30m" (daily), "-1h" or "30d". A variable's value is parsed with it
-// at request time.
-func ParseExpires(v string) (Expires, bool) {
-	switch v {
-	case "epoch":
-		return Expires{Mode: ExpiresEpoch}, true
-	case "max":
-		return Expires{Mode: ExpiresMax}, true
-	case "off":
-		return Expires{Mode: ExpiresOff}, true
-	}
-	if strings.HasPrefix(v, "@") {
-		t, ok := ParseDuration(v[1:])
-		if !ok || t >= 24*time.Hour {
-			return Expires{}, false
+// ParseExpires reads one expires value as ngx_http_parse_expires does:
+// "epoch", "max", "off" (not after "modified"), "@15h30m" (daily, at most
+// 24 hours, not after "modified"), or a time in whole seconds with an
+// optional sign ("-1h", "+30d", "2048"). A variable's value is parsed here
+// per request. reason is nginx's error text, "" when v is valid.
+func ParseExpires(v string, modified bool) (e Expires, reason string) {
+	if !modified {
+		switch v {
+		case "epoch":
+			return Expires{Mode: ExpiresEpoch}, ""
+		case "max":
+			return Expires{Mode: ExpiresMax}, ""
+		case "off":
+			return Expires{Mode: ExpiresOff}, ""
 		}
-		return Expires{Mode: ExpiresDaily, Time: t}, true
+	}
+	e.Mode = ExpiresAccess
+	if modified {
+		e.Mode = ExpiresModified
 	}
 	neg := false
-	if strings.HasPrefix(v, "-") {
-		neg, v = true, v[1:]
-	} else if strings.HasPrefix(v, "+") {
+	switch {
+	case strings.HasPrefix(v, "@"):
+		if modified {
+			return Expires{}, "daily time cannot be used with \"modified\" parameter"
+		}
+		e.Mode, v = ExpiresDaily, v[1:]
+	case strings.HasPrefix(v, "+"):
 		v = v[1:]
+	case strings.HasPrefix(v, "-"):
+		neg, v = true, v[1:]
 	}
+	// ngx_parse_time with is_sec set takes no "ms".
 	t, ok := ParseDuration(v)
-	if !ok {
-		return Expires{}, false
+	if !ok || strings.Contains(v, "ms") {
+		return Expires{}, "invalid value"
+	}
+	if e.Mode == ExpiresDaily && t > 24*time.Hour {
+		return Expires{}, "daily time value must be less than 24 hours"
 	}
 	if neg {
 		t = -t
 	}
-	return Expires{Mode: ExpiresAccess, Time: t}, true
+	e.Time = t
+	return e, ""
 }
 
 func setGzipTypes(c *compiler, f *frame, d *Directive) error {

@@ -222,6 +222,12 @@ type Location struct {
 	// Internal: only internal redirects may reach this location.
 	Internal bool
 
+	// AutoRedirect: a prefix, exact or ^~ location whose name ends in "/"
+	// and which passes requests on (fastcgi_pass, proxy_pass) answers its
+	// name without the slash with a 301 to the name (nginx's
+	// clcf->auto_redirect, set by the *_pass directives).
+	AutoRedirect bool
+
 	// Content is what produces the response when nothing earlier did.
 	Content Content
 
@@ -264,10 +270,17 @@ type Content struct {
 // LocConf is every setting a location inherits from its parents.
 type LocConf struct {
 	// Root is the root or alias path script; Alias tells which.
-	Root     *Script
-	Alias    bool
-	Index    []*Script
-	TryFiles []TryFile // nil: no try_files (never inherited, as in nginx)
+	Root  *Script
+	Alias bool
+	// AliasStrip is, for an alias, nginx's clcf->alias: the length of
+	// the name of the location the alias was written in, which a URI
+	// loses before it is appended (nested locations and "if" blocks
+	// inherit it with the alias); -1 when that location is a regex, where
+	// the alias is the whole path (plus the URI after try_files found a
+	// file, nginx's add_uri_to_alias).
+	AliasStrip int
+	Index      []*Script
+	TryFiles   []TryFile // nil: no try_files (never inherited, as in nginx)
 
 	Types       map[string]string // lowercase extension -> MIME type
 	DefaultType string
@@ -367,14 +380,16 @@ const (
 	ExpiresAccess                      // now + Time
 	ExpiresModified                    // Last-Modified + Time
 	ExpiresDaily                       // "@15h30m": the next such time of day
-	ExpiresVar                         // the value of a variable, parsed per request
 )
 
 // Expires is the expires directive.
 type Expires struct {
 	Mode ExpiresMode
 	Time time.Duration // may be negative
-	Var  *Script       // for ExpiresVar
+	// Var, when set, is the value with variables, parsed per request
+	// (ParseExpires); Mode is then ExpiresAccess, or ExpiresModified after
+	// "modified", and Time is 0.
+	Var *Script
 }
 
 // AccessRule is allow or deny.

@@ -353,6 +353,7 @@ func setProxyPass(c *compiler, f *frame, d *Directive) error {
 		p.Location = f.loc.Name
 	}
 	f.loc.Content = Content{Kind: ContentProxy, Proxy: p}
+	markAutoRedirect(f)
 	if sc, err := c.targetScript(d, a); err != nil || sc != nil {
 		p.Script = sc
 		return err
@@ -393,4 +394,18 @@ func (r ProxyRedirect) String() string {
 		return "~" + r.Regex.Source + " " + r.To.Raw
 	}
 	return r.From.Raw + " " + r.To.Raw
+}
+
+// markAutoRedirect is what nginx's *_pass directives do to the location
+// they are written in: when its name ends in "/", a request for the name
+// without the slash is redirected to it (ngx_http_core_find_location's
+// NGX_DONE). Only the locations of the prefix tree count, not an "if"
+// block's.
+func markAutoRedirect(f *frame) {
+	switch f.loc.Kind {
+	case LocPrefix, LocExact, LocNoRegex:
+		if f.ctx != ctxLocationIf && strings.HasSuffix(f.loc.Name, "/") {
+			f.loc.AutoRedirect = true
+		}
+	}
 }

@@ -300,6 +300,9 @@ func showPlanValue(v any) string {
 	case []FastCGIParam:
 		return showList(len(v), func(i int) string { return v[i].Name })
 	case Expires:
+		if v.Var != nil {
+			return fmt.Sprintf("mode=%d var=%s", v.Mode, v.Var.Raw)
+		}
 		return fmt.Sprintf("mode=%d time=%s", v.Mode, v.Time)
 	case LogFileCache:
 		return fmt.Sprintf("max=%d inactive=%s valid=%s", v.Max, v.Inactive, v.Valid)

@@ -80,7 +80,7 @@ func BenchmarkFindLocation(b *testing.B) {
 		b.Run(tt.name, func(b *testing.B) {
 			r := &Request{}
 			r.uri = tt.uri
-			if got, _ := findLocation(r, srv.Loc); got.Name != tt.want {
+			if got, _, _ := findLocation(r, srv.Loc); got.Name != tt.want {
 				b.Fatalf("%s: found location %q, want %q", tt.uri, got.Name, tt.want)
 			}
 			b.ReportAllocs()
@@ -142,7 +142,7 @@ func BenchmarkFindLocationPCRE(b *testing.B) {
 				if want == "" {
 					want = srv.Loc.Regexes[0].Name
 				}
-				if got, _ := findLocation(r, srv.Loc); got.Name != want {
+				if got, _, _ := findLocation(r, srv.Loc); got.Name != want {
 					b.Fatalf("%s: found location %q, want %q", tt.uri, got.Name, want)
 				}
 				b.ReportAllocs()

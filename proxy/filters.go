@@ -157,14 +157,16 @@ func (rt *site) headersFilter(r *Request) {
 	}
 }
 
+// applyExpires sets Expires and Cache-Control as ngx_http_set_expires
+// does. A value with variables is parsed per request; an invalid one, as
+// an "off", leaves the headers alone, and nginx logs nothing for it.
 func (rt *site) applyExpires(r *Request, e conf.Expires) {
-	if e.Mode == conf.ExpiresVar {
-		v := rt.eval(r, e.Var)
-		parsed, ok := conf.ParseExpires(v)
-		if !ok {
-			rt.log.errorf(r, "invalid \"expires\" value \"%s\"", v)
+	if e.Var != nil {
+		parsed, reason := conf.ParseExpires(rt.eval(r, e.Var), e.Mode == conf.ExpiresModified)
+		if reason != "" || parsed.Mode == conf.ExpiresOff {
 			return
 		}
+		parsed.Var = e.Var
 		e = parsed
 	}
 	var lm time.Time

@@ -106,7 +106,7 @@ func FuzzRequestPath(f *testing.F) {
 			checkNormalized(t, target, pt.path, merge)
 			r := &Request{Method: "GET", RawTarget: target, Proto: "HTTP/1.1", rt: rt, srv: srv}
 			r.uri, r.args, r.exten = pt.path, pt.args, pt.exten
-			r.loc, _ = findLocation(r, srv.Loc)
+			r.loc, _, _ = findLocation(r, srv.Loc)
 			path, _ := rt.mapURIToPath(r, r.uri)
 			checkUnderRoot(t, target, r.loc, path, root)
 		}

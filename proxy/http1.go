@@ -471,6 +471,14 @@ func (s *Server) http1Error(ctx h1.Ctx, err error) {
 		ctx.SetConnectionClose()
 		return
 	}
+	if h1.AuthorityRefused(ctx, err) && servableAuthority(ctx.Header()) {
+		// A valid host fasthttp refuses (http1head.go): its head was
+		// read whole, so it is served, and the engine closes the
+		// connection after it.
+		s.handleHTTP1(ctx)
+		ctx.SetConnectionClose()
+		return
+	}
 	// The body's pre-read timeout ends here too, so that it does not
 	// stretch the lingering close's reads.
 	info.handlerStarts()

@@ -3,8 +3,9 @@
 // fasthttp parsed; headWatch, which follows a head as it arrives, for the
 // answers nginx gives before a head is complete (414 for a request line
 // longer than fasthttp's whole buffer, 400 for a bare CR that fasthttp
-// would wait behind); and the lingering close that lets such an answer
-// reach a client that is still sending.
+// would wait behind); servableAuthority, for a valid host that fasthttp
+// refuses; and the lingering close that lets such an answer reach a
+// client that is still sending.
 package proxy
 
 import (
@@ -15,6 +16,7 @@ import (
 	"time"
 
 	"edge/conf"
+	"edge/proxy/h1"
 )
 
 // The classes of a header name's bytes, as ngx_http_parse_header_line
@@ -567,4 +569,60 @@ func lingeringClose(c net.Conn) error {
 		}
 	}
 	return c.Close()
+}
+
+// servableAuthority reports whether a head whose authority fasthttp
+// refused is to be served all the same: the authority (the absolute
+// target's, else the Host header) is an IPvFuture literal, which RFC 3986
+// 3.2.2 allows and nginx takes (nginx-tests http_host.t 57-58) but
+// fasthttp checks as an IPv6 address; and the request announces no body,
+// which the engine did not read, and no Upgrade, whose tunnel its error
+// path cannot hand over. Malformed hosts stay refused
+// (docs/nginx-differences.md).
+func servableAuthority(h h1.Header) bool {
+	if n := h.ContentLength(); n > 0 || n == -1 && h.IsHTTP11() || len(h.Peek("Upgrade")) > 0 {
+		return false
+	}
+	authority := string(h.Host())
+	target := string(h.RequestURI())
+	if i := strings.Index(target, "://"); i > 0 && !strings.HasPrefix(target, "/") {
+		authority = target[i+3:]
+		if j := strings.IndexAny(authority, "/?#"); j >= 0 {
+			authority = authority[:j]
+		}
+	}
+	return ipvFuture(authority)
+}
+
+// ipvFuture reports whether s is "[" IPvFuture "]" with an optional
+// ":port": IPvFuture = "v" 1*HEXDIG "." 1*( unreserved / sub-delims / ":" )
+// (RFC 3986 3.2.2).
+func ipvFuture(s string) bool {
+	end := strings.IndexByte(s, ']')
+	if len(s) < 2 || s[0] != '[' || s[1] != 'v' && s[1] != 'V' || end < 0 {
+		return false
+	}
+	lit, port := s[2:end], s[end+1:]
+	if port != "" && (port[0] != ':' || strings.Trim(port[1:], "0123456789") != "") {
+		return false
+	}
+	dot := strings.IndexByte(lit, '.')
+	if dot < 1 || dot == len(lit)-1 {
+		return false
+	}
+	for i := 0; i < dot; i++ {
+		if !isHex(lit[i]) {
+			return false
+		}
+	}
+	for i := dot + 1; i < len(lit); i++ {
+		c := lit[i]
+		switch {
+		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9':
+		case strings.IndexByte("-._~!$&'()*+,;=:", c) >= 0:
+		default:
+			return false
+		}
+	}
+	return true
 }

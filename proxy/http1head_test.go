@@ -585,3 +585,34 @@ func TestResponseHeaderNamesAsSpelled(t *testing.T) {
 		}
 	}
 }
+
+// TestIPvFuture: the IP-literals of RFC 3986 3.2.2 that fasthttp refuses
+// and edge serves (servableAuthority), and the malformed ones that stay
+// refused.
+func TestIPvFuture(t *testing.T) {
+	for _, tc := range []struct {
+		s  string
+		ok bool
+	}{
+		{"[v1.x]", true},
+		{"[V1.x]", true},
+		{"[v0123456789aBcDeF.!$&'()*+,;=-._~AbCd0123456789:]", true},
+		{"[v1.x]:80", true},
+		{"[v1.x]:", true}, // an empty port, as RFC 3986's *DIGIT
+		{"[v1.x]:8x", false},
+		{"[v1.x]x", false},
+		{"[v.x]", false},  // 1*HEXDIG
+		{"[vg.x]", false}, // not hex
+		{"[v1.]", false},  // 1*( unreserved / sub-delims / ":" )
+		{"[v1.a/b]", false},
+		{"[v1.a%20]", false},
+		{"[v1.x", false},
+		{"[::1]", false}, // IPv6 is fasthttp's to check
+		{"v1.x", false},
+		{"", false},
+	} {
+		if got := ipvFuture(tc.s); got != tc.ok {
+			t.Errorf("ipvFuture(%q) = %v, want %v", tc.s, got, tc.ok)
+		}
+	}
+}

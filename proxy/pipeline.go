@@ -99,7 +99,7 @@ func (rt *site) phase(r *Request, s step) (step, int) {
 		return stepFindLocation, 0
 
 	case stepFindLocation:
-		loc, err := findLocation(r, r.srv.Loc)
+		loc, redirect, err := findLocation(r, r.srv.Loc)
 		r.loc = loc
 		if err != nil {
 			return stepDone, 500
@@ -112,6 +112,10 @@ func (rt *site) phase(r *Request, s step) (step, int) {
 		if l := r.loc; l.ClientMaxBodySize > 0 && r.ContentLength > l.ClientMaxBodySize {
 			rt.log.errorf(r, "client intended to send too large body: %d bytes", r.ContentLength)
 			return stepDone, 413
+		}
+		if redirect {
+			r.resp.Header.Set("Location", autoRedirectTarget(loc.Name, r.args))
+			return stepDone, 301
 		}
 		return stepLocationRewrite, 0
 
@@ -261,6 +265,13 @@ func (rt *site) finish(r *Request, status int) step {
 			status = st
 		}
 	}
+	// ngx_http_special_response_handler sets err_status to the status it
+	// answers: a status an earlier error_page kept gives way to the one
+	// this answer has, so an error page that ends in "return 405", a
+	// redirecting rewrite or a directory redirect answers with that
+	// status (nginx-tests rewrite.t, http_error_page.t). A page that
+	// answers on its own ("return 200 text", a file) keeps it.
+	r.errStatus = 0
 	rt.specialResponse(r, status)
 	return stepDone
 }

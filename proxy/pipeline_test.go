@@ -406,3 +406,144 @@ func TestGzipEligibility(t *testing.T) {
 		}
 	}
 }
+
+// TestExpiresVariable: expires with a variable is parsed per request as
+// ngx_http_set_expires parses it (headers.t 18-28): epoch, max, off and a
+// daily time from the value; after "modified" those are invalid, and an
+// invalid or empty value leaves the headers alone.
+func TestExpiresVariable(t *testing.T) {
+	rt, root := testPipeline(t, `events {}
+http {
+    access_log off;
+    map $arg_e $expires { default $arg_e; week 7d; }
+    server {
+        listen 127.0.0.1:8080;
+        root {{ROOT}}/html;
+        location /var { expires $expires; }
+        location /mod { expires modified $arg_e; }
+    }
+}
+`, map[string]string{"var": "", "mod": ""})
+	now := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
+	rt.now = func() time.Time { return now }
+	mtime := now.Add(-time.Hour)
+	if err := os.Chtimes(filepath.Join(root, "html", "mod"), mtime, mtime); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ target, expires, cacheControl string }{
+		{"/var?e=epoch", "Thu, 01 Jan 1970 00:00:01 GMT", "no-cache"},
+		{"/var?e=max", "Thu, 31 Dec 2037 23:55:55 GMT", "max-age=315360000"},
+		{"/var?e=off", "", ""},
+		{"/var?e=2048", "Mon, 30 Nov 2026 12:34:08 GMT", "max-age=2048"},
+		{"/var?e=week", "Mon, 07 Dec 2026 12:00:00 GMT", "max-age=604800"},
+		{"/var?e=-2048", "Mon, 30 Nov 2026 11:25:52 GMT", "no-cache"},
+		{"/var?e=0", "Mon, 30 Nov 2026 12:00:00 GMT", "max-age=0"},
+		{"/var?e=bad", "", ""},
+		{"/var?e=500ms", "", ""},
+		{"/var", "", ""},
+		// Last-Modified is an hour back: 2h from it is one hour ahead.
+		{"/mod?e=2h", "Mon, 30 Nov 2026 13:00:00 GMT", "max-age=3600"},
+		// The configured time is 0 with a variable, so only the
+		// max-age's sign decides no-cache.
+		{"/mod?e=-1s", "Mon, 30 Nov 2026 10:59:59 GMT", "no-cache"},
+		{"/mod?e=0", "Mon, 30 Nov 2026 12:00:00 GMT", "max-age=0"},
+		{"/mod?e=epoch", "", ""},
+		{"/mod?e=max", "", ""},
+		{"/mod?e=@10h", "", ""},
+	} {
+		r := serveFake(t, rt, "GET", tc.target, nil)
+		if e, cc := r.resp.Header.Get("Expires"), r.resp.Header.Get("Cache-Control"); e != tc.expires || cc != tc.cacheControl {
+			t.Errorf("%s: status %d, Expires %q Cache-Control %q, want %q %q", tc.target, r.resp.Status, e, cc, tc.expires, tc.cacheControl)
+		}
+	}
+}
+
+// TestAutoRedirect: a URI one "/" short of a fastcgi_pass or proxy_pass
+// location is answered with a 301 to the location's name, before the
+// regexps, unless a location is named the URI itself; and after an
+// error_page the redirect's own status is the answer's (nginx's
+// special response resets err_status).
+func TestAutoRedirect(t *testing.T) {
+	rt, _ := testPipeline(t, `events {}
+http {
+    access_log off;
+    server {
+        listen 127.0.0.1:8080;
+        server_name example.com;
+        location / { return 200 "prefix /"; }
+        location /app/ { fastcgi_pass 127.0.0.1:9; }
+        location /own/ { proxy_pass http://127.0.0.1:9; }
+        location /own { return 200 "prefix /own"; }
+        location ~ ^/app { return 200 "regex"; }
+        location "/a b/" { fastcgi_pass 127.0.0.1:9; }
+        location /if/ { if ($arg_x) { fastcgi_pass 127.0.0.1:9; } return 200 "if"; }
+        location /err/ { error_page 405 /app; return 405; }
+    }
+}
+`, nil)
+	for _, tc := range []struct {
+		target   string
+		status   int
+		location string
+	}{
+		{"/app", 301, "/app/"},
+		{"/app?x=1", 301, "/app/?x=1"},
+		{"/own", 200, ""},
+		{"/a%20b", 301, "/a%20b/"},
+		{"/if", 200, ""},
+		{"/appx", 200, ""},
+		{"/err/", 301, "/app/"},
+	} {
+		r := serveFake(t, rt, "GET", tc.target, nil)
+		if loc := r.resp.Header.Get("Location"); r.resp.Status != tc.status || !strings.HasSuffix(loc, tc.location) || tc.location == "" && loc != "" {
+			t.Errorf("%s: %d Location %q, want %d %q", tc.target, r.resp.Status, loc, tc.status, tc.location)
+		}
+	}
+}
+
+// TestAliasPaths: where an alias maps a URI (ngx_http_map_uri_to_path and
+// try_files): a nested location or an "if" keeps the length of the name
+// of the location the alias was written in; in a regex location the alias
+// is the whole path, and try_files appends the name it tries and serves
+// the file it found (http_try_files.t 9-10).
+func TestAliasPaths(t *testing.T) {
+	rt, _ := testPipeline(t, `events {}
+http {
+    access_log off;
+    server {
+        listen 127.0.0.1:8080;
+        location /nest/ {
+            alias {{ROOT}}/html/d/;
+            location /nest/in/ { }
+            location ~ html$ { try_files $uri =404; }
+        }
+        location /if/ {
+            alias {{ROOT}}/html/d/;
+            if ($arg_x) { }
+        }
+        location ~ ^/re/ {
+            alias {{ROOT}}/html/d;
+            try_files $uri =404;
+        }
+        location ~ ^/whole/ { alias {{ROOT}}/html/d/f.txt; }
+    }
+}
+`, map[string]string{"d/f.txt": "f", "d/in/g.txt": "g", "d/p.html": "p", "d/re/r.txt": "r"})
+	for _, tc := range []struct {
+		target string
+		status int
+		body   string
+	}{
+		{"/nest/in/g.txt", 200, "g"}, // not d/g.txt: the parent's name is stripped
+		{"/nest/p.html", 200, "p"},
+		{"/if/f.txt?x=1", 200, "f"},
+		{"/re/r.txt", 200, "r"}, // alias + $uri: d/re/r.txt
+		{"/re/nope.txt", 404, ""},
+		{"/whole/anything", 200, "f"},
+	} {
+		r := serveFake(t, rt, "GET", tc.target, nil)
+		if got := body(t, r); r.resp.Status != tc.status || tc.body != "" && got != tc.body {
+			t.Errorf("%s: %d %q, want %d %q", tc.target, r.resp.Status, got, tc.status, tc.body)
+		}
+	}
+}

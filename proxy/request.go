@@ -167,6 +167,10 @@ type Request struct {
 	uriChanges int
 	errorPage  bool // an error page is being served
 	errStatus  int  // the status an error_page keeps
+	// addURIToAlias is nginx's r->add_uri_to_alias: try_files found a
+	// file under a regex location's alias, so the path is the alias and
+	// the URI from then on.
+	addURIToAlias bool
 
 	// captures of the last successful regex match
 	capSubject string

@@ -29,7 +29,15 @@ func (rt *site) tryFiles(r *Request) (next step, status int, done bool) {
 			return next, status, true
 		}
 		name := rt.eval(r, tf.Path)
-		path, _ := rt.mapURIToPath(r, name)
+		// ngx_http_try_files_handler: the name follows the root or
+		// alias; after a prefix location's alias, a name with variables
+		// that starts as the URI does loses that location's part.
+		strip := 0
+		if l := r.loc; l.Alias && l.AliasStrip > 0 && !tf.Path.Static &&
+			len(name) >= l.AliasStrip && len(r.uri) >= l.AliasStrip && name[:l.AliasStrip] == r.uri[:l.AliasStrip] {
+			strip = l.AliasStrip
+		}
+		path := rt.eval(r, l.Root) + name[strip:]
 		fi := rt.files.stat(path)
 		if !fi.exists || fi.isDir != tf.Dir {
 			if fi.err != nil && fi.err != errNotFound && fi.err != errNotDir {
@@ -37,8 +45,21 @@ func (rt *site) tryFiles(r *Request) (next step, status int, done bool) {
 			}
 			continue
 		}
-		r.uri = name
-		r.exten = extension(name)
+		switch {
+		case !l.Alias:
+			r.uri = name
+		case l.AliasStrip < 0:
+			// A regex location's alias: the file found is the alias
+			// and the name, which the URI becomes; a directory leaves
+			// the URI as it is.
+			if !tf.Dir {
+				r.uri = name
+				r.addURIToAlias = true
+			}
+		default:
+			r.uri = r.uri[:min(l.AliasStrip, len(r.uri))] + name[strip:]
+		}
+		r.exten = extension(r.uri)
 		return stepDone, 0, false
 	}
 	return stepDone, 0, false

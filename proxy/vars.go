@@ -490,21 +490,19 @@ func (rt *site) documentRoot(r *Request) string {
 }
 
 // mapURIToPath maps a URI to a file path (ngx_http_map_uri_to_path). It
-// also returns the length of the root part.
+// also returns the length of the root part. An alias replaces the first
+// AliasStrip bytes of the URI (the name of the location it was written
+// in); in a regex location it is the whole path, unless try_files found
+// a file there (addURIToAlias).
 func (rt *site) mapURIToPath(r *Request, uri string) (string, int) {
 	l := r.loc
 	root := rt.eval(r, l.Root)
 	if l.Alias {
-		switch l.Kind {
-		case conf.LocRegex:
-			// In a regex location the alias is the whole path.
+		switch {
+		case l.AliasStrip < 0 && !r.addURIToAlias:
 			return root, len(root)
-		case conf.LocPrefix, conf.LocNoRegex, conf.LocExact:
-			name := l.Name
-			if len(uri) >= len(name) {
-				uri = uri[len(name):]
-			}
-			return root + uri, len(root)
+		case l.AliasStrip > 0 && len(uri) >= l.AliasStrip:
+			uri = uri[l.AliasStrip:]
 		}
 	}
 	return root + uri, len(root)

@@ -86,6 +86,22 @@ func HeadTooLarge(err error) bool {
 	return errors.As(err, &e)
 }
 
+// AuthorityRefused reports whether err is the engine's refusal of the
+// request's authority (an absolute target's host, else the Host header),
+// which fasthttp checks once the head is read and before the body: the
+// head is then whole in c, and nothing of the body has been read.
+// fasthttp keeps these errors unexported, so its own parser is asked
+// again and must fail the same way.
+func AuthorityRefused(c Ctx, err error) bool {
+	if err == nil {
+		return false
+	}
+	h := &c.c.Request.Header
+	var u fasthttp.URI
+	e := u.Parse(h.Host(), h.RequestURI())
+	return e != nil && e.Error() == err.Error()
+}
+
 // BodyTooLarge reports an error for a body over the engine's limit.
 func BodyTooLarge(err error) bool { return errors.Is(err, fasthttp.ErrBodyTooLarge) }
 

@@ -81,6 +81,37 @@ server {
     location ~ ^/re-alias/(.*)$ {
         alias {{ROOT}}/dir/$1;
     }
+
+    # alias and try_files in a regex location (http_try_files.t 9): the
+    # name tried follows the alias, and the file found is served.
+    location ~ ^/re-tf/ {
+        alias {{ROOT}}/dir;
+        try_files $uri $uri/ =404;
+    }
+    location ~ ^/re-tf-cap/(.*)$ {
+        alias {{ROOT}}/$1;
+        try_files $uri =404;
+    }
+    location ~ /tf-page\.html$ {
+        alias {{ROOT}}/dir;
+        try_files /page.html =404;
+    }
+    # A nested location, or an if block, keeps the alias of the location
+    # it was written in and the length of that location's name
+    # (http_try_files.t 10).
+    location /alias-nest/ {
+        alias {{ROOT}}/dir/;
+        location ~ html$ { try_files $uri =404; }
+        location /alias-nest/sub/ { }
+    }
+    location /alias-if/ {
+        alias {{ROOT}}/dir/;
+        if ($arg_x) { add_header X-If yes; }
+    }
+    location /alias-tf-static/ {
+        alias {{ROOT}}/dir/;
+        try_files /page.html /alias-tf-static/page.html =404;
+    }
 }
 `
 
@@ -128,6 +159,16 @@ var _ = addScenario(scenario{
 		get("tf_code", "/tf-code/x"),
 		get("tf_first_existing", "/tf-first/x"),
 		get("tf_var", "/tf-var/x?f=about.html"),
+		get("re_alias_try_files", "/re-tf/dir/page.html"),
+		get("re_alias_try_files_missing", "/re-tf/nope.html"),
+		get("re_alias_try_files_dir", "/re-tf/sub"),
+		get("re_alias_capture_try_files", "/re-tf-cap/page.html"),
+		get("re_alias_static_name", "/x/tf-page.html"),
+		get("alias_nested_regex", "/alias-nest/page.html"),
+		get("alias_nested_regex_sub", "/alias-nest/sub/page.html"),
+		get("alias_nested_prefix", "/alias-nest/sub/"),
+		get("alias_if_block", "/alias-if/page.html?x=1"),
+		get("alias_try_files_static_name", "/alias-tf-static/x"),
 		get("tf_var_missing", "/tf-var/x?f=nope"),
 		get("tf_alias_file", "/tf-alias/page.html"),
 		get("tf_alias_dir", "/tf-alias/sub/"),

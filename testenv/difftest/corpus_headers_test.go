@@ -2,7 +2,8 @@
 // error_page in all its forms, add_header with and without "always" across
 // statuses and through inheritance (a level with its own add_header
 // replaces the inherited list), and every form of expires, including a
-// value taken from a map on $sent_http_content_type.
+// value taken from a map on $sent_http_content_type and one from an
+// argument, with and without "modified".
 
 package difftest
 
@@ -52,6 +53,26 @@ server {
     location = /internal-page { internal; return 200 "internal page\n"; }
     location /e/redirect-code/ { error_page 404 =302 /errors/404.html; }
     location /e/override-403/ { error_page 404 =403 /errors/404.html; }
+
+    # The status an error page keeps, or the one its own answer gives
+    # (rewrite.t 10-20, http_error_page.t 8): a special response (return
+    # of a code, a redirect, a directory redirect) answers with its own
+    # status; a page that answers by itself keeps the error's.
+    location /e/to405/ { error_page 404 /e-405; return 404; }
+    location = /e-405 { return 405; }
+    location /e/to302text/ { error_page 405 /e-302text; return 405; }
+    location = /e-302text { return 302 "text"; }
+    location /e/to-rewrite/ { error_page 405 /e-rewrite; return 405; }
+    location = /e-rewrite { rewrite ^ http://example.com/ redirect; }
+    location /e/to-dir/ { error_page 405 /dir; return 405; }
+    location /e/302-to-dir/ { error_page 302 /dir; return 302 "first"; }
+    location /e/to200/ { error_page 405 /e-200; return 405; }
+    location = /e-200 { return 200; }
+    location /e/to200text/ { error_page 405 /e-200text; return 405; }
+    location = /e-200text { return 200 "text\n"; }
+    location /e/to204/ { error_page 405 /e-204; return 405; }
+    location = /e-204 { return 204; }
+    location /e/302-to-200text/ { error_page 302 /e-200text; return 302 "first"; }
 }
 `
 
@@ -85,6 +106,15 @@ var _ = addScenario(scenario{
 		get("redirect_code", "/e/redirect-code/x"),
 		get("override_403", "/e/override-403/x"),
 		get("missing_with_args", "/missing?q=1"),
+		get("page_returns_405", "/e/to405/x"),
+		get("page_returns_302_text", "/e/to302text/x"),
+		get("page_rewrite_redirect", "/e/to-rewrite/x"),
+		get("page_directory_redirect", "/e/to-dir/x"),
+		get("page_directory_redirect_after_302", "/e/302-to-dir/x"),
+		get("page_return_200_keeps", "/e/to200/x"),
+		get("page_return_200_text_keeps", "/e/to200text/x"),
+		get("page_return_204_keeps", "/e/to204/x"),
+		get("page_after_302_keeps_location", "/e/302-to-200text/x"),
 	},
 })
 
@@ -155,6 +185,9 @@ server {
     location = /exp/return { expires 30d; return 200 "text\n"; }
     location = /exp/redirect { expires 30d; return 301 /x; }
     location = /exp/modified-return { expires modified 1h; return 200 "no last-modified\n"; }
+    location = /exp/modified-zero { expires modified 0; try_files /hello.txt =404; }
+    location = /exp/arg { expires $arg_e; try_files /hello.txt =404; }
+    location = /exp/arg-modified { expires modified $arg_e; try_files /hello.txt =404; }
     location = /exp/with-cc { expires 1h; add_header Cache-Control public; try_files /hello.txt =404; }
 }
 `
@@ -207,6 +240,24 @@ var _ = addScenario(scenario{
 		get("exp_redirect", "/exp/redirect"),
 		get("exp_modified_no_lm", "/exp/modified-return"),
 		get("exp_with_cache_control", "/exp/with-cc"),
+		get("exp_modified_zero", "/exp/modified-zero"),
+		get("exp_arg_epoch", "/exp/arg?e=epoch"),
+		get("exp_arg_max", "/exp/arg?e=max"),
+		get("exp_arg_off", "/exp/arg?e=off"),
+		get("exp_arg_access", "/exp/arg?e=2048"),
+		get("exp_arg_negative", "/exp/arg?e=-2048"),
+		get("exp_arg_daily", "/exp/arg?e=@15h30m"),
+		get("exp_arg_empty", "/exp/arg"),
+		get("exp_arg_bad", "/exp/arg?e=bad"),
+		get("exp_arg_ms", "/exp/arg?e=500ms"),
+		get("exp_arg_plus", "/exp/arg?e=%2B1h"),
+		get("exp_arg_modified_access", "/exp/arg-modified?e=2h"),
+		get("exp_arg_modified_negative", "/exp/arg-modified?e=-1h"),
+		get("exp_arg_modified_epoch", "/exp/arg-modified?e=epoch"),
+		get("exp_arg_modified_max", "/exp/arg-modified?e=max"),
+		get("exp_arg_modified_off", "/exp/arg-modified?e=off"),
+		get("exp_arg_modified_daily", "/exp/arg-modified?e=@10h"),
+		get("exp_arg_modified_zero", "/exp/arg-modified?e=0"),
 		head("exp_head", "/exp/30d"),
 		get("exp_304", "/exp/30d", "If-Modified-Since: Fri, 01 Mar 2024 12:00:00 GMT"),
 	},

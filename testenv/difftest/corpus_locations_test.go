@@ -318,3 +318,64 @@ var _ = addScenario(scenario{
 		get("index_plain", "/dir/?a=b"),
 	}),
 })
+
+// autoRedirectHTTP: a request for the name of a proxy_pass or
+// fastcgi_pass location without its final "/" is answered with a 301 to
+// the name (nginx's auto_redirect), before regex locations are tried,
+// unless a location is named the URI itself; an "if" block's proxy_pass
+// does not count.
+const autoRedirectHTTP = `
+server {
+    listen {{LISTEN}};
+    server_name localhost;
+    root {{ROOT}};
+
+    location / { return 200 "prefix / uri=$uri\n"; }
+    location /api/ { proxy_pass http://{{BACKEND}}/echo/; }
+    location = /exact/ { proxy_pass http://{{BACKEND}}/echo/; }
+    location ^~ /php/ { include {{FASTCGI_PARAMS}}; fastcgi_pass {{FPM}}; }
+    location /named/ { proxy_pass http://{{BACKEND}}/echo/; }
+    location /named { return 200 "prefix /named\n"; }
+    location = /exactname { return 200 "exact /exactname\n"; }
+    location /exactname/ { proxy_pass http://{{BACKEND}}/echo/; }
+    location ~ ^/re { return 200 "regex ^/re\n"; }
+    location /re/ { proxy_pass http://{{BACKEND}}/echo/; }
+    location "/sp ace/" { proxy_pass http://{{BACKEND}}/echo/; }
+    location /nest/ {
+        location /nest/in/ { proxy_pass http://{{BACKEND}}/echo/; }
+        return 200 "prefix /nest/\n";
+    }
+    location /ifpass/ {
+        if ($arg_p) { proxy_pass http://{{BACKEND}}; }
+        return 200 "prefix /ifpass/\n";
+    }
+    location /plain/ { return 200 "prefix /plain/\n"; }
+    location /err/ {
+        error_page 302 /api;
+        return 302 "first";
+    }
+}
+`
+
+var _ = addScenario(scenario{
+	name: "auto_redirect",
+	http: autoRedirectHTTP,
+	cases: []reqCase{
+		get("prefix", "/api"),
+		get("prefix_args", "/api?a=b&c"),
+		head("prefix_head", "/api"),
+		post("prefix_post", "POST", "/api", "x=1"),
+		get("exact", "/exact"),
+		get("noregex_fastcgi", "/php"),
+		get("named_uri_wins", "/named"),
+		get("exact_uri_wins", "/exactname"),
+		get("before_regex", "/re"),
+		get("escaped_name", "/sp%20ace"),
+		get("nested", "/nest/in"),
+		get("if_block_does_not_count", "/ifpass"),
+		get("not_passing", "/plain"),
+		get("slash_itself_passes", "/api/x"),
+		get("longer_is_no_redirect", "/apix"),
+		get("error_page_to_auto_redirect", "/err/"),
+	},
+})
