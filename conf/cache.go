@@ -177,7 +177,7 @@ func cacheDirectives(module string, at func(*LocConf) *Cache) []*spec {
 		msec("_cache_lock_age", func(x *Cache) *time.Duration { return &x.LockAge }),
 		value(module+"_cache_use_stale", ctxHSL, take1More, atLoc, func(l *LocConf) *cachecfg.UseStale { return &at(l).UseStale }, 0,
 			func(c *compiler, d *Directive) (cachecfg.UseStale, error) {
-				u, err := cachecfg.ParseUseStale(d.Args, false)
+				u, err := cachecfg.ParseUseStale(d.Args, module == "proxy")
 				if err != nil {
 					return 0, emergf(d, "%s", strings.TrimPrefix(err.Error(), "cache: "))
 				}
