@@ -293,6 +293,49 @@ func TestFastCGICacheDifferential(t *testing.T) {
 	identical := compareCacheSteps(t, p, steps, ports)
 	t.Logf("CACHEDIFF: %d of %d steps identical to nginx", identical, len(steps))
 
+	cacheFloods(t, p, counters)
+}
+
+// cachePHPFiles writes php as the docroot's cache.php with the counters
+// directory it writes to, and returns that directory.
+func cachePHPFiles(t *testing.T, e *env, php string) string {
+	t.Helper()
+	writeFile(t, filepath.Join(e.root, "cache.php"), php, 0o644)
+	counters := filepath.Join(e.root, "counters")
+	if err := os.MkdirAll(counters, 0o777); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(counters, 0o777); err != nil {
+		t.Fatal(err)
+	}
+	return counters
+}
+
+// startCachePair starts nginx and edge with conf, whose {{CACHE}} is a
+// cache directory of each server's own.
+func startCachePair(t *testing.T, e *env, conf string) *pair {
+	t.Helper()
+	cacheBase := t.TempDir()
+	if err := os.Chmod(cacheBase, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	p := &pair{nginxPort: testenv.FreePort(t), edgePort: testenv.FreePort(t)}
+	render := func(port int) string {
+		return strings.ReplaceAll(e.render(conf, port), "{{CACHE}}", filepath.Join(cacheBase, "c"+strconv.Itoa(port)))
+	}
+	nginxConf := testenv.NginxMain(1) + "http {\n" + testenv.NginxHTTPTemps("") + testenv.NginxHTTPLogs("") +
+		"include " + e.mime + ";\n" + render(p.nginxPort) + "}\n"
+	p.nginxAddr = testenv.StartNginx(t, nginxConf, p.nginxPort).Addr()
+	p.edgeAddr = startEdge(t, render(p.edgePort), e.mime, p.edgePort)
+	return p
+}
+
+// cacheFloods runs the concurrent checks on both servers: /lock/ (50
+// requests for a new key reach the upstream once), /updating/ (a flood
+// on an expired key: one EXPIRED, the rest UPDATING) and /locktimeout/
+// (waiters that time out go upstream themselves and store nothing).
+func cacheFloods(t *testing.T, p *pair, counters string) {
+	t.Helper()
 	// Lock: 50 concurrent requests for a new key reach PHP once, on
 	// both servers.
 	for _, srv := range []struct {
@@ -356,40 +399,6 @@ func TestFastCGICacheDifferential(t *testing.T) {
 		t.Errorf("lock_timeout: nginx %v, edge %v", results["nginx"], results["edge"])
 	}
 	t.Logf("lock_timeout: nginx %v, edge %v", results["nginx"], results["edge"])
-}
-
-// cachePHPFiles writes php as the docroot's cache.php with the counters
-// directory it writes to, and returns that directory.
-func cachePHPFiles(t *testing.T, e *env, php string) string {
-	t.Helper()
-	writeFile(t, filepath.Join(e.root, "cache.php"), php, 0o644)
-	counters := filepath.Join(e.root, "counters")
-	if err := os.MkdirAll(counters, 0o777); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Chmod(counters, 0o777); err != nil {
-		t.Fatal(err)
-	}
-	return counters
-}
-
-// startCachePair starts nginx and edge with conf, whose {{CACHE}} is a
-// cache directory of each server's own.
-func startCachePair(t *testing.T, e *env, conf string) *pair {
-	t.Helper()
-	cacheBase := t.TempDir()
-	if err := os.Chmod(cacheBase, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	p := &pair{nginxPort: testenv.FreePort(t), edgePort: testenv.FreePort(t)}
-	render := func(port int) string {
-		return strings.ReplaceAll(e.render(conf, port), "{{CACHE}}", filepath.Join(cacheBase, "c"+strconv.Itoa(port)))
-	}
-	nginxConf := testenv.NginxMain(1) + "http {\n" + testenv.NginxHTTPTemps("") + testenv.NginxHTTPLogs("") +
-		"include " + e.mime + ";\n" + render(p.nginxPort) + "}\n"
-	p.nginxAddr = testenv.StartNginx(t, nginxConf, p.nginxPort).Addr()
-	p.edgeAddr = startEdge(t, render(p.edgePort), e.mime, p.edgePort)
-	return p
 }
 
 // phpHeaders are cachePHP's h[] arguments: the response headers it sends.

@@ -72,6 +72,9 @@ server {
     location /cond/       { proxy_pass http://{{UP}}; proxy_cache_valid 1m; }
     location /gz/         { proxy_pass http://{{UP}}; proxy_cache_valid 1m; gzip on; gzip_vary on; gzip_min_length 1; }
     location /down/       { proxy_pass http://127.0.0.1:1; proxy_cache_valid 1m; }
+    location /updating/   { proxy_pass http://{{UP}}; proxy_cache_valid 1s; proxy_cache_use_stale updating; }
+    location /locktimeout/ { proxy_pass http://{{UP}}; proxy_cache_valid 1m; proxy_cache_lock on; proxy_cache_lock_timeout 1s; }
+    location /lock/       { proxy_pass http://{{UP}}; proxy_cache_valid 1m; proxy_cache_lock on; }
 }
 `
 
@@ -199,4 +202,5 @@ func TestProxyCacheDifferential(t *testing.T) {
 	}
 	identical := compareCacheSteps(t, p, steps, ports)
 	t.Logf("PROXYCACHEDIFF: %d of %d steps identical to nginx", identical, len(steps))
+	cacheFloods(t, p, counters)
 }
