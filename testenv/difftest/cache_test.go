@@ -505,11 +505,17 @@ server {
 func TestFastCGICachePurge(t *testing.T) {
 	e := newEnv(t)
 	cachePHPFiles(t, e, cachePHP)
+	testCachePurge(t, e, cachePurgeConf, "fastcgi")
+}
+
+// testCachePurge is TestFastCGICachePurge's sequence for conf, whose
+// directives are module's.
+func testCachePurge(t *testing.T, e *env, conf, module string) {
 	cacheDir := filepath.Join(t.TempDir(), "cache")
 	port := testenv.FreePort(t)
 	prefix := testenv.EdgePrefix(t)
 	addr := testenv.StartEdge(t, testenv.EdgeOptions{Prefix: prefix, Global: "daemon off;", Ports: []int{port},
-		Conf: edgeConf(prefix, strings.ReplaceAll(e.render(cachePurgeConf, port), "{{CACHE}}", cacheDir), e.mime)}).Addr()
+		Conf: edgeConf(prefix, strings.ReplaceAll(e.render(conf, port), "{{CACHE}}", cacheDir), e.mime)}).Addr()
 	do := func(method, target string, hdrs ...string) (int, string, string) {
 		t.Helper()
 		r, err := testenv.DoRaw(addr, requestText(method, target, "HTTP/1.1", "", hdrs))
@@ -606,9 +612,10 @@ func TestFastCGICachePurge(t *testing.T) {
 	}
 
 	// edge -t warns when a caching location replays Set-Cookie.
-	out, ok := e.edgeTest(t, strings.ReplaceAll(strings.Replace(cachePurgeConf, "fastcgi_cache_valid 1m;", "fastcgi_cache_valid 1m; fastcgi_ignore_headers Set-Cookie;", 1), "{{CACHE}}", cacheDir))
+	valid := module + "_cache_valid 1m;"
+	out, ok := e.edgeTest(t, strings.ReplaceAll(strings.Replace(conf, valid, valid+" "+module+"_ignore_headers Set-Cookie;", 1), "{{CACHE}}", cacheDir))
 	if !ok || !strings.Contains(out, "[warn]") || !strings.Contains(out, "Set-Cookie is sent to every visitor") {
-		t.Errorf("edge -t with fastcgi_ignore_headers Set-Cookie: ok=%v\n%s", ok, out)
+		t.Errorf("edge -t with %s_ignore_headers Set-Cookie: ok=%v\n%s", module, ok, out)
 	}
 }
 

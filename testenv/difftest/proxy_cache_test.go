@@ -78,12 +78,34 @@ server {
 }
 `
 
-func TestProxyCacheDifferential(t *testing.T) {
-	e := newEnv(t)
+// startProxyCacheUpstream writes proxyCachePHP and starts the upstream
+// nginx; it returns the counters directory and the upstream's address.
+func startProxyCacheUpstream(t *testing.T, e *env) (string, string) {
+	t.Helper()
 	counters := cachePHPFiles(t, e, proxyCachePHP)
 	upPort := testenv.FreePort(t)
 	up := testenv.StartNginx(t, testenv.NginxMain(1)+"http {\n"+testenv.NginxHTTPTemps("")+testenv.NginxHTTPLogs("")+
 		e.render(proxyCacheUpstream, upPort)+"}\n", upPort).Addr()
+	return counters, up
+}
+
+// TestProxyCachePurge is TestFastCGICachePurge's sequence with
+// proxy_cache: the same purge forms, on edge alone.
+func TestProxyCachePurge(t *testing.T) {
+	e := newEnv(t)
+	_, up := startProxyCacheUpstream(t, e)
+	conf := strings.NewReplacer(
+		"fastcgi_param SCRIPT_FILENAME {{ROOT}}/cache.php;", "proxy_set_header X-Front {{PORT}};",
+		"include {{FASTCGI_PARAMS}};", "",
+		"fastcgi_pass {{FPM}};", "proxy_pass http://"+up+";",
+		"fastcgi_", "proxy_",
+	).Replace(cachePurgeConf)
+	testCachePurge(t, e, conf, "proxy")
+}
+
+func TestProxyCacheDifferential(t *testing.T) {
+	e := newEnv(t)
+	counters, up := startProxyCacheUpstream(t, e)
 	p := startCachePair(t, e, strings.ReplaceAll(proxyCacheConf, "{{UP}}", up))
 	ports := []int{p.nginxPort, p.edgePort}
 	failFlag := func(on bool) func([]int) { return cacheFailFlag(t, counters, on) }
