@@ -288,7 +288,7 @@ func (rt *site) proxyPass(r *Request) (step, int) {
 		defer f.Close()
 	}
 	req.Body, req.BodyLength = body, bodyLen
-	// After the body is read: a header's value may be $request_body.
+	// Evaluated after the body is read, where nginx evaluates them.
 	req.Set = rt.proxySetHeaders(r)
 	if r.cache.zone != nil {
 		req.Client, req.Set = rt.proxyCacheHeaders(r, req.Client, req.Set)
