@@ -151,6 +151,10 @@ func (h *cacheHeaders) freeze() {
 	h.copy = m
 }
 
+// configured reports whether a location caches at all (a zone or
+// variables), so that a handler builds its cacheUse only then.
+func configured(c *conf.Cache) bool { return c.Zone != "" || c.ZoneScript != nil }
+
 // cacheZone is the location's zone for this request: fastcgi_cache's
 // (proxy_cache's) name, or its variables' value ("" and "off" cache
 // nothing).

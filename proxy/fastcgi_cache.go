@@ -15,6 +15,9 @@ import (
 // fastcgiCacheUse is the location's fastcgi_cache for cacheBegin; b is
 // the backend a background update asks.
 func (rt *site) fastcgiCacheUse(r *Request, b *backend) cacheUse {
+	if !configured(&r.loc.FastCGICache) {
+		return cacheUse{cfg: &r.loc.FastCGICache}
+	}
 	return cacheUse{cfg: &r.loc.FastCGICache, ignore: r.loc.FastCGI.IgnoreHeaders,
 		background: func(l *cache.Lookup) { rt.backgroundUpdate(r, b, l) }}
 }

@@ -14,9 +14,13 @@ import (
 	"edge/proxy/httpproxy"
 )
 
-// proxyCacheUse is the location's proxy_cache for cacheBegin. bg is the
+// proxyCacheUse is the location's proxy_cache for cacheBegin. req is the
 // request a background update sends (its body left out), to b.
-func (rt *site) proxyCacheUse(r *Request, b *backend, bg *proxyBackground) cacheUse {
+func (rt *site) proxyCacheUse(r *Request, b *backend, req *httpproxy.Request, tls *httpproxy.TLSConfig) cacheUse {
+	if !configured(&r.loc.ProxyCache) {
+		return cacheUse{cfg: &r.loc.ProxyCache}
+	}
+	bg := &proxyBackground{req: *req, tls: tls}
 	return cacheUse{cfg: &r.loc.ProxyCache, ignore: r.loc.Proxy.IgnoreHeaders,
 		defaultKey: func() string {
 			// proxy_cache_key's default (ngx_http_proxy_merge_loc_conf).

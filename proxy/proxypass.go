@@ -272,7 +272,7 @@ func (rt *site) proxyPass(r *Request) (step, int) {
 	// proxy_cache: answered from the cache, or asked with the cache's
 	// headers (proxy_cache.go).
 	defer rt.cacheEnd(r)
-	if next, status, done := rt.cacheBegin(r, rt.proxyCacheUse(r, b, &proxyBackground{req: *req, tls: tlsConf})); done {
+	if next, status, done := rt.cacheBegin(r, rt.proxyCacheUse(r, b, req, tlsConf)); done {
 		return next, status
 	}
 	body, bodyLen, status := rt.proxyBody(r)
