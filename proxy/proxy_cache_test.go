@@ -1,7 +1,6 @@
 package proxy
 
 import (
-	"io"
 	"strings"
 	"testing"
 )
@@ -63,24 +62,8 @@ http {
 			(strings.Contains(heads[0], "If-Modified-Since") || strings.Contains(heads[0], "Range")) {
 			t.Errorf("%s: the backend got %q", s.name, heads[0])
 		}
-		if s.body != "" && !strings.Contains(bodyOf(t, r), s.body) {
-			t.Errorf("%s: body %q, want %q in it", s.name, bodyOf(t, r), s.body)
+		if s.body != "" && !strings.Contains(body(t, r), s.body) {
+			t.Errorf("%s: body %q, want %q in it", s.name, body(t, r), s.body)
 		}
 	}
-}
-
-// bodyOf is a served response's body, from memory or its file section.
-func bodyOf(t *testing.T, r *Request) string {
-	t.Helper()
-	switch r.resp.Kind {
-	case BodyBytes:
-		return string(r.resp.Bytes)
-	case BodyFile:
-		b, err := io.ReadAll(io.NewSectionReader(r.resp.File, r.resp.Offset, r.resp.Length))
-		if err != nil {
-			t.Fatal(err)
-		}
-		return string(b)
-	}
-	return ""
 }
