@@ -17,6 +17,10 @@ import (
 
 // CachePath is one fastcgi_cache_path: a directory and its keys zone.
 type CachePath struct {
+	// Module is the module whose directive declared it ("fastcgi" or
+	// "proxy"): a zone serves its own module's caching only, as nginx
+	// tags a shared zone with its module.
+	Module       string
 	Name         string // keys_zone=name:size
 	Path         string
 	Levels       []int
@@ -29,9 +33,9 @@ type CachePath struct {
 	Line         int
 }
 
-// FastCGICache is a location's fastcgi_cache settings (each inherits on
-// its own, as in nginx).
-type FastCGICache struct {
+// Cache is a location's fastcgi_cache or proxy_cache settings (each
+// inherits on its own, as in nginx).
+type Cache struct {
 	// Zone is fastcgi_cache's zone name; "" is off. ZoneScript is set
 	// instead when the name has variables (evaluated per request; an
 	// empty value or "off" caches nothing).
@@ -53,6 +57,10 @@ type FastCGICache struct {
 	// Purge is the method form of fastcgi_cache_purge (ngx_cache_purge's
 	// "PURGE from 127.0.0.1") or NGINX Plus's "$var" form; nil is off.
 	Purge *CachePurge
+	// ConvertHead is proxy_cache_convert_head (default on; the fastcgi
+	// module has none): a cached HEAD is sent upstream as a GET, so the
+	// entry it fills also answers GETs.
+	ConvertHead bool
 }
 
 // CachePurge is one fastcgi_cache_purge.
@@ -115,63 +123,78 @@ type cacheRef struct {
 }
 
 func init() {
-	fc := func(l *LocConf) *FastCGICache { return &l.FastCGICache }
-	flag := func(name string, get func(*FastCGICache) *bool) *spec {
-		return flagSlot(name, ctxHSL, atLoc, func(l *LocConf) *bool { return get(fc(l)) }, false)
+	register(cacheDirectives("fastcgi", func(l *LocConf) *Cache { return &l.FastCGICache })...)
+	register(cacheDirectives("proxy", func(l *LocConf) *Cache { return &l.ProxyCache })...)
+	register(flagSlot("proxy_cache_convert_head", ctxHSL, atLoc, func(l *LocConf) *bool { return &l.ProxyCache.ConvertHead }, true))
+}
+
+// cacheDirectives makes one module's cache directives
+// (<module>_cache_path, <module>_cache, ..., <module>_no_cache,
+// <module>_cache_purge) over the Cache that at picks: the fastcgi and
+// proxy modules declare the same set (ngx_http_fastcgi_commands,
+// ngx_http_proxy_commands) with the same setters.
+func cacheDirectives(module string, at func(*LocConf) *Cache) []*spec {
+	flag := func(name string, get func(*Cache) *bool) *spec {
+		return flagSlot(module+name, ctxHSL, atLoc, func(l *LocConf) *bool { return get(at(l)) }, false)
 	}
-	msec := func(name string, get func(*FastCGICache) *time.Duration) *spec {
-		return msecSlot(name, ctxHSL, atLoc, func(l *LocConf) *time.Duration { return get(fc(l)) }, 5*time.Second)
+	msec := func(name string, get func(*Cache) *time.Duration) *spec {
+		return msecSlot(module+name, ctxHSL, atLoc, func(l *LocConf) *time.Duration { return get(at(l)) }, 5*time.Second)
 	}
-	predicates := func(name string, get func(*FastCGICache) *[]*Script) *spec {
-		s := &spec{name: name, ctx: ctxHSL, args: take1More, multi: true, set: func(c *compiler, f *frame, d *Directive) error {
+	predicates := func(name string, get func(*Cache) *[]*Script) *spec {
+		s := &spec{name: module + name, ctx: ctxHSL, args: take1More, multi: true, set: func(c *compiler, f *frame, d *Directive) error {
 			for _, a := range d.Args {
 				sc, err := c.compileScript(d, a)
 				if err != nil {
 					return err
 				}
-				p := get(fc(&f.loc.LocConf))
+				p := get(at(&f.loc.LocConf))
 				*p = append(*p, sc)
 			}
 			return nil
 		}}
-		return s.setSlot(field(func(l *LocConf) *[]*Script { return get(fc(l)) }, nil))
+		return s.setSlot(field(func(l *LocConf) *[]*Script { return get(at(l)) }, nil))
 	}
-	register(
-		&spec{name: "fastcgi_cache_path", ctx: ctxHTTP, args: take1More, multi: true, local: true, set: setCachePath},
-		(&spec{name: "fastcgi_cache", ctx: ctxHSL, args: take1, set: setFastCGICache}).setSlot(fields(
-			field(func(l *LocConf) *string { return &l.FastCGICache.Zone }, ""),
-			field(func(l *LocConf) **Script { return &l.FastCGICache.ZoneScript }, nil))),
-		value("fastcgi_cache_key", ctxHSL, take1, atLoc, func(l *LocConf) **Script { return &l.FastCGICache.Key }, nil,
+	in := func(set func(c *compiler, f *frame, d *Directive, x *Cache) error) func(c *compiler, f *frame, d *Directive) error {
+		return func(c *compiler, f *frame, d *Directive) error { return set(c, f, d, at(&f.loc.LocConf)) }
+	}
+	return []*spec{
+		{name: module + "_cache_path", ctx: ctxHTTP, args: take1More, multi: true, local: true, set: func(c *compiler, f *frame, d *Directive) error {
+			return setCachePath(c, d, module)
+		}},
+		(&spec{name: module + "_cache", ctx: ctxHSL, args: take1, set: in(setCacheZone)}).setSlot(fields(
+			field(func(l *LocConf) *string { return &at(l).Zone }, ""),
+			field(func(l *LocConf) **Script { return &at(l).ZoneScript }, nil))),
+		value(module+"_cache_key", ctxHSL, take1, atLoc, func(l *LocConf) **Script { return &at(l).Key }, nil,
 			func(c *compiler, d *Directive) (*Script, error) { return c.compileScript(d, d.Args[0]) }),
-		(&spec{name: "fastcgi_cache_valid", ctx: ctxHSL, args: take1More, multi: true, set: setCacheValid}).setSlot(
-			field(func(l *LocConf) *[]cachecfg.ValidRule { return &l.FastCGICache.Valid }, nil)),
-		value("fastcgi_cache_methods", ctxHSL, take1More, atLoc, func(l *LocConf) *bool { return &l.FastCGICache.CachePOST }, false, parseCacheMethods),
-		numSlot("fastcgi_cache_min_uses", ctxHSL, atLoc, func(l *LocConf) *int { return &l.FastCGICache.MinUses }, 1),
-		predicates("fastcgi_cache_bypass", func(x *FastCGICache) *[]*Script { return &x.Bypass }),
-		predicates("fastcgi_no_cache", func(x *FastCGICache) *[]*Script { return &x.NoCache }),
-		flag("fastcgi_cache_lock", func(x *FastCGICache) *bool { return &x.Lock }),
-		msec("fastcgi_cache_lock_timeout", func(x *FastCGICache) *time.Duration { return &x.LockTimeout }),
-		msec("fastcgi_cache_lock_age", func(x *FastCGICache) *time.Duration { return &x.LockAge }),
-		value("fastcgi_cache_use_stale", ctxHSL, take1More, atLoc, func(l *LocConf) *cachecfg.UseStale { return &l.FastCGICache.UseStale }, 0,
+		(&spec{name: module + "_cache_valid", ctx: ctxHSL, args: take1More, multi: true, set: in(setCacheValid)}).setSlot(
+			field(func(l *LocConf) *[]cachecfg.ValidRule { return &at(l).Valid }, nil)),
+		value(module+"_cache_methods", ctxHSL, take1More, atLoc, func(l *LocConf) *bool { return &at(l).CachePOST }, false, parseCacheMethods),
+		numSlot(module+"_cache_min_uses", ctxHSL, atLoc, func(l *LocConf) *int { return &at(l).MinUses }, 1),
+		predicates("_cache_bypass", func(x *Cache) *[]*Script { return &x.Bypass }),
+		predicates("_no_cache", func(x *Cache) *[]*Script { return &x.NoCache }),
+		flag("_cache_lock", func(x *Cache) *bool { return &x.Lock }),
+		msec("_cache_lock_timeout", func(x *Cache) *time.Duration { return &x.LockTimeout }),
+		msec("_cache_lock_age", func(x *Cache) *time.Duration { return &x.LockAge }),
+		value(module+"_cache_use_stale", ctxHSL, take1More, atLoc, func(l *LocConf) *cachecfg.UseStale { return &at(l).UseStale }, 0,
 			func(c *compiler, d *Directive) (cachecfg.UseStale, error) {
-				u, err := cachecfg.ParseUseStale(d.Args, false)
+				u, err := cachecfg.ParseUseStale(d.Args, module == "proxy")
 				if err != nil {
 					return 0, emergf(d, "%s", strings.TrimPrefix(err.Error(), "cache: "))
 				}
 				return u, nil
 			}),
-		flag("fastcgi_cache_background_update", func(x *FastCGICache) *bool { return &x.BackgroundUpdate }),
-		flag("fastcgi_cache_revalidate", func(x *FastCGICache) *bool { return &x.Revalidate }),
-		(&spec{name: "fastcgi_cache_purge", ctx: ctxHSL, args: take1More, set: setCachePurge}).setSlot(
-			field(func(l *LocConf) **CachePurge { return &l.FastCGICache.Purge }, nil)),
-	)
+		flag("_cache_background_update", func(x *Cache) *bool { return &x.BackgroundUpdate }),
+		flag("_cache_revalidate", func(x *Cache) *bool { return &x.Revalidate }),
+		(&spec{name: module + "_cache_purge", ctx: ctxHSL, args: take1More, set: in(setCachePurge)}).setSlot(
+			field(func(l *LocConf) **CachePurge { return &at(l).Purge }, nil)),
+	}
 }
 
 // setCachePath reads "fastcgi_cache_path path [levels=] keys_zone=name:size
 // [inactive=] [max_size=] [min_free=] [use_temp_path=]" as
 // ngx_http_file_cache_set_slot does, with its messages.
-func setCachePath(c *compiler, f *frame, d *Directive) error {
-	p := &CachePath{Path: c.path(d.Args[0]), Inactive: 10 * time.Minute, UseTempPath: true, File: d.File, Line: d.Line}
+func setCachePath(c *compiler, d *Directive, module string) error {
+	p := &CachePath{Module: module, Path: c.path(d.Args[0]), Inactive: 10 * time.Minute, UseTempPath: true, File: d.File, Line: d.Line}
 	for _, a := range d.Args[1:] {
 		k, v, _ := strings.Cut(a, "=")
 		switch k {
@@ -250,10 +273,9 @@ func setCachePath(c *compiler, f *frame, d *Directive) error {
 	return nil
 }
 
-// setFastCGICache reads "fastcgi_cache zone|off"; a name with variables
+// setCacheZone reads "fastcgi_cache zone|off" (and proxy_cache); a name with variables
 // is evaluated per request.
-func setFastCGICache(c *compiler, f *frame, d *Directive) error {
-	x := &f.loc.FastCGICache
+func setCacheZone(c *compiler, f *frame, d *Directive, x *Cache) error {
 	a := d.Args[0]
 	if a == "off" {
 		x.Zone, x.ZoneScript = "", nil
@@ -276,7 +298,7 @@ func setFastCGICache(c *compiler, f *frame, d *Directive) error {
 }
 
 // setCacheValid reads "fastcgi_cache_valid [code ...] time".
-func setCacheValid(c *compiler, f *frame, d *Directive) error {
+func setCacheValid(c *compiler, f *frame, d *Directive, x *Cache) error {
 	last := d.Args[len(d.Args)-1]
 	t, ok := ParseDuration(last)
 	if !ok {
@@ -286,7 +308,7 @@ func setCacheValid(c *compiler, f *frame, d *Directive) error {
 	if err != nil {
 		return emergf(d, "%s", strings.TrimPrefix(err.Error(), "cache: "))
 	}
-	f.loc.FastCGICache.Valid = append(f.loc.FastCGICache.Valid, rules...)
+	x.Valid = append(x.Valid, rules...)
 	return nil
 }
 
@@ -314,8 +336,7 @@ func parseCacheMethods(c *compiler, d *Directive) (bool, error) {
 //     caching location purges its key, from the listed addresses only;
 //   - "fastcgi_cache_purge $var" (NGINX Plus): a request for which $var
 //     is neither "" nor "0" purges its key.
-func setCachePurge(c *compiler, f *frame, d *Directive) error {
-	x := &f.loc.FastCGICache
+func setCachePurge(c *compiler, f *frame, d *Directive, x *Cache) error {
 	a := d.Args
 	switch {
 	case len(a) == 1 && strings.HasPrefix(a[0], "$"):
@@ -388,25 +409,39 @@ func setCachePurge(c *compiler, f *frame, d *Directive) error {
 
 // resolveCacheZones runs once the tree is read and merged: every zone a
 // fastcgi_cache or fastcgi_cache_purge names must be a
-// fastcgi_cache_path's (nginx: "zone ... is unknown"), a caching location
-// without fastcgi_cache_key gets nginx's warning, and one that ignores
-// Set-Cookie gets edge's.
+// fastcgi_cache_path's (nginx: "zone ... is unknown"), and likewise for
+// proxy_cache and proxy_cache_path (a zone of the other module is
+// nginx's "declared for a different use"); a fastcgi caching location
+// without fastcgi_cache_key gets nginx's warning (proxy_cache_key has a
+// default), and one that ignores Set-Cookie gets edge's.
 func (c *compiler) resolveCacheZones() error {
 	paths := c.plan.HTTP.CachePaths
 	for _, ref := range c.cacheRefs {
-		if ref.zone != "" && paths[ref.zone] == nil {
-			return emergf(ref.d, "\"%s\" zone \"%s\" is unknown", ref.d.Name, ref.zone)
+		module, _, _ := strings.Cut(ref.d.Name, "_")
+		if ref.zone != "" {
+			p := paths[ref.zone]
+			if p == nil {
+				return emergf(ref.d, "\"%s\" zone \"%s\" is unknown", ref.d.Name, ref.zone)
+			}
+			if p.Module != module {
+				return emergf(ref.d, "the shared memory zone \"%s\" is already declared for a different use", ref.zone)
+			}
 		}
-		if ref.d.Name != "fastcgi_cache" {
+		var ignore []string
+		switch ref.d.Name {
+		case "fastcgi_cache":
+			if ref.loc.FastCGICache.Key == nil {
+				c.warnf(ref.d, "no \"fastcgi_cache_key\" for \"fastcgi_cache\"")
+			}
+			ignore = ref.loc.FastCGI.IgnoreHeaders
+		case "proxy_cache":
+			ignore = ref.loc.Proxy.IgnoreHeaders
+		default:
 			continue
 		}
-		x := &ref.loc.FastCGICache
-		if x.Key == nil {
-			c.warnf(ref.d, "no \"fastcgi_cache_key\" for \"fastcgi_cache\"")
-		}
-		for _, h := range ref.loc.FastCGI.IgnoreHeaders {
+		for _, h := range ignore {
 			if h == "set-cookie" {
-				c.warnf(ref.d, "\"fastcgi_ignore_headers Set-Cookie\" with \"fastcgi_cache\": a cached response's Set-Cookie is sent to every visitor who gets it from the cache")
+				c.warnf(ref.d, "\"%s_ignore_headers Set-Cookie\" with \"%s\": a cached response's Set-Cookie is sent to every visitor who gets it from the cache", module, ref.d.Name)
 				break
 			}
 		}

@@ -87,8 +87,6 @@ var ignoredDirectives = map[string]string{
 // unsupportedDirectives are refused with a reason, because ignoring them
 // would change what the site does.
 var unsupportedDirectives = map[string]string{
-	"proxy_cache":             "response caching through proxy_cache is not implemented",
-	"proxy_cache_path":        "response caching through proxy_cache is not implemented",
 	"proxy_bind":              "binding upstream connections to a local address is not implemented",
 	"proxy_store":             "saving proxied responses to files (proxy_store) is not implemented",
 	"proxy_store_access":      "saving proxied responses to files (proxy_store) is not implemented",

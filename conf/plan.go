@@ -74,7 +74,8 @@ type HTTPConf struct {
 	// PassPools, in a configuration without fpm_pool blocks, are the
 	// php-fpm pools its fastcgi_pass directives name (fpmpass.go).
 	PassPools []*FPMPool
-	// CachePaths are the fastcgi_cache_path zones by name (cache.go).
+	// CachePaths are the fastcgi_cache_path and proxy_cache_path zones by
+	// name (one namespace, as nginx's shared zones; cache.go).
 	CachePaths map[string]*CachePath
 	// The limit_req and limit_conn zones by name (limit.go).
 	LimitReqZones  map[string]*LimitReqZone
@@ -335,8 +336,10 @@ type LocConf struct {
 	FastCGI FastCGI
 
 	Proxy Proxy
-	// FastCGICache is fastcgi_cache and its companions (cache.go).
-	FastCGICache FastCGICache
+	// FastCGICache is fastcgi_cache and its companions, ProxyCache
+	// proxy_cache and its (cache.go).
+	FastCGICache Cache
+	ProxyCache   Cache
 	// The access modules (realip.go, auth.go, limit.go).
 	RealIP    RealIP
 	AuthBasic AuthBasic

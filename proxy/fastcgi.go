@@ -74,7 +74,7 @@ func (rt *site) fastcgi(r *Request) (step, int) {
 		return stepDone, 404
 	}
 	defer rt.cacheEnd(r)
-	if next, status, done := rt.cacheBegin(r, b); done {
+	if next, status, done := rt.cacheBegin(r, rt.fastcgiCacheUse(r, b)); done {
 		return next, status
 	}
 	body, bodyLen, status := rt.readBody(r)
@@ -106,7 +106,7 @@ func (rt *site) fastcgi(r *Request) (step, int) {
 		r.headers = cacheRequestHeaders(r.headers)
 	}
 	r.params = cgiParams(r.params[:0], &l.FastCGI, r.srv, r.headers, func(s *conf.Script) string { return rt.eval(r, s) })
-	rt.cacheValidators(r)
+	rt.fastcgiValidators(r)
 	for _, p := range r.params {
 		req.Params.Add(p.name, p.value)
 	}

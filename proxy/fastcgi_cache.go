@@ -1,255 +1,35 @@
-// This file connects the FastCGI handler to the response cache
-// (fastcgi_cache, cache/): the zones of a plan, kept across reloads; the
-// lookup before PHP is asked (HIT, UPDATING and STALE answered from the
-// entry with sendfile, the stored gzip variant for clients that take it);
-// the decision and the store of PHP's response (MISS, EXPIRED, BYPASS);
-// stale answers for failures, revalidation, background updates; and
-// purging (ngx_cache_purge's and NGINX Plus's fastcgi_cache_purge).
+// This file holds what fastcgi_cache needs beyond the shared cache code
+// (cache.go): the handler's cacheUse, the revalidation params, and the
+// background update that asks PHP again without the client.
 package proxy
 
 import (
-	"bytes"
 	"context"
-	"io"
 	"strings"
-	"sync"
 
 	"edge/cache"
 	"edge/conf"
 	"edge/fastcgi"
-	"edge/proxy/logs"
 )
 
-// cacheZones holds the open zones by name; they outlive plans, as nginx
-// keeps a keys zone across reloads.
-type cacheZones struct {
-	mu    sync.Mutex
-	zones map[string]*cache.Zone
+// fastcgiCacheUse is the location's fastcgi_cache for cacheBegin; b is
+// the backend a background update asks.
+func (rt *site) fastcgiCacheUse(r *Request, b *backend) cacheUse {
+	if !configured(&r.loc.FastCGICache) {
+		return cacheUse{cfg: &r.loc.FastCGICache}
+	}
+	return cacheUse{cfg: &r.loc.FastCGICache, ignore: r.loc.FastCGI.IgnoreHeaders,
+		background: func(l *cache.Lookup) { rt.backgroundUpdate(r, b, l) }}
 }
 
-// open opens or reconfigures the zones a plan declares and closes those
-// it no longer names (their files stay on disk). A zone whose path or
-// levels changed fails the reload, as in nginx.
-func (cz *cacheZones) open(plan *conf.Plan, errLog *logs.ErrorLog) (map[string]*cache.Zone, error) {
-	cz.mu.Lock()
-	defer cz.mu.Unlock()
-	out := map[string]*cache.Zone{}
-	if plan.HTTP == nil {
-		return out, nil
-	}
-	if cz.zones == nil {
-		cz.zones = map[string]*cache.Zone{}
-	}
-	var opened []*cache.Zone
-	fail := func(err error) (map[string]*cache.Zone, error) {
-		for _, z := range opened {
-			z.Close()
-		}
-		return nil, err
-	}
-	for name, p := range plan.HTTP.CachePaths {
-		cfg := cache.ZoneConfig{Path: p.Path, Levels: p.Levels, Name: name, KeysZoneSize: p.KeysZoneSize,
-			Inactive: p.Inactive, MaxSize: p.MaxSize, MinFree: p.MinFree}
-		if z := cz.zones[name]; z != nil {
-			if err := z.Reconfigure(cfg); err != nil {
-				return fail(&conf.Error{Level: conf.LevelEmerg, Msg: strings.TrimPrefix(err.Error(), "cache: "), File: p.File, Line: p.Line})
-			}
-			out[name] = z
-			continue
-		}
-		z, err := cache.Open(cfg, cache.Options{Logf: func(format string, args ...any) {
-			errLog.Logf(conf.LevelCrit, format, args...)
-		}})
-		if err != nil {
-			return fail(&conf.Error{Level: conf.LevelEmerg, Msg: strings.TrimPrefix(err.Error(), "cache: "), File: p.File, Line: p.Line})
-		}
-		opened = append(opened, z)
-		out[name] = z
-	}
-	for name, z := range cz.zones {
-		if out[name] == nil {
-			z.Close()
-		}
-	}
-	cz.zones = out
-	return out, nil
-}
-
-// closeAll stops every zone's manager at shutdown.
-func (cz *cacheZones) closeAll() {
-	cz.mu.Lock()
-	defer cz.mu.Unlock()
-	for name, z := range cz.zones {
-		z.Close()
-		delete(cz.zones, name)
-	}
-}
-
-// requestCache is a request's use of the cache.
-type requestCache struct {
-	// status is $upstream_cache_status.
-	status cache.Status
-	// served: the response comes from the cache or will be stored, so
-	// conditional requests and ranges are answered by edge (nginx clears
-	// r->disable_not_modified for a cacheable response).
-	served bool
-	zone   *cache.Zone
-	l      *cache.Lookup
-	hdr    *cacheHeaders
-	// validators were sent to PHP (fastcgi_cache_revalidate).
-	revalidating bool
-}
-
-// cacheHeaders reads the request headers a Vary names: the request's own
-// while it runs, a copy for a background update that outlives it.
-type cacheHeaders struct {
-	r    *Request
-	copy map[string]string
-}
-
-func (h *cacheHeaders) get(name string) string {
-	if h.copy != nil {
-		return h.copy[strings.ToLower(name)]
-	}
-	return h.r.Header.get(name)
-}
-
-// freeze copies the headers, for a lookup that outlives the request.
-func (h *cacheHeaders) freeze() {
-	m := map[string]string{}
-	for _, kv := range h.r.Header.appendAll(nil) {
-		k := strings.ToLower(kv.name)
-		if old, ok := m[k]; ok {
-			m[k] = old + ", " + kv.value
-		} else {
-			m[k] = strings.Clone(kv.value)
-		}
-	}
-	h.copy = m
-}
-
-// cacheZone is the location's zone for this request: fastcgi_cache's
-// name, or its variables' value ("" and "off" cache nothing).
-func (rt *site) cacheZone(r *Request) *cache.Zone {
-	c := &r.loc.FastCGICache
-	name := c.Zone
-	if c.ZoneScript != nil {
-		name = rt.eval(r, c.ZoneScript)
-	}
-	if name == "" || name == "off" {
-		return nil
-	}
-	return rt.caches[name]
-}
-
-// cachePolicy is the location's settings as cache/ takes them.
-func cachePolicy(l *conf.Location) cache.Policy {
-	c := &l.FastCGICache
-	ig, _ := cache.ParseIgnore(l.FastCGI.IgnoreHeaders) // checked by conf
-	return cache.Policy{Valid: c.Valid, Ignore: ig, MinUses: c.MinUses, Lock: c.Lock, LockTimeout: c.LockTimeout,
-		LockAge: c.LockAge, UseStale: c.UseStale, BackgroundUpdate: c.BackgroundUpdate, Revalidate: c.Revalidate}
-}
-
-// predicate is ngx_http_test_predicates over scripts.
-func (rt *site) predicate(r *Request, list []*conf.Script) bool {
-	for _, s := range list {
-		if cache.AnyTrue(rt.eval(r, s)) {
-			return true
-		}
-	}
-	return false
-}
-
-// cacheHidden are the request headers nginx does not pass to the
-// upstream while a location caches (ngx_http_fastcgi_cache_headers):
-// edge answers conditional and range requests from the response itself.
-var cacheHidden = map[string]bool{"if-modified-since": true, "if-unmodified-since": true, "if-none-match": true,
-	"if-match": true, "range": true, "if-range": true}
-
-// cacheRequestHeaders drops cacheHidden from the headers passed to PHP.
-func cacheRequestHeaders(headers []headerKV) []headerKV {
-	out := headers[:0]
-	for _, h := range headers {
-		if !cacheHidden[strings.ToLower(h.name)] {
-			out = append(out, h)
-		}
-	}
-	return out
-}
-
-// cacheBegin runs before PHP is asked. done is true when the request was
-// answered (from the cache, by a purge, or a cached error): the handler
-// then returns next and status.
-func (rt *site) cacheBegin(r *Request, b *backend) (next step, status int, done bool) {
-	rc := &r.cache
-	// An earlier location of this request (before an internal redirect)
-	// may have used the cache; its lookup has ended (cacheEnd).
-	rc.l, rc.hdr, rc.served, rc.revalidating = nil, nil, false, false
-	rc.zone = rt.cacheZone(r)
-	if rc.zone == nil {
-		return stepDone, 0, false
-	}
-	c := &r.loc.FastCGICache
-	key := ""
-	if c.Key != nil {
-		key = rt.eval(r, c.Key)
-	}
-	if p := c.Purge; p != nil {
-		switch {
-		case p.Predicate != nil && cache.AnyTrue(rt.eval(r, p.Predicate)):
-			// NGINX Plus answers 204 whether or not the key was cached.
-			rc.zone.Purge(key)
-			return stepDone, 204, true
-		case p.Method != "" && r.Method == p.Method:
-			return stepDone, rt.purgeAnswer(r, p, rc.zone, key), true
-		}
-	}
-	if r.Method != "GET" && r.Method != "HEAD" && !(r.Method == "POST" && c.CachePOST) {
-		return stepDone, 0, false
-	}
-	rc.hdr = &cacheHeaders{r: r}
-	l := rc.zone.Lookup(r.context(), cache.Request{Key: key, Bypass: rt.predicate(r, c.Bypass), Header: rc.hdr.get}, cachePolicy(r.loc))
-	rc.l, rc.status = l, l.Status
-	switch {
-	case l.ErrorStatus != 0:
-		return stepDone, l.ErrorStatus, true
-	case l.Entry != nil && (l.Status == cache.StatusHit || l.Status == cache.StatusUpdating || l.Status == cache.StatusStale):
-		if l.Background {
-			rt.backgroundUpdate(r, b, l)
-		}
-		rt.sendEntry(r, l.Entry)
-		return stepDone, 0, true
-	}
-	return stepDone, 0, false
-}
-
-// cacheEnd ends the request's lookup (see cache.Lookup's Done), unless a
-// background update owns it.
-func (rt *site) cacheEnd(r *Request) {
-	l := r.cache.l
-	if l == nil {
-		return
-	}
-	r.cache.l = nil
-	if !l.Background {
-		l.Entry.Close() // a no-op once sendEntry gave the file to the response
-		l.Done()
-	}
-}
-
-// cacheValidators adds the stored Last-Modified and ETag as the
-// conditional params of a revalidation (nginx's
-// $upstream_cache_last_modified and $upstream_cache_etag).
-func (rt *site) cacheValidators(r *Request) {
-	l := r.cache.l
-	if l == nil {
-		return
-	}
-	lm, etag, ok := l.Validators()
+// fastcgiValidators adds the stored validators of a revalidation as the
+// conditional params PHP reads (HTTP_IF_MODIFIED_SINCE,
+// HTTP_IF_NONE_MATCH).
+func (rt *site) fastcgiValidators(r *Request) {
+	lm, etag, ok := rt.cacheValidators(r)
 	if !ok {
 		return
 	}
-	r.cache.revalidating = true
 	if lm != "" {
 		r.params = append(r.params, headerKV{"HTTP_IF_MODIFIED_SINCE", lm})
 	}
@@ -258,201 +38,12 @@ func (rt *site) cacheValidators(r *Request) {
 	}
 }
 
-// cacheFailed handles a failed round trip (status 502 or 504 edge
-// answers): a stale entry when fastcgi_cache_use_stale allows it,
-// otherwise the error is remembered when fastcgi_cache_valid names it.
-func (rt *site) cacheFailed(r *Request, status int) bool {
-	l := r.cache.l
-	if l == nil {
-		return false
-	}
-	f := cache.FailError
-	if status == 504 {
-		f = cache.FailTimeout
-	}
-	if l.Stale(f, 0) {
-		r.cache.status = l.Status
-		rt.sendEntry(r, l.Entry)
-		return true
-	}
-	l.Failed(status)
-	return false
-}
-
-// cacheResponse looks at PHP's response head before its body is read:
-// a stale entry may answer an error status, a 304 to a revalidation
-// renews the entry. It returns true when the entry was sent instead.
-func (rt *site) cacheResponse(r *Request, status int, fields []cache.Field) bool {
-	l := r.cache.l
-	if l == nil {
-		return false
-	}
-	if status == 304 && r.cache.revalidating && l.Status == cache.StatusExpired {
-		_ = l.Revalidated(fields)
-		r.cache.status = l.Status
-		rt.sendEntry(r, l.Entry)
-		return true
-	}
-	if status >= 400 && l.Stale(cache.FailNone, status) {
-		r.cache.status = l.Status
-		rt.sendEntry(r, l.Entry)
-		return true
-	}
-	return false
-}
-
-// cacheStore stores PHP's buffered response when it is cacheable and
-// fastcgi_no_cache does not say otherwise. fields are PHP's header lines
-// in order (for the decision); the head stored is the one the client
-// gets, hidden headers removed.
-func (rt *site) cacheStore(r *Request, status int, fields []cache.Field) *cache.Writer {
-	l := r.cache.l
-	if l == nil {
-		return nil
-	}
-	fr := l.Decide(status, fields)
-	if !fr.OK() || rt.predicate(r, r.loc.FastCGICache.NoCache) {
-		return nil
-	}
-	r.cache.served = true
-	head := make([]cache.Field, 0, len(r.resp.Header.list))
-	for _, h := range r.resp.Header.list {
-		head = append(head, cache.Field{Name: h.name, Value: h.value})
-	}
-	h := &r.resp.Header
-	return l.Store(status, head, fr, cacheStoreOptions(r.loc, status, h.Get("Content-Encoding"), h.Get("Content-Type"), r.resp.Length))
-}
-
-// cacheStoreOptions are the compressed variants to store with an entry:
-// gzip at gzip_comp_level and br at brotli_comp_level, each where its
-// settings apply to the response (whatever the client accepts). n is the
-// body's length when known (-1 otherwise), which sets brotli's window as
-// the filter would.
-func cacheStoreOptions(loc *conf.Location, status int, contentEncoding, contentType string, n int64) cache.StoreOptions {
-	var o cache.StoreOptions
-	if (status != 200 && status != 403 && status != 404) || contentEncoding != "" {
-		return o
-	}
-	if g := &loc.Gzip; g.On && encodingType(&g.Encoding, contentType) {
-		o.GzipLevel = g.CompLevel
-	}
-	if b := &loc.Brotli; b.On && encodingType(&b.Encoding, contentType) {
-		o.Brotli = &cache.BrotliOptions{Level: b.CompLevel, Window: brotliWindow(n, b.Window)}
-	}
-	return o
-}
-
-// storeBody writes a buffered body into w and commits it.
-func storeBody(w *cache.Writer, resp *Response) {
-	if w == nil {
-		return
-	}
-	switch resp.Kind {
-	case BodyBytes:
-		w.Write(resp.Bytes)
-	case BodyFile:
-		if _, err := io.Copy(w, io.NewSectionReader(resp.File, resp.Offset, resp.Length)); err != nil {
-			w.Abort()
-			return
-		}
-	}
-	_ = w.Commit()
-}
-
-// sendEntry answers from a cache entry: its status and head, and its
-// body sent from the entry's file (the gzip variant to a client the
-// location's gzip would compress for, so a HIT compresses nothing).
-func (rt *site) sendEntry(r *Request, e *cache.Entry) {
-	out := r.resp
-	out.Header.reset()
-	out.Status = e.Status
-	for _, f := range e.Header {
-		out.Header.Add(f.Name, f.Value)
-	}
-	r.cache.served = true
-	g := &r.loc.Gzip
-	// Where brotli takes the body for this client (ngx_brotli runs
-	// before gzip), the stored br variant goes, or the identity body for
-	// the brotli filter to compress when none was stored; the stored gzip
-	// variant goes where gzip takes it.
-	br := rt.brotliWouldTake(r, e)
-	sec, token, ratioVar := e.Identity, "", (*string)(nil)
-	switch {
-	case br && e.Brotli.Len > 0:
-		sec, token, ratioVar = e.Brotli, "br", &r.brotliRatio
-	case !br && e.Gzip.Len > 0 && g.On && rt.gzipOK(r, g):
-		sec, token, ratioVar = e.Gzip, "gzip", &r.gzipRatio
-	}
-	if token != "" {
-		out.Header.Set("Content-Encoding", token)
-		out.Header.Del("Accept-Ranges")
-		weakenETag(&out.Header)
-		*ratioVar = ratio(int(e.Identity.Len), int(sec.Len))
-		// The filters ask for Vary for an identity body; the stored
-		// variant needs it too.
-		r.gzipVary = true
-	}
-	out.Kind, out.File, out.CloseFile, out.Offset, out.Length = BodyFile, e.File, true, sec.Off, sec.Len
-	if sec.Len == 0 {
-		e.File.Close()
-		out.Kind, out.File, out.CloseFile, out.Bytes = BodyBytes, nil, false, nil
-	}
-	e.File = nil // the response owns it now
-}
-
-// weakenETag makes a strong ETag weak for a compressed body, as the gzip
-// filter does.
-func weakenETag(h *ResponseHeader) {
-	et := h.Get("ETag")
-	switch {
-	case et == "", strings.HasPrefix(et, "W/"):
-	case strings.HasPrefix(et, "\""):
-		h.Set("ETag", "W/"+et)
-	default:
-		h.Del("ETag")
-	}
-}
-
-// purgePage is ngx_cache_purge's answer to a purge that removed an entry.
-const purgePage = "<html>\r\n<head><title>Successful purge</title></head>\r\n<body bgcolor=\"white\">\r\n<center><h1>Successful purge</h1>\r\n<br>Key : %KEY%\r\n</center>\r\n</body>\r\n</html>\r\n"
-
-// purgeAnswer purges key (a "*" suffix purges the prefix) for the method
-// form and the location form: 403 from an address the form does not
-// allow, 404 when nothing was cached, else ngx_cache_purge's page.
-func (rt *site) purgeAnswer(r *Request, p *conf.CachePurge, z *cache.Zone, key string) int {
-	if p.Method != "" && !p.Allowed(r.conn.remote.Addr()) {
-		rt.log.errorf(r, "access forbidden by rule")
-		return 403
-	}
-	if z.Purge(key) == 0 {
-		return 404
-	}
-	out := r.resp
-	out.Status = 200
-	out.Header.Set("Content-Type", "text/html")
-	body := []byte(strings.Replace(purgePage, "%KEY%", key, 1))
-	out.Kind, out.Bytes, out.Length = BodyBytes, body, int64(len(body))
-	return 0
-}
-
-// cachePurgeHandler is the content handler of "fastcgi_cache_purge zone
-// key" in a location.
-func (rt *site) cachePurgeHandler(r *Request) int {
-	p := r.loc.Content.Purge
-	z := rt.caches[p.Zone]
-	if z == nil {
-		return 500
-	}
-	return rt.purgeAnswer(r, p, z, rt.eval(r, p.Key))
-}
-
 // backgroundUpdate refreshes an expired entry after a STALE answer
 // (fastcgi_cache_background_update): the same FastCGI request runs
 // without the client, its response is stored, and the lookup ends with
 // it. A request body is not sent again (only GET and HEAD get here,
 // unless POST is cached, whose body is then not replayed).
 func (rt *site) backgroundUpdate(r *Request, b *backend, l *cache.Lookup) {
-	r.cache.hdr.freeze()
 	loc := r.loc
 	var params []headerKV
 	headers := cacheRequestHeaders(r.Header.appendAll(nil))
@@ -494,30 +85,6 @@ func (rt *site) backgroundUpdate(r *Request, b *backend, l *cache.Lookup) {
 		if !hasField(head, "Content-Type") {
 			head = append(head, cache.Field{Name: "Content-Type", Value: loc.DefaultType})
 		}
-		status := resp.Status
-		fr := l.Decide(status, fields)
-		if !fr.OK() {
-			return
-		}
-		var buf bytes.Buffer
-		if err := readUpTo(&buf, resp.Body, 64<<20); err != nil {
-			return
-		}
-		o := cacheStoreOptions(loc, status, fieldValue(head, "Content-Encoding"), fieldValue(head, "Content-Type"), int64(buf.Len()))
-		if w := l.Store(status, head, fr, o); w != nil {
-			w.Write(buf.Bytes())
-			_ = w.Commit()
-		}
+		storeBackground(l, loc, resp.Status, fields, head, resp.Body)
 	}()
-}
-
-func hasField(fields []cache.Field, name string) bool { return fieldValue(fields, name) != "" }
-
-func fieldValue(fields []cache.Field, name string) string {
-	for _, f := range fields {
-		if strings.EqualFold(f.Name, name) {
-			return f.Value
-		}
-	}
-	return ""
 }

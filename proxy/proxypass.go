@@ -25,6 +25,7 @@ import (
 	"sync"
 	"time"
 
+	"edge/cache"
 	"edge/conf"
 	"edge/proxy/httpproxy"
 )
@@ -230,22 +231,6 @@ func (rt *site) proxyPass(r *Request) (step, int) {
 	if pc.Method != nil {
 		method = rt.eval(r, pc.Method)
 	}
-	body, bodyLen, status := rt.proxyBody(r)
-	if status != 0 {
-		return stepDone, status
-	}
-	if pc.SetBody != nil {
-		// proxy_set_body: the client's body is not sent (nor read).
-		v := rt.eval(r, pc.SetBody)
-		body, bodyLen = strings.NewReader(v), int64(len(v))
-	}
-	if f, ok := body.(*os.File); ok {
-		defer f.Close()
-	}
-	var set []httpproxy.Header
-	for _, h := range pc.SetHeaders {
-		set = append(set, httpproxy.Header{Name: h.Name, Value: rt.eval(r, h.Value)})
-	}
 	r.headers = r.Header.appendAll(r.headers[:0])
 	client := make([]httpproxy.Header, len(r.headers))
 	for i, h := range r.headers {
@@ -272,8 +257,7 @@ func (rt *site) proxyPass(r *Request) (step, int) {
 	nonIdem := slices.Contains(pc.NextUpstream, "non_idempotent")
 	req := &httpproxy.Request{
 		Method: method, URI: uri, HTTP11: pc.HTTP11, ProxyHost: target.ProxyHost,
-		Set: set, Client: client, NoClientHeaders: !pc.PassRequestHeaders,
-		Body: body, BodyLength: bodyLen,
+		Client: client, NoClientHeaders: !pc.PassRequestHeaders,
 		NoRetry: !slices.Contains(pc.NextUpstream, "error"), NonIdempotent: nonIdem,
 	}
 	var tlsConf *httpproxy.TLSConfig
@@ -282,6 +266,35 @@ func (rt *site) proxyPass(r *Request) (step, int) {
 		if tlsConf, err = rt.proxyTLS(r, &target); err != nil {
 			rt.log.errorf(r, "%v", err)
 			return stepDone, 502
+		}
+	}
+	// proxy_cache: answered from the cache, or asked with the cache's
+	// headers (proxy_cache.go).
+	defer rt.cacheEnd(r)
+	if next, status, done := rt.cacheBegin(r, rt.proxyCacheUse(r, b, req, tlsConf)); done {
+		return next, status
+	}
+	body, bodyLen, status := rt.proxyBody(r)
+	if status != 0 {
+		return stepDone, status
+	}
+	if pc.SetBody != nil {
+		// proxy_set_body: the client's body is not sent (nor read).
+		v := rt.eval(r, pc.SetBody)
+		body, bodyLen = strings.NewReader(v), int64(len(v))
+	}
+	if f, ok := body.(*os.File); ok {
+		defer f.Close()
+	}
+	req.Body, req.BodyLength = body, bodyLen
+	// Evaluated after the body is read, where nginx evaluates them.
+	req.Set = rt.proxySetHeaders(r)
+	if r.cache.zone != nil {
+		req.Client, req.Set = rt.proxyCacheHeaders(r, req.Client, req.Set)
+		if r.cache.headAsGet {
+			// proxy_cache_convert_head: the entry a HEAD fills answers
+			// GETs too (it wins over proxy_method, as in nginx).
+			req.Method = "GET"
 		}
 	}
 	start := rt.now()
@@ -295,6 +308,7 @@ func (rt *site) proxyPass(r *Request) (step, int) {
 		return pc.NextUpstreamTimeout <= 0 || now.Sub(start) < pc.NextUpstreamTimeout
 	}
 	var resp *httpproxy.Response
+	method = req.Method
 	_, status = rt.tryServers(r, b, pc.NextUpstreamTries, target.Scheme, func(srv *upServer, t *upstreamTry, again, more bool) (int, bool) {
 		if seeker, ok := body.(io.Seeker); ok && again {
 			_, _ = seeker.Seek(0, io.SeekStart)
@@ -336,10 +350,21 @@ func (rt *site) proxyPass(r *Request) (step, int) {
 	if status != 0 {
 		if status == 499 {
 			r.resp.Drop = true
+		} else if rt.cacheFailed(r, status) {
+			return stepDone, 0
 		}
 		return stepDone, status
 	}
 	return rt.proxyResponse(r, &target, p, resp)
+}
+
+// proxySetHeaders evaluates the location's proxy_set_header list.
+func (rt *site) proxySetHeaders(r *Request) []httpproxy.Header {
+	var set []httpproxy.Header
+	for _, h := range r.loc.Proxy.SetHeaders {
+		set = append(set, httpproxy.Header{Name: h.Name, Value: rt.eval(r, h.Value)})
+	}
+	return set
 }
 
 // rawLineAt is where the first line of header name starts in a raw
@@ -468,6 +493,15 @@ func (rt *site) proxyResponse(r *Request, t *httpproxy.Target, p *conf.ProxyPass
 		}
 		return rt.accelRedirect(r, a)
 	}
+	var fields []cache.Field
+	if r.cache.l != nil {
+		fields = proxyCacheFields(resp)
+		if rt.cacheResponse(r, resp.Status, fields) {
+			resp.Close()
+			r.up.finish(rt.now(), 0)
+			return stepDone, 0
+		}
+	}
 	if pc.InterceptErrors && resp.Status >= 300 && l.ErrorPages[resp.Status] != nil {
 		resp.Close()
 		r.up.finish(rt.now(), 0)
@@ -513,8 +547,15 @@ func (rt *site) proxyResponse(r *Request, t *httpproxy.Target, p *conf.ProxyPass
 	if a := resp.Accel.Buffering; a != "" && !slices.Contains(pc.IgnoreHeaders, "x-accel-buffering") {
 		buffering = !strings.EqualFold(a, "no")
 	}
-	if r.Method == "HEAD" || resp.ContentLength == 0 {
+	var w *cache.Writer
+	if buffering {
+		w = rt.cacheStore(r, resp.Status, fields)
+	}
+	if (r.Method == "HEAD" && !r.cache.headAsGet) || resp.ContentLength == 0 || (r.Method == "HEAD" && w == nil) {
 		resp.Close()
+		if w != nil {
+			_ = w.Commit() // an empty body
+		}
 		out.Kind, out.HeadOnly, out.Length = BodyNone, true, -1
 		for _, h := range resp.Header {
 			if strings.EqualFold(h.Name, "Content-Length") {
@@ -527,7 +568,17 @@ func (rt *site) proxyResponse(r *Request, t *httpproxy.Target, p *conf.ProxyPass
 		return stepDone, 0
 	}
 	if buffering {
-		return stepDone, rt.bufferProxied(r, t, resp)
+		st := rt.bufferProxied(r, t, resp)
+		if w != nil {
+			if st != 0 {
+				w.Abort()
+			} else {
+				// Stored before the client gets it, so a waiter on the
+				// lock wakes to a complete entry.
+				storeBody(w, r.resp)
+			}
+		}
+		return stepDone, st
 	}
 	out.Kind = BodyStream
 	out.Length = resp.ContentLength

@@ -135,6 +135,10 @@ type cacheStep struct {
 	sleep  time.Duration
 	setup  func(ports []int) // run before the request (a fail flag)
 	header []string          // more headers to compare
+	// want, when set, is the X-Cache and a substring of the body both
+	// must give, so that a sequence where both servers fail alike does
+	// not pass as identical.
+	want [2]string
 }
 
 func cget(name, target string, hdrs ...string) cacheStep {
@@ -145,52 +149,19 @@ func (s cacheStep) after(d time.Duration) cacheStep { s.sleep = d; return s }
 
 func (s cacheStep) comparing(h ...string) cacheStep { s.header = h; return s }
 
+func (s cacheStep) wanting(status, body string) cacheStep { s.want = [2]string{status, body}; return s }
+
 // cacheCompared are the headers every step compares.
 var cacheCompared = []string{"X-Cache", "Content-Type", "Cache-Control", "Expires", "Set-Cookie", "Vary", "Etag",
 	"Last-Modified", "X-Accel-Expires", "Status", "Age", "X-Skip"}
 
 func TestFastCGICacheDifferential(t *testing.T) {
 	e := newEnv(t)
-	writeFile(t, filepath.Join(e.root, "cache.php"), cachePHP, 0o644)
-	counters := filepath.Join(e.root, "counters")
-	if err := os.MkdirAll(counters, 0o777); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Chmod(counters, 0o777); err != nil {
-		t.Fatal(err)
-	}
-	cacheBase := t.TempDir()
-	if err := os.Chmod(cacheBase, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	p := &pair{nginxPort: testenv.FreePort(t), edgePort: testenv.FreePort(t)}
-	render := func(port int) string {
-		return strings.ReplaceAll(e.render(cacheConf, port), "{{CACHE}}", filepath.Join(cacheBase, "c"+strconv.Itoa(port)))
-	}
-	nginxConf := testenv.NginxMain(1) + "http {\n" + testenv.NginxHTTPTemps("") + testenv.NginxHTTPLogs("") +
-		"include " + e.mime + ";\n" + render(p.nginxPort) + "}\n"
-	p.nginxAddr = testenv.StartNginx(t, nginxConf, p.nginxPort).Addr()
-	p.edgeAddr = startEdge(t, render(p.edgePort), e.mime, p.edgePort)
+	counters := cachePHPFiles(t, e, cachePHP)
+	p := startCachePair(t, e, cacheConf)
 	ports := []int{p.nginxPort, p.edgePort}
-	failFlag := func(on bool) func([]int) {
-		return func(ports []int) {
-			for _, port := range ports {
-				f := filepath.Join(counters, "fail-"+strconv.Itoa(port))
-				if on {
-					writeFile(t, f, "1", 0o644)
-				} else {
-					os.Remove(f)
-				}
-			}
-		}
-	}
-	h := func(hs ...string) string {
-		var b strings.Builder
-		for _, x := range hs {
-			b.WriteString("&h[]=" + strings.ReplaceAll(strings.ReplaceAll(x, " ", "%20"), ";", "%3B"))
-		}
-		return b.String()
-	}
+	failFlag := func(on bool) func([]int) { return cacheFailFlag(t, counters, on) }
+	h := phpHeaders
 	steps := []cacheStep{
 		// fastcgi_cache_valid without codes: 200 301 302.
 		cget("default_200_miss", "/default/?id=a"),
@@ -221,26 +192,9 @@ func TestFastCGICacheDifferential(t *testing.T) {
 		cget("outer_200", "/outer/?id=a"),
 		cget("outer_200_hit", "/outer/?id=a"),
 		// Set-Cookie, Cache-Control substrings, s-maxage, Expires, X-Accel-Expires, Vary.
-		cget("cookie", "/cookie/?id=a"+h("Set-Cookie: s=1")),
-		cget("cookie_not_cached", "/cookie/?id=a"+h("Set-Cookie: s=1")),
-		cget("cc_private", "/cookie/?id=b"+h("Cache-Control: private")),
-		cget("cc_private_again", "/cookie/?id=b"+h("Cache-Control: private")),
-		cget("cc_substring", "/cookie/?id=c"+h("Cache-Control: x-no-store-y")),
-		cget("cc_substring_again", "/cookie/?id=c"+h("Cache-Control: x-no-store-y")),
-		cget("smaxage_zero", "/cookie/?id=d"+h("Cache-Control: max-age=60, s-maxage=0")),
-		cget("smaxage_zero_again", "/cookie/?id=d"+h("Cache-Control: max-age=60, s-maxage=0")),
-		cget("expires_past", "/cookie/?id=e"+h("Expires: Thu, 01 Jan 2015 00:00:00 GMT")),
-		cget("expires_past_again", "/cookie/?id=e"+h("Expires: Thu, 01 Jan 2015 00:00:00 GMT")),
-		cget("xae_zero", "/cookie/?id=f"+h("X-Accel-Expires: 0")),
-		cget("xae_zero_again", "/cookie/?id=f"+h("X-Accel-Expires: 0")),
-		cget("xae_hidden", "/cookie/?id=g"+h("X-Accel-Expires: 60")),
-		cget("xae_hidden_hit", "/cookie/?id=g"+h("X-Accel-Expires: 60")),
-		cget("vary_star", "/cookie/?id=h"+h("Vary: *")),
-		cget("vary_star_again", "/cookie/?id=h"+h("Vary: *")),
-		cget("vary_en", "/cookie/?id=i"+h("Vary: X-Lang"), "X-Lang: en"),
-		cget("vary_de", "/cookie/?id=i"+h("Vary: X-Lang"), "X-Lang: de"),
-		cget("vary_en_hit", "/cookie/?id=i"+h("Vary: X-Lang"), "X-Lang: en"),
-		cget("vary_de_hit", "/cookie/?id=i"+h("Vary: X-Lang"), "X-Lang: de"),
+	}
+	steps = append(steps, headerDecisionSteps()...)
+	steps = append(steps, []cacheStep{
 		cget("expires_with_max_age", "/cookie/?id=k"+h("Cache-Control: max-age=60", "Expires: Thu, 01 Jan 2015 00:00:00 GMT")),
 		cget("expires_with_max_age_hit", "/cookie/?id=k"+h("Cache-Control: max-age=60", "Expires: Thu, 01 Jan 2015 00:00:00 GMT")),
 		cget("vary_long", "/cookie/?id=l"+h("Vary: "+strings.Repeat("X-Long-Header-Name-", 8))),
@@ -318,45 +272,53 @@ func TestFastCGICacheDifferential(t *testing.T) {
 		cget("bg_updated", "/bg/?id=a").after(500 * time.Millisecond),
 		cget("reval_revalidated", "/reval/?id=a&lm=1"),
 		cget("reval_hit", "/reval/?id=a&lm=1"),
-	}
-	identical := 0
-	for _, s := range steps {
-		if s.sleep > 0 {
-			time.Sleep(s.sleep)
-		}
-		if s.setup != nil {
-			s.setup(ports)
-		}
-		ng, nerr := testenv.DoRaw(p.nginxAddr, s.raw)
-		ed, eerr := testenv.DoRaw(p.edgeAddr, s.raw)
-		if nerr != nil || eerr != nil {
-			t.Errorf("%s: nginx err %v, edge err %v", s.name, nerr, eerr)
-			continue
-		}
-		var diffs []string
-		if ng.Status != ed.Status {
-			diffs = append(diffs, "status "+strconv.Itoa(ng.Status)+" vs "+strconv.Itoa(ed.Status))
-		}
-		for _, name := range append(cacheCompared, s.header...) {
-			nv, ev := strings.Join(ng.Header.Values(name), " | "), strings.Join(ed.Header.Values(name), " | ")
-			if name == "Expires" && nv != "" && ev != "" && datesClose(nv, ev) {
-				continue
-			}
-			if nv != ev {
-				diffs = append(diffs, name+": "+strconv.Quote(nv)+" vs "+strconv.Quote(ev))
-			}
-		}
-		if string(gunzipped(ng)) != strings.ReplaceAll(string(gunzipped(ed)), "<center>edge</center>", "<center>nginx</center>") {
-			diffs = append(diffs, "body "+strconv.Quote(string(ng.Body))+" vs "+strconv.Quote(string(ed.Body)))
-		}
-		if len(diffs) > 0 {
-			t.Errorf("%s: edge differs from nginx (nginx first):\n  %s", s.name, strings.Join(diffs, "\n  "))
-			continue
-		}
-		identical++
-	}
+	}...)
+	identical := compareCacheSteps(t, p, steps, ports)
 	t.Logf("CACHEDIFF: %d of %d steps identical to nginx", identical, len(steps))
 
+	cacheFloods(t, p, counters)
+}
+
+// cachePHPFiles writes php as the docroot's cache.php with the counters
+// directory it writes to, and returns that directory.
+func cachePHPFiles(t *testing.T, e *env, php string) string {
+	t.Helper()
+	writeFile(t, filepath.Join(e.root, "cache.php"), php, 0o644)
+	counters := filepath.Join(e.root, "counters")
+	if err := os.MkdirAll(counters, 0o777); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(counters, 0o777); err != nil {
+		t.Fatal(err)
+	}
+	return counters
+}
+
+// startCachePair starts nginx and edge with conf, whose {{CACHE}} is a
+// cache directory of each server's own.
+func startCachePair(t *testing.T, e *env, conf string) *pair {
+	t.Helper()
+	cacheBase := t.TempDir()
+	if err := os.Chmod(cacheBase, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	p := &pair{nginxPort: testenv.FreePort(t), edgePort: testenv.FreePort(t)}
+	render := func(port int) string {
+		return strings.ReplaceAll(e.render(conf, port), "{{CACHE}}", filepath.Join(cacheBase, "c"+strconv.Itoa(port)))
+	}
+	nginxConf := testenv.NginxMain(1) + "http {\n" + testenv.NginxHTTPTemps("") + testenv.NginxHTTPLogs("") +
+		"include " + e.mime + ";\n" + render(p.nginxPort) + "}\n"
+	p.nginxAddr = testenv.StartNginx(t, nginxConf, p.nginxPort).Addr()
+	p.edgeAddr = startEdge(t, render(p.edgePort), e.mime, p.edgePort)
+	return p
+}
+
+// cacheFloods runs the concurrent checks on both servers: /lock/ (50
+// requests for a new key reach the upstream once), /updating/ (a flood
+// on an expired key: one EXPIRED, the rest UPDATING) and /locktimeout/
+// (waiters that time out go upstream themselves and store nothing).
+func cacheFloods(t *testing.T, p *pair, counters string) {
+	t.Helper()
 	// Lock: 50 concurrent requests for a new key reach PHP once, on
 	// both servers.
 	for _, srv := range []struct {
@@ -422,6 +384,111 @@ func TestFastCGICacheDifferential(t *testing.T) {
 	t.Logf("lock_timeout: nginx %v, edge %v", results["nginx"], results["edge"])
 }
 
+// headerDecisionSteps are the steps for the response headers that decide
+// whether and how long an entry is kept (Set-Cookie, Cache-Control and
+// its substrings, s-maxage, Expires, X-Accel-Expires, Vary), in
+// /cookie/, a location with a 1m validity.
+func headerDecisionSteps() []cacheStep {
+	h := phpHeaders
+	return []cacheStep{
+		cget("cookie", "/cookie/?id=a"+h("Set-Cookie: s=1")),
+		cget("cookie_not_cached", "/cookie/?id=a"+h("Set-Cookie: s=1")).wanting("MISS", ""),
+		cget("cc_private", "/cookie/?id=b"+h("Cache-Control: private")),
+		cget("cc_private_again", "/cookie/?id=b"+h("Cache-Control: private")),
+		cget("cc_substring", "/cookie/?id=c"+h("Cache-Control: x-no-store-y")),
+		cget("cc_substring_again", "/cookie/?id=c"+h("Cache-Control: x-no-store-y")),
+		cget("smaxage_zero", "/cookie/?id=d"+h("Cache-Control: max-age=60, s-maxage=0")),
+		cget("smaxage_zero_again", "/cookie/?id=d"+h("Cache-Control: max-age=60, s-maxage=0")),
+		cget("expires_past", "/cookie/?id=e"+h("Expires: Thu, 01 Jan 2015 00:00:00 GMT")),
+		cget("expires_past_again", "/cookie/?id=e"+h("Expires: Thu, 01 Jan 2015 00:00:00 GMT")),
+		cget("xae_zero", "/cookie/?id=f"+h("X-Accel-Expires: 0")),
+		cget("xae_zero_again", "/cookie/?id=f"+h("X-Accel-Expires: 0")),
+		cget("xae_hidden", "/cookie/?id=g"+h("X-Accel-Expires: 60")),
+		cget("xae_hidden_hit", "/cookie/?id=g"+h("X-Accel-Expires: 60")).wanting("HIT", ""),
+		cget("vary_star", "/cookie/?id=h"+h("Vary: *")),
+		cget("vary_star_again", "/cookie/?id=h"+h("Vary: *")),
+		cget("vary_en", "/cookie/?id=i"+h("Vary: X-Lang"), "X-Lang: en"),
+		cget("vary_de", "/cookie/?id=i"+h("Vary: X-Lang"), "X-Lang: de"),
+		cget("vary_en_hit", "/cookie/?id=i"+h("Vary: X-Lang"), "X-Lang: en"),
+		cget("vary_de_hit", "/cookie/?id=i"+h("Vary: X-Lang"), "X-Lang: de").wanting("HIT", "lang=de"),
+	}
+}
+
+// phpHeaders are cachePHP's h[] arguments: the response headers it sends.
+func phpHeaders(hs ...string) string {
+	var b strings.Builder
+	for _, x := range hs {
+		b.WriteString("&h[]=" + strings.ReplaceAll(strings.ReplaceAll(x, " ", "%20"), ";", "%3B"))
+	}
+	return b.String()
+}
+
+// cacheFailFlag makes a step's setup that turns cachePHP's fail=1 on or
+// off for the servers on ports.
+func cacheFailFlag(t *testing.T, counters string, on bool) func([]int) {
+	return func(ports []int) {
+		for _, port := range ports {
+			f := filepath.Join(counters, "fail-"+strconv.Itoa(port))
+			if on {
+				writeFile(t, f, "1", 0o644)
+			} else {
+				os.Remove(f)
+			}
+		}
+	}
+}
+
+// compareCacheSteps sends each step to nginx and then edge and compares
+// status, cacheCompared and the step's headers, and the (decompressed)
+// body; it returns how many steps were identical.
+func compareCacheSteps(t *testing.T, p *pair, steps []cacheStep, ports []int) int {
+	t.Helper()
+	identical := 0
+	for _, s := range steps {
+		if s.sleep > 0 {
+			time.Sleep(s.sleep)
+		}
+		if s.setup != nil {
+			s.setup(ports)
+		}
+		ng, nerr := testenv.DoRaw(p.nginxAddr, s.raw)
+		ed, eerr := testenv.DoRaw(p.edgeAddr, s.raw)
+		if nerr != nil || eerr != nil {
+			t.Errorf("%s: nginx err %v, edge err %v", s.name, nerr, eerr)
+			continue
+		}
+		var diffs []string
+		if w := s.want; w[0] != "" {
+			for _, r := range []*testenv.RawResponse{ng, ed} {
+				if r.Header.Get("X-Cache") != w[0] || !strings.Contains(string(gunzipped(r)), w[1]) {
+					diffs = append(diffs, "want "+w[0]+" "+strconv.Quote(w[1])+", got "+r.Header.Get("X-Cache")+" "+strconv.Quote(string(r.Body)))
+				}
+			}
+		}
+		if ng.Status != ed.Status {
+			diffs = append(diffs, "status "+strconv.Itoa(ng.Status)+" vs "+strconv.Itoa(ed.Status))
+		}
+		for _, name := range append(cacheCompared, s.header...) {
+			nv, ev := strings.Join(ng.Header.Values(name), " | "), strings.Join(ed.Header.Values(name), " | ")
+			if name == "Expires" && nv != "" && ev != "" && datesClose(nv, ev) {
+				continue
+			}
+			if nv != ev {
+				diffs = append(diffs, name+": "+strconv.Quote(nv)+" vs "+strconv.Quote(ev))
+			}
+		}
+		if string(gunzipped(ng)) != strings.ReplaceAll(string(gunzipped(ed)), "<center>edge</center>", "<center>nginx</center>") {
+			diffs = append(diffs, "body "+strconv.Quote(string(ng.Body))+" vs "+strconv.Quote(string(ed.Body)))
+		}
+		if len(diffs) > 0 {
+			t.Errorf("%s: edge differs from nginx (nginx first):\n  %s", s.name, strings.Join(diffs, "\n  "))
+			continue
+		}
+		identical++
+	}
+	return identical
+}
+
 // cachePurgeConf is edge's alone: Debian's nginx has neither
 // ngx_cache_purge nor NGINX Plus's purge.
 const cachePurgeConf = `
@@ -450,16 +517,18 @@ server {
 // serving.
 func TestFastCGICachePurge(t *testing.T) {
 	e := newEnv(t)
-	writeFile(t, filepath.Join(e.root, "cache.php"), cachePHP, 0o644)
-	counters := filepath.Join(e.root, "counters")
-	if err := os.MkdirAll(counters, 0o777); err != nil {
-		t.Fatal(err)
-	}
+	cachePHPFiles(t, e, cachePHP)
+	testCachePurge(t, e, cachePurgeConf, "fastcgi")
+}
+
+// testCachePurge is TestFastCGICachePurge's sequence for conf, whose
+// directives are module's.
+func testCachePurge(t *testing.T, e *env, conf, module string) {
 	cacheDir := filepath.Join(t.TempDir(), "cache")
 	port := testenv.FreePort(t)
 	prefix := testenv.EdgePrefix(t)
 	addr := testenv.StartEdge(t, testenv.EdgeOptions{Prefix: prefix, Global: "daemon off;", Ports: []int{port},
-		Conf: edgeConf(prefix, strings.ReplaceAll(e.render(cachePurgeConf, port), "{{CACHE}}", cacheDir), e.mime)}).Addr()
+		Conf: edgeConf(prefix, strings.ReplaceAll(e.render(conf, port), "{{CACHE}}", cacheDir), e.mime)}).Addr()
 	do := func(method, target string, hdrs ...string) (int, string, string) {
 		t.Helper()
 		r, err := testenv.DoRaw(addr, requestText(method, target, "HTTP/1.1", "", hdrs))
@@ -556,9 +625,10 @@ func TestFastCGICachePurge(t *testing.T) {
 	}
 
 	// edge -t warns when a caching location replays Set-Cookie.
-	out, ok := e.edgeTest(t, strings.ReplaceAll(strings.Replace(cachePurgeConf, "fastcgi_cache_valid 1m;", "fastcgi_cache_valid 1m; fastcgi_ignore_headers Set-Cookie;", 1), "{{CACHE}}", cacheDir))
+	valid := module + "_cache_valid 1m;"
+	out, ok := e.edgeTest(t, strings.ReplaceAll(strings.Replace(conf, valid, valid+" "+module+"_ignore_headers Set-Cookie;", 1), "{{CACHE}}", cacheDir))
 	if !ok || !strings.Contains(out, "[warn]") || !strings.Contains(out, "Set-Cookie is sent to every visitor") {
-		t.Errorf("edge -t with fastcgi_ignore_headers Set-Cookie: ok=%v\n%s", ok, out)
+		t.Errorf("edge -t with %s_ignore_headers Set-Cookie: ok=%v\n%s", module, ok, out)
 	}
 }
 
