@@ -339,7 +339,7 @@ func BenchmarkHit(b *testing.B) {
 					}
 					if c.body {
 						s, _ := l.Entry.Body(AcceptsGzip(c.ae))
-						if _, err := l.Entry.File.ReadAt(buf[:s.Len], s.Off); err != nil {
+						if _, err := l.Entry.Section(s).ReadAt(buf[:s.Len], 0); err != nil {
 							b.Fatal(err)
 						}
 					}
