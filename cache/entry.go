@@ -26,7 +26,10 @@ import (
 type Hash [md5.Size]byte
 
 // HashKey is the md5 of the key text, as ngx_http_file_cache_create_key.
-func HashKey(key string) Hash { return md5.Sum([]byte(key)) }
+func HashKey(key string) Hash {
+	var stack [256]byte // no allocation for the usual keys, on every lookup
+	return md5.Sum(append(stack[:0], key...))
+}
 
 func (h Hash) String() string { return hex.EncodeToString(h[:]) }
 
@@ -92,8 +95,9 @@ type Meta struct {
 	// is 0 when that variant was not stored.
 	Identity, Gzip, Brotli Section
 
-	ino  uint64 // the file the header was read from or written to
-	size int64  // the file's length
+	dev  uint64 // with ino, the file the header was read from or written to
+	ino  uint64
+	size int64 // the file's length
 }
 
 // encodeHeader writes the fixed part and the strings of m; the body

@@ -188,7 +188,7 @@ func (l *Lookup) once(deadline time.Time) (step, <-chan struct{}, time.Time) {
 		}
 		n.errStatus = 0
 	}
-	exists, meta, data, file := n.exists, n.meta, n.data, n.file
+	exists, meta, data, fd := n.exists, n.meta, n.data, n.fd
 	z.mu.Unlock()
 
 	var e *Entry
@@ -197,7 +197,7 @@ func (l *Lookup) once(deadline time.Time) (step, <-chan struct{}, time.Time) {
 		var err error
 		ok := false
 		if data != nil {
-			e, ok = memoryEntry(meta, data, file)
+			e, ok = memoryEntry(meta, data, fd)
 		}
 		if !ok {
 			if e, err = z.openEntry(l.hash, meta); err == nil {
@@ -370,12 +370,12 @@ func (z *Zone) openEntry(h Hash, known *Meta) (*Entry, error) {
 	if err != nil {
 		return nil, err
 	}
-	ino, size, err := fileID(f)
+	dev, ino, size, err := fileID(f)
 	if err != nil {
 		f.Close()
 		return nil, err
 	}
-	if known != nil && known.ino == ino && known.size == size {
+	if known != nil && known.dev == dev && known.ino == ino && known.size == size {
 		return &Entry{Meta: known, File: f}, nil
 	}
 	m, err := readMeta(f, size)
@@ -387,7 +387,7 @@ func (z *Zone) openEntry(h Hash, known *Meta) (*Entry, error) {
 		}
 		return nil, err
 	}
-	m.ino = ino
+	m.dev, m.ino = dev, ino
 	return &Entry{Meta: m, File: f}, nil
 }
 

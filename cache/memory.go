@@ -67,7 +67,7 @@ func (z *Zone) keepData(n *node, data []byte, f *os.File) {
 		return
 	}
 	z.dropData(n)
-	n.data, n.file = data, f
+	n.data, n.file, n.fd = data, f, int(f.Fd())
 	n.mnext, n.mprev = z.mem.mnext, &z.mem
 	z.mem.mnext.mprev = n
 	z.mem.mnext = n
@@ -109,7 +109,7 @@ func (z *Zone) dropData(n *node) {
 	z.memBytes -= int64(len(n.data))
 	z.memEntries--
 	n.file.Close()
-	n.data, n.file = nil, nil
+	n.data, n.file, n.fd = nil, nil, -1
 }
 
 // dropAllData empties the memory list (Close). z.mu is held.
@@ -127,18 +127,29 @@ func (z *Zone) Memory() (bytes int64, entries int) {
 	return z.memBytes, z.memEntries
 }
 
-// memoryEntry is the HIT from memory: f, the file data was read from, is
-// still linked with the inode and size of m's, checked with one fstat,
-// and the Entry sends data. ok is false when it is not (removed,
-// replaced, rewritten or closed meanwhile): the caller looks the entry
-// up on disk.
-func memoryEntry(m *Meta, data []byte, f *os.File) (e *Entry, ok bool) {
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, false
+// memoryEntry is the HIT from memory: fd, the file data was read from, is
+// still linked with the device, inode and size of m's, checked with one
+// fstat, and the Entry sends data. ok is false when it is not (removed,
+// replaced or rewritten): the caller looks the entry up on disk.
+//
+// fd is the descriptor number, used outside z.mu without the os.File's
+// reference count (whose Stat allocates on every HIT): if an eviction
+// closed it meanwhile, fstat fails, or it names another file, whose
+// device and inode differ, or it was reopened on this very file, whose
+// bytes data still are (an entry file never changes after its rename
+// but for the validity Revalidated rewrites in place, which m holds).
+func memoryEntry(m *Meta, data []byte, fd int) (e *Entry, ok bool) {
+	var st syscall.Stat_t
+	for {
+		err := syscall.Fstat(fd, &st)
+		if err == nil {
+			break
+		}
+		if err != syscall.EINTR {
+			return nil, false
+		}
 	}
-	st, _ := fi.Sys().(*syscall.Stat_t)
-	if st == nil || st.Nlink == 0 || st.Ino != m.ino || st.Size != m.size || int64(len(data)) != m.size {
+	if st.Nlink == 0 || uint64(st.Dev) != m.dev || st.Ino != m.ino || st.Size != m.size || int64(len(data)) != m.size {
 		return nil, false
 	}
 	return &Entry{Meta: m, Data: data}, true

@@ -205,7 +205,7 @@ func (w *Writer) Commit() error {
 		_, err = w.f.WriteAt(hdr, 0)
 	}
 	if err == nil {
-		m.ino, m.size, err = fileID(w.f)
+		m.dev, m.ino, m.size, err = fileID(w.f)
 	}
 	if cerr := w.f.Close(); err == nil {
 		err = cerr
@@ -227,7 +227,7 @@ func (w *Writer) Commit() error {
 	var kept *os.File
 	if w.keep && m.size <= MemoryEntryLimit {
 		if f, err := openEntryFile(final); err == nil {
-			if ino, size, err := fileID(f); err == nil && ino == m.ino && size == m.size {
+			if dev, ino, size, err := fileID(f); err == nil && dev == m.dev && ino == m.ino && size == m.size {
 				kept = f
 				data = make([]byte, 0, m.size)
 				data = append(append(append(append(data, hdr...), w.mem...), w.gzBuf.Bytes()...), w.brBuf.Bytes()...)

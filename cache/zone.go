@@ -147,6 +147,7 @@ type node struct {
 	// file open, on the memory list by mprev and mnext (memory.go).
 	data         []byte
 	file         *os.File
+	fd           int // file's descriptor number (memoryEntry)
 	mprev, mnext *node
 }
 
@@ -407,7 +408,7 @@ func (z *Zone) loadFile(h Hash, p string) {
 		return
 	}
 	defer f.Close()
-	ino, size, err := fileID(f)
+	dev, ino, size, err := fileID(f)
 	if err != nil {
 		return
 	}
@@ -416,7 +417,7 @@ func (z *Zone) loadFile(h Hash, p string) {
 		os.Remove(p)
 		return
 	}
-	m.ino = ino
+	m.dev, m.ino = dev, ino
 	z.mu.Lock()
 	defer z.mu.Unlock()
 	n := z.nodes[h]
@@ -446,12 +447,14 @@ func (z *Zone) setEntry(n *node, m *Meta) {
 	z.size += n.size
 }
 
-func fileID(f *os.File) (ino uint64, size int64, err error) {
+// fileID is what tells an entry file from another: its device and inode,
+// and its length.
+func fileID(f *os.File) (dev, ino uint64, size int64, err error) {
 	var st syscall.Stat_t
 	if err := syscall.Fstat(int(f.Fd()), &st); err != nil {
-		return 0, 0, err
+		return 0, 0, 0, err
 	}
-	return st.Ino, st.Size, nil
+	return uint64(st.Dev), st.Ino, st.Size, nil
 }
 
 func statfsFree(path string) (int64, error) {
