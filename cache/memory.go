@@ -53,7 +53,7 @@ func (z *Zone) memoryLimits() (bytes int64, entries int) {
 // z.mu is held.
 func (z *Zone) keepsInMemory(size int64) bool {
 	bytes, entries := z.memoryLimits()
-	return size <= MemoryEntryLimit && size <= bytes && entries > 0
+	return !z.closed && size <= MemoryEntryLimit && size <= bytes && entries > 0
 }
 
 // keepData puts n's file bytes in memory, with f, the open file they were
@@ -62,7 +62,7 @@ func (z *Zone) keepsInMemory(size int64) bool {
 // must be the whole of n.meta's file. When n cannot keep them, f is
 // closed. z.mu is held.
 func (z *Zone) keepData(n *node, data []byte, f *os.File) {
-	if n.prev == nil || !n.exists || n.meta == nil || int64(len(data)) != n.meta.size || !z.keepsInMemory(int64(len(data))) {
+	if z.closed || n.prev == nil || !n.exists || n.meta == nil || int64(len(data)) != n.meta.size || !z.keepsInMemory(int64(len(data))) {
 		f.Close()
 		return
 	}

@@ -210,6 +210,11 @@ func TestMemoryEvictedWithEntry(t *testing.T) {
 	tz.fill(t, key("d"), basePolicy, "d")
 	tz.Close()
 	tz.wantMemory(t, 0)
+	// A request still in flight on the closed zone (a reload dropped
+	// it) is served from the disk, and keeps nothing open.
+	tz.want(t, key("d"), basePolicy, StatusHit, "d")
+	tz.fill(t, key("e"), basePolicy, "e")
+	tz.wantMemory(t, 0)
 	if n := openFiles(t) - before; n != 0 {
 		t.Fatalf("%d files open after Close", n)
 	}

@@ -105,6 +105,7 @@ type Zone struct {
 	mem        node
 	memBytes   int64
 	memEntries int
+	closed     bool // Close ran: nothing more is kept in memory
 
 	cold      atomic.Bool // the loader has not finished
 	loaded    chan struct{}
@@ -219,6 +220,7 @@ func (z *Zone) Close() error {
 	z.closeOnce.Do(func() { close(z.stop) })
 	z.wg.Wait()
 	z.mu.Lock()
+	z.closed = true
 	z.dropAllData()
 	z.mu.Unlock()
 	return nil
