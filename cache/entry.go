@@ -11,6 +11,7 @@
 package cache
 
 import (
+	"bytes"
 	"crypto/md5"
 	"encoding/binary"
 	"encoding/hex"
@@ -25,7 +26,10 @@ import (
 type Hash [md5.Size]byte
 
 // HashKey is the md5 of the key text, as ngx_http_file_cache_create_key.
-func HashKey(key string) Hash { return md5.Sum([]byte(key)) }
+func HashKey(key string) Hash {
+	var stack [256]byte // no allocation for the usual keys, on every lookup
+	return md5.Sum(append(stack[:0], key...))
+}
 
 func (h Hash) String() string { return hex.EncodeToString(h[:]) }
 
@@ -91,8 +95,9 @@ type Meta struct {
 	// is 0 when that variant was not stored.
 	Identity, Gzip, Brotli Section
 
-	ino  uint64 // the file the header was read from or written to
-	size int64  // the file's length
+	dev  uint64 // with ino, the file the header was read from or written to
+	ino  uint64
+	size int64 // the file's length
 }
 
 // encodeHeader writes the fixed part and the strings of m; the body
@@ -229,12 +234,18 @@ func (m *Meta) Conditional(req CondRequest, mode IMSMode) CondResult {
 	return Check(req, lm, m.ETag, mode)
 }
 
-// Entry is one cached response handed to a request: its Meta and the
-// open file its bodies are read or sent from. Close it once the body is
-// sent.
+// Entry is one cached response handed to a request: its Meta and where
+// its bodies are read or sent from, the open file or, for an entry the
+// zone keeps in memory (memory.go), the file's bytes. Close it once the
+// body is sent.
 type Entry struct {
 	*Meta
+	// File is the entry's open file; nil when Data holds it.
 	File *os.File
+	// Data is the whole file (header included, so a Section indexes it
+	// as it does the file) when the zone keeps the entry in memory; nil
+	// otherwise. It is shared by every HIT and never modified.
+	Data []byte
 }
 
 // Body returns the section to send: the gzip variant when gzip is true
@@ -246,26 +257,52 @@ func (e *Entry) Body(gzip bool) (s Section, encoded bool) {
 	return e.Identity, false
 }
 
-// Reader positions the entry's file at s and returns a reader of s.Len
-// bytes: an *io.LimitedReader around the *os.File, which net.TCPConn's
-// ReadFrom (and so fasthttp's body copy) sends with sendfile. Callers
-// with their own sendfile at an offset use s.Off and s.Len directly.
+// Bytes returns a section's bytes when the entry is in memory, nil
+// otherwise (then send it from File at s.Off). The slice is shared:
+// never modify it.
+func (e *Entry) Bytes(s Section) []byte {
+	if e.Data == nil {
+		return nil
+	}
+	return e.Data[s.Off : s.Off+s.Len : s.Off+s.Len]
+}
+
+// Section returns a reader of section s, from memory or from the file
+// at s's offset (the file's own offset is not used).
+func (e *Entry) Section(s Section) *io.SectionReader {
+	if e.Data != nil {
+		return io.NewSectionReader(bytes.NewReader(e.Data), s.Off, s.Len)
+	}
+	return io.NewSectionReader(e.File, s.Off, s.Len)
+}
+
+// Reader returns a reader of s.Len bytes at s. For an entry read from
+// its file it positions the file at s and returns an *io.LimitedReader
+// around the *os.File, which net.TCPConn's ReadFrom (and so fasthttp's
+// body copy) sends with sendfile. Callers with their own sendfile at an
+// offset use s.Off and s.Len directly.
 func (e *Entry) Reader(s Section) (io.Reader, error) {
+	if e.Data != nil {
+		return bytes.NewReader(e.Bytes(s)), nil
+	}
 	if _, err := e.File.Seek(s.Off, io.SeekStart); err != nil {
 		return nil, err
 	}
 	return &io.LimitedReader{R: e.File, N: s.Len}, nil
 }
 
-// ReadBody reads a section into memory (for callers that cannot use the
-// file directly, and for tests).
+// ReadBody returns a section's bytes (for callers that cannot use the
+// file directly, and for tests); from memory, the slice is shared.
 func (e *Entry) ReadBody(s Section) ([]byte, error) {
+	if e.Data != nil {
+		return e.Bytes(s), nil
+	}
 	b := make([]byte, s.Len)
 	_, err := e.File.ReadAt(b, s.Off)
 	return b, err
 }
 
-// Close closes the entry's file.
+// Close closes the entry's file, when it has one open.
 func (e *Entry) Close() error {
 	if e == nil || e.File == nil {
 		return nil

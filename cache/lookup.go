@@ -188,19 +188,29 @@ func (l *Lookup) once(deadline time.Time) (step, <-chan struct{}, time.Time) {
 		}
 		n.errStatus = 0
 	}
-	exists, meta := n.exists, n.meta
+	exists, meta, data, fd := n.exists, n.meta, n.data, n.fd
 	z.mu.Unlock()
 
 	var e *Entry
+	var read *os.File // the file e.Data was just read from, for the index to keep
 	if exists || z.cold.Load() {
 		var err error
-		e, err = z.openEntry(l.hash, meta)
+		ok := false
+		if data != nil {
+			e, ok = memoryEntry(meta, data, fd)
+		}
+		if !ok {
+			if e, err = z.openEntry(l.hash, meta); err == nil {
+				read = z.readIn(e)
+			}
+		}
 		switch {
 		case err == nil:
 		case errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR):
 			z.mu.Lock()
 			if n.exists && n.prev != nil {
 				z.size -= n.size
+				z.dropData(n)
 				n.exists, n.meta = false, nil
 			}
 			z.mu.Unlock()
@@ -213,13 +223,19 @@ func (l *Lookup) once(deadline time.Time) (step, <-chan struct{}, time.Time) {
 	if e != nil && e.Key != l.req.Key {
 		z.report("cache file \"%s\" has md5 collision", z.path(l.hash))
 		e.Close()
-		e = nil
+		read.Close()
+		e, read = nil, nil
 	}
 	if e != nil && e.Vary != "" && l.hash == l.primary {
 		v := variantHash(l.primary, e.Vary, l.req.Header, e.AEFolded)
 		if v != e.Variant {
 			l.other = e.Meta
 			e.Close()
+			if read != nil {
+				z.mu.Lock()
+				z.keepRead(n, e, read)
+				z.mu.Unlock()
+			}
 			l.hash = v
 			return stepAgain, nil, time.Time{}
 		}
@@ -230,9 +246,7 @@ func (l *Lookup) once(deadline time.Time) (step, <-chan struct{}, time.Time) {
 	z.mu.Lock()
 	defer z.mu.Unlock()
 	if e != nil {
-		if n.prev != nil && (!n.exists || n.meta != e.Meta) {
-			z.setEntry(n, e.Meta)
-		}
+		z.keepRead(n, e, read)
 		l.Entry = e
 		if sec <= e.ValidUntil {
 			l.Status = StatusHit
@@ -279,6 +293,24 @@ func (l *Lookup) once(deadline time.Time) (step, <-chan struct{}, time.Time) {
 		until = deadline
 	}
 	return stepWait, n.done, until
+}
+
+// keepRead records what a lookup read of n's file: its header when the
+// index did not hold it, and its bytes in memory, with read, the file
+// they came from (closed when the index does not keep it); a HIT from
+// memory moves n up the memory list. z.mu is held.
+func (z *Zone) keepRead(n *node, e *Entry, read *os.File) {
+	if n.prev != nil && (!n.exists || n.meta != e.Meta) {
+		z.setEntry(n, e.Meta)
+	}
+	switch {
+	case read != nil && n.meta == e.Meta:
+		z.keepData(n, e.Data, read)
+	case read != nil:
+		read.Close()
+	case e.Data != nil:
+		z.useData(n)
+	}
 }
 
 // takeUpdate makes l the request that fills or refreshes n; a previous
@@ -338,12 +370,12 @@ func (z *Zone) openEntry(h Hash, known *Meta) (*Entry, error) {
 	if err != nil {
 		return nil, err
 	}
-	ino, size, err := fileID(f)
+	dev, ino, size, err := fileID(f)
 	if err != nil {
 		f.Close()
 		return nil, err
 	}
-	if known != nil && known.ino == ino && known.size == size {
+	if known != nil && known.dev == dev && known.ino == ino && known.size == size {
 		return &Entry{Meta: known, File: f}, nil
 	}
 	m, err := readMeta(f, size)
@@ -355,7 +387,7 @@ func (z *Zone) openEntry(h Hash, known *Meta) (*Entry, error) {
 		}
 		return nil, err
 	}
-	m.ino = ino
+	m.dev, m.ino = dev, ino
 	return &Entry{Meta: m, File: f}, nil
 }
 

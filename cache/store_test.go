@@ -189,14 +189,13 @@ func TestMissStoreHit(t *testing.T) {
 	if len(l.Entry.Header) != 2 || l.Entry.Header[1] != (Field{"X-A", "1"}) {
 		t.Fatalf("header %v", l.Entry.Header)
 	}
-	// The body is a section of the open file, for sendfile.
+	// The body is a section of the entry's file, in memory here.
 	s, enc := l.Entry.Body(true)
 	if enc || s.Len != 5 {
 		t.Fatalf("section %+v %v", s, enc)
 	}
-	b := make([]byte, s.Len)
-	if _, err := l.Entry.File.ReadAt(b, s.Off); err != nil || string(b) != "hello" {
-		t.Fatalf("body %q %v", b, err)
+	if b := l.Entry.Bytes(s); string(b) != "hello" || l.Entry.File != nil {
+		t.Fatalf("body %q, file %v", b, l.Entry.File)
 	}
 	if _, err := os.Stat(filePath(tz.Config().Path, []int{1, 2}, HashKey(req.Key))); err != nil {
 		t.Fatalf("entry not at its levels path: %v", err)
@@ -368,7 +367,7 @@ func TestGzipVariant(t *testing.T) {
 	if !enc || s.Len == 0 || s.Len >= int64(len(body)) {
 		t.Fatalf("gzip section %+v %v", s, enc)
 	}
-	zr, err := gzip.NewReader(io.NewSectionReader(l.Entry.File, s.Off, s.Len))
+	zr, err := gzip.NewReader(l.Entry.Section(s))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -419,11 +418,11 @@ func TestBrotliVariant(t *testing.T) {
 	if e.Gzip.Len == 0 || e.Brotli.Len == 0 || e.Brotli.Off != e.Gzip.Off+e.Gzip.Len {
 		t.Fatalf("sections: gzip %+v brotli %+v", e.Gzip, e.Brotli)
 	}
-	plain, err := io.ReadAll(brotli.NewReader(io.NewSectionReader(e.File, e.Brotli.Off, e.Brotli.Len)))
+	plain, err := io.ReadAll(brotli.NewReader(e.Section(e.Brotli)))
 	if err != nil || string(plain) != body {
 		t.Fatalf("br body does not decompress to the page: %v", err)
 	}
-	zr, err := gzip.NewReader(io.NewSectionReader(e.File, e.Gzip.Off, e.Gzip.Len))
+	zr, err := gzip.NewReader(e.Section(e.Gzip))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -562,10 +561,11 @@ func TestEncodeDecodeHead(t *testing.T) {
 	}
 }
 
-// TestEntryReader: the section reader is an *io.LimitedReader over the
-// *os.File, the shape net.TCPConn.ReadFrom sends with sendfile.
+// TestEntryReader: for an entry on its file (the zone keeps none in
+// memory) the section reader is an *io.LimitedReader over the *os.File,
+// the shape net.TCPConn.ReadFrom sends with sendfile.
 func TestEntryReader(t *testing.T) {
-	tz := openZone(t, ZoneConfig{})
+	tz := openZone(t, ZoneConfig{MemoryBytes: -1})
 	fields := []Field{{"Content-Type", "text/plain"}}
 	tz.fill(t, key("k"), basePolicy, "0123456789", fields...)
 	fields[0].Value = "changed by the caller after the request"

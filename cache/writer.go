@@ -54,6 +54,11 @@ type Writer struct {
 	gzBuf  bytes.Buffer
 	br     *brotli.Writer
 	brBuf  bytes.Buffer
+	// mem holds the identity body as written while the entry may be
+	// kept in memory (memory.go); keep turns false when it outgrows
+	// MemoryEntryLimit.
+	mem    []byte
+	keep   bool
 	err    error
 	closed bool
 }
@@ -109,6 +114,9 @@ func (l *Lookup) Store(status int, fields []Field, fr Freshness, o StoreOptions)
 		return nil
 	}
 	w := &Writer{l: l, target: target, meta: m, head: head, f: f}
+	z.mu.Lock()
+	w.keep = z.keepsInMemory(headerLen(m, head))
+	z.mu.Unlock()
 	if _, err := f.Seek(headerLen(m, w.head), io.SeekStart); err != nil {
 		w.err = err
 	}
@@ -144,6 +152,13 @@ func (w *Writer) Write(p []byte) (int, error) {
 		var n int
 		n, w.err = w.f.Write(p)
 		w.n += int64(n)
+		if w.keep {
+			if len(w.mem)+len(p) > MemoryEntryLimit {
+				w.keep, w.mem = false, nil
+			} else {
+				w.mem = append(w.mem, p...)
+			}
+		}
 		if w.gz != nil && w.err == nil {
 			_, w.err = w.gz.Write(p)
 			if w.gzBuf.Len() > maxGzipBuffer {
@@ -184,11 +199,13 @@ func (w *Writer) Commit() error {
 			_, err = w.f.Write(w.brBuf.Bytes())
 		}
 	}
+	var hdr []byte
 	if err == nil {
-		_, err = w.f.WriteAt(encodeHeader(m, w.head), 0)
+		hdr = encodeHeader(m, w.head)
+		_, err = w.f.WriteAt(hdr, 0)
 	}
 	if err == nil {
-		m.ino, m.size, err = fileID(w.f)
+		m.dev, m.ino, m.size, err = fileID(w.f)
 	}
 	if cerr := w.f.Close(); err == nil {
 		err = cerr
@@ -202,14 +219,39 @@ func (w *Writer) Commit() error {
 		z.report("cache file \"%s\" not stored (%v)", final, err)
 		return err
 	}
+	// An entry kept in memory keeps its file open for reading
+	// (memory.go), never the writable temporary one: a descriptor open
+	// for writing would stop the file system from being remounted
+	// read-only.
+	var data []byte
+	var kept *os.File
+	if w.keep && m.size <= MemoryEntryLimit {
+		if f, err := openEntryFile(final); err == nil {
+			if dev, ino, size, err := fileID(f); err == nil && dev == m.dev && ino == m.ino && size == m.size {
+				kept = f
+				data = make([]byte, 0, m.size)
+				data = append(append(append(append(data, hdr...), w.mem...), w.gzBuf.Bytes()...), w.brBuf.Bytes()...)
+			} else {
+				f.Close()
+			}
+		}
+	}
+	keep := kept != nil
 	z.mu.Lock()
 	if n := z.touch(w.target); n != nil {
 		z.setEntry(n, m)
 		if n.uses == 0 {
 			n.uses = 1
 		}
+		if keep {
+			z.keepData(n, data, kept) // closes it when not kept
+			keep = false
+		}
 	}
 	z.mu.Unlock()
+	if keep {
+		kept.Close()
+	}
 	z.failing.Store(false)
 	return nil
 }

@@ -45,6 +45,14 @@ type ZoneConfig struct {
 	// holds a complete entry.
 	UseTempPath bool
 	TempPath    string
+	// MemoryBytes and MemoryEntries bound the entry files the zone keeps
+	// in memory for HITs (memory.go), each at most MemoryEntryLimit and
+	// each with its file open: their bytes and their number. Zero is
+	// DefaultMemoryBytes or DefaultMemoryEntries; a negative value keeps
+	// none (every HIT opens its file). edge's own: nginx has no such
+	// setting (its open_file_cache keeps descriptors, not bodies).
+	MemoryBytes   int64
+	MemoryEntries int
 }
 
 // KeysPerMiB is how many keys a MiB of keys_zone holds. nginx documents
@@ -91,6 +99,14 @@ type Zone struct {
 	lru   node // sentinel: lru.next is the most recently used
 	size  int64
 
+	// mem is the sentinel of the list of nodes whose file is in memory
+	// (memory.go), mem.mnext the most recently used; memBytes and
+	// memEntries their bytes and number.
+	mem        node
+	memBytes   int64
+	memEntries int
+	closed     bool // Close ran: nothing more is kept in memory
+
 	cold      atomic.Bool // the loader has not finished
 	loaded    chan struct{}
 	failing   atomic.Bool  // an error was reported and nothing was written since
@@ -127,6 +143,13 @@ type node struct {
 	done      chan struct{}
 
 	prev, next *node
+
+	// data is the whole file when the zone keeps it in memory, file the
+	// file open, on the memory list by mprev and mnext (memory.go).
+	data         []byte
+	file         *os.File
+	fd           int // file's descriptor number (memoryEntry)
+	mprev, mnext *node
 }
 
 // Open opens (creating its directory) the zone and starts the loader and,
@@ -165,6 +188,7 @@ func Open(cfg ZoneConfig, opt Options) (*Zone, error) {
 		z.statfs = statfsFree
 	}
 	z.lru.next, z.lru.prev = &z.lru, &z.lru
+	z.mem.mnext, z.mem.mprev = &z.mem, &z.mem
 	if err := os.MkdirAll(cfg.Path, 0o700); err != nil {
 		return nil, fmt.Errorf("cache: %w", err)
 	}
@@ -189,11 +213,16 @@ func Open(cfg ZoneConfig, opt Options) (*Zone, error) {
 	return z, nil
 }
 
-// Close stops the manager and waits for the loader. Entries stay on
-// disk for the next Open.
+// Close stops the manager, waits for the loader and closes the files of
+// the entries kept in memory. Entries stay on disk for the next Open; a
+// lookup after Close still works, from the disk.
 func (z *Zone) Close() error {
 	z.closeOnce.Do(func() { close(z.stop) })
 	z.wg.Wait()
+	z.mu.Lock()
+	z.closed = true
+	z.dropAllData()
+	z.mu.Unlock()
 	return nil
 }
 
@@ -227,6 +256,7 @@ func (z *Zone) Reconfigure(cfg ZoneConfig) error {
 	defer z.mu.Unlock()
 	z.cfg = cfg
 	z.capacity = keysFor(cfg.KeysZoneSize)
+	z.trimMemory()
 	return nil
 }
 
@@ -320,6 +350,7 @@ func (z *Zone) remove(n *node) {
 	n.prev.next, n.next.prev = n.next, n.prev
 	n.prev, n.next = nil, nil
 	delete(z.nodes, n.hash)
+	z.dropData(n)
 	if n.exists {
 		z.size -= n.size
 		if err := os.Remove(z.path(n.hash)); err != nil && !errors.Is(err, fs.ErrNotExist) {
@@ -379,7 +410,7 @@ func (z *Zone) loadFile(h Hash, p string) {
 		return
 	}
 	defer f.Close()
-	ino, size, err := fileID(f)
+	dev, ino, size, err := fileID(f)
 	if err != nil {
 		return
 	}
@@ -388,7 +419,7 @@ func (z *Zone) loadFile(h Hash, p string) {
 		os.Remove(p)
 		return
 	}
-	m.ino = ino
+	m.dev, m.ino = dev, ino
 	z.mu.Lock()
 	defer z.mu.Unlock()
 	n := z.nodes[h]
@@ -406,6 +437,7 @@ func (z *Zone) loadFile(h Hash, p string) {
 
 // setEntry records that n's file now holds m. z.mu is held.
 func (z *Zone) setEntry(n *node, m *Meta) {
+	z.dropData(n) // the bytes of the previous file
 	if n.exists {
 		z.size -= n.size
 	}
@@ -417,12 +449,14 @@ func (z *Zone) setEntry(n *node, m *Meta) {
 	z.size += n.size
 }
 
-func fileID(f *os.File) (ino uint64, size int64, err error) {
+// fileID is what tells an entry file from another: its device and inode,
+// and its length.
+func fileID(f *os.File) (dev, ino uint64, size int64, err error) {
 	var st syscall.Stat_t
 	if err := syscall.Fstat(int(f.Fd()), &st); err != nil {
-		return 0, 0, err
+		return 0, 0, 0, err
 	}
-	return st.Ino, st.Size, nil
+	return uint64(st.Dev), st.Ino, st.Size, nil
 }
 
 func statfsFree(path string) (int64, error) {

@@ -393,7 +393,7 @@ func storeBody(w *cache.Writer, resp *Response) {
 }
 
 // sendEntry answers from a cache entry: its status and head, and its
-// body sent from the entry's file (the gzip variant to a client the
+// body sent from memory or from the entry's file (the gzip variant to a client the
 // location's gzip would compress for, so a HIT compresses nothing).
 func (rt *site) sendEntry(r *Request, e *cache.Entry) {
 	out := r.resp
@@ -425,10 +425,16 @@ func (rt *site) sendEntry(r *Request, e *cache.Entry) {
 		// variant needs it too.
 		r.gzipVary = true
 	}
-	out.Kind, out.File, out.CloseFile, out.Offset, out.Length = BodyFile, e.File, true, sec.Off, sec.Len
-	if sec.Len == 0 {
+	switch {
+	case e.Data != nil:
+		// A small entry the zone keeps in memory (cache/memory.go): sent
+		// as edge's file cache sends a small static file, no file opened.
+		out.Kind, out.Bytes, out.Length = BodyBytes, e.Bytes(sec), sec.Len
+	case sec.Len == 0:
 		e.File.Close()
-		out.Kind, out.File, out.CloseFile, out.Bytes = BodyBytes, nil, false, nil
+		out.Kind, out.File, out.CloseFile, out.Bytes, out.Length = BodyBytes, nil, false, nil, 0
+	default:
+		out.Kind, out.File, out.CloseFile, out.Offset, out.Length = BodyFile, e.File, true, sec.Off, sec.Len
 	}
 	e.File = nil // the response owns it now
 }

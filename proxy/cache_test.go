@@ -1,9 +1,14 @@
 package proxy
 
 import (
+	"context"
+	"io"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
+
+	"edge/cache"
 )
 
 // TestCacheZonesAcrossReloads: a zone is kept by name while a reload
@@ -91,5 +96,61 @@ http {
 		if r.resp.Status != c.status {
 			t.Errorf("%s %s: %d, want %d", c.method, c.target, r.resp.Status, c.status)
 		}
+	}
+}
+
+// TestCacheHitFromMemory: a HIT on an entry the zone keeps in memory is
+// answered with its bytes (no file for the adapter to send or close),
+// the stored gzip variant to a client that takes it; once the key is
+// purged, or replaced, the old bytes are never answered (the backend
+// here is down: a MISS is a 502).
+func TestCacheHitFromMemory(t *testing.T) {
+	rt, _ := testPipeline(t, `events { }
+http {
+    fastcgi_cache_path {{ROOT}}/cache keys_zone=Z:1m;
+    server {
+        listen 127.0.0.1:8080;
+        gzip on;
+        location / { fastcgi_pass 127.0.0.1:9; fastcgi_cache Z; fastcgi_cache_key $uri; fastcgi_cache_valid 1m; }
+    }
+}
+`, nil)
+	z := rt.caches["Z"]
+	<-z.Loaded()
+	store := func(body string) { // as fastcgi_cache_bypass does, over a fresh entry too
+		t.Helper()
+		l := z.Lookup(context.Background(), cache.Request{Key: "/page", Bypass: true}, cache.Policy{})
+		defer l.Done()
+		head := []cache.Field{{Name: "Content-Type", Value: "text/html"}}
+		w := l.Store(200, head, cache.Freshness{ValidUntil: time.Now().Add(time.Hour).Unix()}, cache.StoreOptions{GzipLevel: 1})
+		if w == nil {
+			t.Fatalf("%v: not storable", l.Status)
+		}
+		io.WriteString(w, body)
+		if err := w.Commit(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	page := strings.Repeat("<p>cached text</p>\n", 100)
+	store(page)
+	r := serveFake(t, rt, "GET", "/page", nil)
+	if r.resp.Status != 200 || r.resp.Kind != BodyBytes || string(r.resp.Bytes) != page || r.resp.File != nil {
+		t.Fatalf("HIT: %d, kind %v, %d bytes, file %v", r.resp.Status, r.resp.Kind, len(r.resp.Bytes), r.resp.File)
+	}
+	r = serveFake(t, rt, "GET", "/page", benchHeaders{{"Accept-Encoding", "gzip"}})
+	if r.resp.Kind != BodyBytes || r.resp.Header.Get("Content-Encoding") != "gzip" || len(r.resp.Bytes) >= len(page) {
+		t.Fatalf("gzip HIT: kind %v, %q, %d bytes", r.resp.Kind, r.resp.Header.Get("Content-Encoding"), len(r.resp.Bytes))
+	}
+	if _, n := z.Memory(); n != 1 {
+		t.Fatalf("%d entries in memory", n)
+	}
+
+	store("replaced")
+	if r := serveFake(t, rt, "GET", "/page", nil); string(r.resp.Bytes) != "replaced" {
+		t.Fatalf("after the replacement: %q", r.resp.Bytes)
+	}
+	z.Purge("/page")
+	if r := serveFake(t, rt, "GET", "/page", nil); r.resp.Status != 502 || r.cache.status != cache.StatusMiss {
+		t.Fatalf("after the purge: %d %v", r.resp.Status, r.cache.status)
 	}
 }
