@@ -526,9 +526,12 @@ func (rt *site) tryServers(r *Request, b *backend, tries int, scheme string, try
 		if len(tried) < tries && next {
 			continue
 		}
-		if status == 504 {
+		switch status {
+		case 504:
 			b.status504.Add(1)
-		} else {
+		case 499, 400:
+			// The client's doing, as above: no gateway error.
+		default:
 			b.status502.Add(1)
 		}
 		return nil, status
