@@ -38,7 +38,7 @@ func (rt *site) upstreamContext(r *Request, ignoreAbort bool) (context.Context, 
 	return ctx, w.stop
 }
 
-const clientWatchAfter = 10 * time.Millisecond
+const clientWatchAfter = time.Millisecond
 
 type clientWatch struct {
 	info   *connInfo
