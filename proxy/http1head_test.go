@@ -543,6 +543,13 @@ http {
 // port instead, until the test ends, and returns the address.
 func servePlan(t *testing.T, plan *conf.Plan) string {
 	t.Helper()
+	_, addr := startPlan(t, plan)
+	return addr
+}
+
+// startPlan is servePlan, returning the Server too.
+func startPlan(t *testing.T, plan *conf.Plan) (*Server, string) {
+	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -552,7 +559,7 @@ func servePlan(t *testing.T, plan *conf.Plan) string {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { s.Close() })
-	return ln.Addr().String()
+	return s, ln.Addr().String()
 }
 
 // TestResponseHeaderNamesAsSpelled: a response header goes out named as

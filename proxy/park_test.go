@@ -42,16 +42,7 @@ http {
     }
 }
 `)
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := NewServer(Options{ErrorLog: silentLog(), Listeners: map[string]net.Listener{"tcp 127.0.0.1:8080": ln}})
-	if err := s.Apply(plan); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(s.Close)
-	return s, ln.Addr().String()
+	return startPlan(t, plan)
 }
 
 // waitFor polls cond until it holds or a generous bound passes.
