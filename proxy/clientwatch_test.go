@@ -40,8 +40,7 @@ func TestClientCloseWhileWaiting(t *testing.T) {
 				io.Copy(io.Discard, uc)
 				closed <- struct{}{}
 			}()
-			root := t.TempDir()
-			os.MkdirAll(filepath.Join(root, "logs"), 0o755)
+			root := testRoot(t, nil)
 			logPath := filepath.Join(root, "logs", "access.log")
 			plan := loadTestPlan(t, root, `events {}
 http {

@@ -2,7 +2,6 @@ package proxy
 
 import (
 	"bufio"
-	"bytes"
 	"io"
 	"net"
 	"net/http"
@@ -18,15 +17,7 @@ import (
 // measured the upstream's time to its header as a whole paced body), and
 // the log phase waits for the last byte.
 func TestPacedHeaderAtOnce(t *testing.T) {
-	root := t.TempDir()
-	for _, d := range []string{"html", "logs"} {
-		if err := os.MkdirAll(filepath.Join(root, d), 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := os.WriteFile(filepath.Join(root, "html", "paced.bin"), bytes.Repeat([]byte("x"), 1000), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	root := testRoot(t, map[string]string{"paced.bin": strings.Repeat("x", 1000)})
 	logPath := filepath.Join(root, "logs", "access.log")
 	plan := loadTestPlan(t, root, `events {}
 http {
@@ -67,15 +58,7 @@ http {
 // client has its response, as with nginx's unbuffered log; lines that
 // come faster than one a millisecond follow within it.
 func TestAccessLogLineAtOnce(t *testing.T) {
-	root := t.TempDir()
-	for _, d := range []string{"html", "logs"} {
-		if err := os.MkdirAll(filepath.Join(root, d), 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := os.WriteFile(filepath.Join(root, "html", "a.txt"), []byte("a"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	root := testRoot(t, map[string]string{"a.txt": "a"})
 	logPath := filepath.Join(root, "logs", "access.log")
 	plan := loadTestPlan(t, root, `events {}
 http {

@@ -8,8 +8,6 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"os"
-	"path/filepath"
 	"testing"
 	"time"
 )
@@ -25,20 +23,14 @@ func (p *parker) parkedCount() int {
 // keep-alive settings; it returns the server and its address.
 func parkServer(t *testing.T, keepalive string) (*Server, string) {
 	t.Helper()
-	dir := t.TempDir()
-	if err := os.WriteFile(filepath.Join(dir, "a.txt"), []byte("a"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Mkdir(filepath.Join(dir, "logs"), 0o755); err != nil {
-		t.Fatal(err)
-	}
+	dir := testRoot(t, map[string]string{"a.txt": "a"})
 	plan := loadTestPlan(t, dir, `events {}
 http {
     access_log off;
     `+keepalive+`
     server {
         listen 127.0.0.1:8080;
-        location / { root `+dir+`; add_header X-Requests $connection_requests; }
+        location / { root `+dir+`/html; add_header X-Requests $connection_requests; }
     }
 }
 `)

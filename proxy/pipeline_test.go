@@ -20,6 +20,14 @@ import (
 // directory, which holds html/ and logs/) and returns its site and root.
 func testPipeline(t testing.TB, text string, files map[string]string) (*site, string) {
 	t.Helper()
+	root := testRoot(t, files)
+	return testSite(t, loadTestPlan(t, root, strings.ReplaceAll(text, "{{ROOT}}", root))), root
+}
+
+// testRoot makes a temporary directory holding logs/ and html/ with
+// files (names relative to html/), and returns it.
+func testRoot(t testing.TB, files map[string]string) string {
+	t.Helper()
 	root := t.TempDir()
 	for _, d := range []string{"html", "logs"} {
 		if err := os.MkdirAll(filepath.Join(root, d), 0o755); err != nil {
@@ -35,7 +43,7 @@ func testPipeline(t testing.TB, text string, files map[string]string) (*site, st
 			t.Fatal(err)
 		}
 	}
-	return testSite(t, loadTestPlan(t, root, strings.ReplaceAll(text, "{{ROOT}}", root))), root
+	return root
 }
 
 // fakeRequest is a request as an engine hands it to the pipeline: from
