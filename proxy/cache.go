@@ -186,18 +186,24 @@ func (rt *site) predicate(r *Request, list []*conf.Script) bool {
 	return false
 }
 
-// cacheHidden are the request headers nginx does not pass to the
+// cacheHidden reports the request headers nginx does not pass to the
 // upstream while a location caches (ngx_http_fastcgi_cache_headers,
 // ngx_http_proxy_cache_headers):
 // edge answers conditional and range requests from the response itself.
-var cacheHidden = map[string]bool{"if-modified-since": true, "if-unmodified-since": true, "if-none-match": true,
-	"if-match": true, "range": true, "if-range": true}
+func cacheHidden(name string) bool {
+	for _, h := range [...]string{"If-Modified-Since", "If-Unmodified-Since", "If-None-Match", "If-Match", "Range", "If-Range"} {
+		if strings.EqualFold(name, h) {
+			return true
+		}
+	}
+	return false
+}
 
 // cacheRequestHeaders drops cacheHidden from the headers passed to PHP.
 func cacheRequestHeaders(headers []headerKV) []headerKV {
 	out := headers[:0]
 	for _, h := range headers {
-		if !cacheHidden[strings.ToLower(h.name)] {
+		if !cacheHidden(h.name) {
 			out = append(out, h)
 		}
 	}

@@ -20,20 +20,12 @@ func (rt *site) proxyCacheUse(r *Request, b *backend, req *httpproxy.Request, tl
 	if !configured(&r.loc.ProxyCache) {
 		return cacheUse{cfg: &r.loc.ProxyCache}
 	}
-	bg := &proxyBackground{req: *req, tls: tls}
 	return cacheUse{cfg: &r.loc.ProxyCache, ignore: r.loc.Proxy.IgnoreHeaders,
 		defaultKey: func() string {
 			// proxy_cache_key's default (ngx_http_proxy_merge_loc_conf).
 			return rt.builtin(r, conf.VarScheme) + r.px.host + rt.builtin(r, conf.VarRequestURI)
 		},
-		background: func(l *cache.Lookup) { rt.proxyBackgroundUpdate(r, b, bg, l) }}
-}
-
-// proxyBackground is what a background update of proxy_cache needs from
-// the request that found the entry stale.
-type proxyBackground struct {
-	req httpproxy.Request
-	tls *httpproxy.TLSConfig
+		background: func(l *cache.Lookup) { rt.proxyBackgroundUpdate(r, b, req, tls, l) }}
 }
 
 // proxyCacheHeaders drops the conditional and range headers from the
@@ -43,7 +35,7 @@ type proxyBackground struct {
 func (rt *site) proxyCacheHeaders(r *Request, client, set []httpproxy.Header) ([]httpproxy.Header, []httpproxy.Header) {
 	out := client[:0]
 	for _, h := range client {
-		if !cacheHidden[strings.ToLower(h.Name)] {
+		if !cacheHidden(h.Name) {
 			out = append(out, h)
 		}
 	}
@@ -69,11 +61,13 @@ func proxyCacheFields(resp *httpproxy.Response) []cache.Field {
 // ends with it. The head stored is the upstream's with the location's
 // hidden headers removed; proxy_redirect and proxy_cookie_* rewrites,
 // which need the client's request, are not applied to it.
-func (rt *site) proxyBackgroundUpdate(r *Request, b *backend, bg *proxyBackground, l *cache.Lookup) {
+// It runs from cacheBegin, before proxyPass fills in the request's body:
+// client is copied here, and the copy goes with the update.
+func (rt *site) proxyBackgroundUpdate(r *Request, b *backend, client *httpproxy.Request, tls *httpproxy.TLSConfig, l *cache.Lookup) {
 	loc := r.loc
 	pc := &loc.Proxy
 	hide := rt.proxies.hideHeaders(loc)
-	req := bg.req
+	req := *client
 	req.Body, req.BodyLength = nil, -1
 	if r.cache.headAsGet {
 		req.Method = "GET"
@@ -92,8 +86,8 @@ func (rt *site) proxyBackgroundUpdate(r *Request, b *backend, bg *proxyBackgroun
 			return
 		}
 		u := *srv.http
-		if bg.tls != nil {
-			u.TLS = bg.tls
+		if tls != nil {
+			u.TLS = tls
 		}
 		u.ConnectTimeout, u.SendTimeout, u.ReadTimeout = pc.ConnectTimeout, pc.SendTimeout, pc.ReadTimeout
 		u.BufferSize = int(pc.BufferSize)
