@@ -326,9 +326,13 @@ func (rt *site) writeHTTP1(ctx h1.Ctx, r *Request) {
 	}
 	switch resp.Kind {
 	case BodyBytes:
-		if pace != nil && !head {
-			b := append([]byte(nil), resp.Bytes...)
-			resp.release()
+		if pace != nil {
+			b := resp.Bytes
+			if resp.pooled != nil {
+				// The pooled buffer goes back now; the pace outlives it.
+				b = append([]byte(nil), b...)
+				resp.release()
+			}
 			rt.pacedHTTP1(ctx, r, bytes.NewReader(b), nil, int64(len(b)), pace)
 			return
 		}

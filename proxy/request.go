@@ -348,8 +348,11 @@ func (r *Request) reset() {
 	params := r.params[:0]
 	clear(r.up.header.list)
 	upHeader := r.up.header.list[:0]
+	clear(r.mh.list)
+	more := r.mh.list[:0]
 	*r = Request{slots: slots, caps: caps, scratch: scratch, headers: headers, params: params}
 	r.up.header.list = upHeader
+	r.mh.list = more
 }
 
 // headerBytes estimates the bytes of the status line and headers sent,
