@@ -219,12 +219,6 @@ func brotliBytes(b []byte, level, window int) []byte {
 // fastcgi_cache entry's identity body for this client, so that a HIT does
 // not send the stored gzip variant where nginx would send br.
 func (rt *site) brotliWouldTake(r *Request, e *cache.Entry) bool {
-	b := &r.loc.Brotli
-	h := &r.resp.Header
-	switch {
-	case !b.On, e.Status != 200 && e.Status != 403 && e.Status != 404, h.Get("Content-Encoding") != "",
-		e.Identity.Len < b.MinLength, !encodingType(&b.Encoding, h.Get("Content-Type")):
-		return false
-	}
-	return acceptsBrotli(r.Header.get("Accept-Encoding"))
+	return encodableHead(&r.loc.Brotli.Encoding, e.Status, &r.resp.Header, e.Identity.Len) &&
+		acceptsBrotli(r.Header.get("Accept-Encoding"))
 }

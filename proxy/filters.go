@@ -557,21 +557,30 @@ func (rt *site) gzipFilter(r *Request) {
 // HEAD only after them); a 204/304 has no body to compress.
 func encodable(r *Request, e *conf.Encoding) bool {
 	resp := r.resp
-	if !e.On || resp.Kind == BodyNone && r.Method != "HEAD" {
+	if resp.Kind == BodyNone && r.Method != "HEAD" {
 		return false
 	}
-	switch resp.Status {
+	return encodableHead(e, resp.Status, &resp.Header, resp.Length)
+}
+
+// encodableHead is encodable's part that a response head decides: for a
+// status, headers h and a body of length (-1: unknown).
+func encodableHead(e *conf.Encoding, status int, h *ResponseHeader, length int64) bool {
+	if !e.On {
+		return false
+	}
+	switch status {
 	case 200, 403, 404:
 	default:
 		return false
 	}
-	if resp.Header.Get("Content-Encoding") != "" {
+	if h.Get("Content-Encoding") != "" {
 		return false
 	}
-	if resp.Length >= 0 && resp.Length < e.MinLength {
+	if length >= 0 && length < e.MinLength {
 		return false
 	}
-	return encodingType(e, resp.Header.Get("Content-Type"))
+	return encodingType(e, h.Get("Content-Type"))
 }
 
 // coding is one content coding as the compression filters use it: its
