@@ -163,15 +163,7 @@ func (rt *site) moreInput(r *Request) int {
 		m, ok := r.Header.(*moreHeaders)
 		if !ok {
 			m = &r.mh
-			m.list = r.Header.appendAll(m.list[:0])
-			if fh, ok := r.Header.(*fastHeaders); ok {
-				// In the order they came, as nginx keeps them
-				// (fasthttp lists Cookie apart; proxypass.go).
-				raw := fh.h.RawHeaders()
-				slices.SortStableFunc(m.list, func(a, b headerKV) int {
-					return rawLineAt(raw, a.name) - rawLineAt(raw, b.name)
-				})
-			}
+			m.list = appendArrived(r.Header, m.list[:0])
 			r.Header = m
 		}
 		for j := range c.Headers {

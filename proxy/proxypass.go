@@ -231,18 +231,10 @@ func (rt *site) proxyPass(r *Request) (step, int) {
 	if pc.Method != nil {
 		method = rt.eval(r, pc.Method)
 	}
-	r.headers = r.Header.appendAll(r.headers[:0])
+	r.headers = appendArrived(r.Header, r.headers[:0])
 	client := make([]httpproxy.Header, len(r.headers))
 	for i, h := range r.headers {
 		client[i] = httpproxy.Header{Name: h.name, Value: h.value}
-	}
-	if fh, ok := r.Header.(*fastHeaders); ok {
-		// fasthttp lists Cookie (and a few others) apart from the rest;
-		// nginx passes the lines in the order they came.
-		raw := fh.h.RawHeaders()
-		slices.SortStableFunc(client, func(a, b httpproxy.Header) int {
-			return rawLineAt(raw, a.Name) - rawLineAt(raw, b.Name)
-		})
 	}
 	location := p.Location
 	if p.NoPrefix {
@@ -365,6 +357,21 @@ func (rt *site) proxySetHeaders(r *Request) []httpproxy.Header {
 		set = append(set, httpproxy.Header{Name: h.Name, Value: rt.eval(r, h.Value)})
 	}
 	return set
+}
+
+// appendArrived appends h's header lines to dst in the order they came,
+// as nginx keeps them: fasthttp lists Cookie (and a few others) apart from
+// the rest.
+func appendArrived(h headerSource, dst []headerKV) []headerKV {
+	start := len(dst)
+	dst = h.appendAll(dst)
+	if fh, ok := h.(*fastHeaders); ok {
+		raw := fh.h.RawHeaders()
+		slices.SortStableFunc(dst[start:], func(a, b headerKV) int {
+			return rawLineAt(raw, a.name) - rawLineAt(raw, b.name)
+		})
+	}
+	return dst
 }
 
 // rawLineAt is where the first line of header name starts in a raw
