@@ -138,7 +138,7 @@ func (s *Server) resumeHTTP1(c *tcpEdgeConn) {
 	}
 }
 
-func (s *Server) runHTTP1(c net.Conn, info *connInfo) bool {
+func (s *Server) runHTTP1(c net.Conn, info *h1conn) bool {
 	err := info.h1.ServeConn(c)
 	if info.parking {
 		info.parking = false
@@ -166,7 +166,7 @@ func (s *Server) runHTTP1(c net.Conn, info *connInfo) bool {
 // connError logs, as nginx does at info, a response that send_timeout
 // cut: the client read nothing for that long. The line names the request
 // whose response fasthttp was writing.
-func (s *Server) connError(info *connInfo, err error) {
+func (s *Server) connError(info *h1conn, err error) {
 	var oe *net.OpError
 	if !errors.As(err, &oe) || !oe.Timeout() || oe.Op != "write" && oe.Op != "readfrom" {
 		return
@@ -178,7 +178,7 @@ func (s *Server) connError(info *connInfo, err error) {
 // context names the request (appendRequestContext); without one,
 // "server: " is the listening address, as in nginx's line for a
 // connection that had no request.
-func (s *Server) connTimedOut(info *connInfo, while string, context []byte) {
+func (s *Server) connTimedOut(info *h1conn, while string, context []byte) {
 	if len(context) == 0 {
 		server := "unix:"
 		if !info.unix {
@@ -211,7 +211,7 @@ func (s *Server) handleHTTP1(ctx h1.Ctx) {
 	info := ctx.Conn().(edgeConn).connInfo()
 	info.handlerStarts()
 	r := acquireRequest()
-	r.conn = info
+	r.conn = info.connInfo
 	r.connRequests = info.requestsBase + int(ctx.ConnRequestNum())
 	info.lastRequests = r.connRequests
 	r.start = ctx.Time()
@@ -252,25 +252,25 @@ func (s *Server) handleHTTP1(ctx h1.Ctx) {
 		r.ContentLength = 0
 	}
 	info.reqEnd = info.head.requestEnd(r.ContentLength)
-	if status := checkRequestHead(r, &r.fh, info.group.Default); status != 0 {
+	if status := checkRequestHead(r, info, &r.fh, info.group.Default); status != 0 {
 		r.rt = rt
 		r.srv = info.group.Default
 		r.loc = r.srv.Loc
 		rt.log.infof(r, "client sent invalid request")
 		rt.badRequest(r, status)
 		info.linger = true
-		rt.writeHTTP1(ctx, r)
+		rt.writeHTTP1(ctx, info, r)
 		return
 	}
 	rt.serve(r)
-	rt.writeHTTP1(ctx, r)
+	rt.writeHTTP1(ctx, info, r)
 }
 
 // writeHTTP1 writes r.resp to fasthttp and runs the log phase (at once for
 // sized bodies, after the last byte for streams).
-func (rt *site) writeHTTP1(ctx h1.Ctx, r *Request) {
+func (rt *site) writeHTTP1(ctx h1.Ctx, info *h1conn, r *Request) {
 	resp := r.resp
-	r.conn.lastRequest = appendRequestContext(r.conn.lastRequest[:0], r)
+	info.lastRequest = appendRequestContext(info.lastRequest[:0], r)
 	if resp.Drop {
 		ctx.NoResponse()
 		rt.done(r, 0)
@@ -315,10 +315,10 @@ func (rt *site) writeHTTP1(ctx h1.Ctx, r *Request) {
 		// and the start of the body), then the rest: the first write
 		// goes out with MSG_MORE so that the client is sent, and woken
 		// for, the whole response once.
-		r.conn.more = moreFullBuffer
+		info.more = moreFullBuffer
 	case resp.Kind == BodyFile:
 		// fasthttp flushes the headers, then sendfile sends the file.
-		r.conn.more = moreFirst
+		info.more = moreFirst
 	}
 	var pace *limit.Pacer
 	if !head && (resp.Kind == BodyBytes || resp.Kind == BodyFile || resp.Kind == BodyStream) {
@@ -466,7 +466,7 @@ func (c *countWriter) Write(p []byte) (int, error) {
 // 400); anything else 400. The connection is closed, lingering.
 func (s *Server) http1Error(ctx h1.Ctx, err error) {
 	rt := s.rt.Load()
-	var info *connInfo
+	var info *h1conn
 	if ec, ok := ctx.Conn().(edgeConn); ok {
 		info = ec.connInfo()
 	}
@@ -541,9 +541,9 @@ func (s *Server) http1Error(ctx h1.Ctx, err error) {
 
 // errorRequest is the Request a failure of the engine is logged and
 // answered as: the default server's, with what headers were read.
-func errorRequest(rt *site, ctx h1.Ctx, info *connInfo) *Request {
+func errorRequest(rt *site, ctx h1.Ctx, info *h1conn) *Request {
 	r := acquireRequest()
-	r.conn = info
+	r.conn = info.connInfo
 	r.rt = rt
 	r.start = time.Now()
 	r.srv = info.group.Default
@@ -558,7 +558,7 @@ func errorRequest(rt *site, ctx h1.Ctx, info *connInfo) *Request {
 // client_header_timeout: as nginx does, it logs at info and in the access
 // log with 408, and closes the connection without an answer (the engine
 // then writes its error response to a closed connection).
-func (s *Server) requestTimedOut(ctx h1.Ctx, info *connInfo, err error) {
+func (s *Server) requestTimedOut(ctx h1.Ctx, info *h1conn, err error) {
 	rt := s.rt.Load()
 	r := errorRequest(rt, ctx, info)
 	// fasthttp resets the request after a failed body read, so its own

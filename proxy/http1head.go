@@ -78,7 +78,7 @@ func invalidName(name string, underscores bool) bool {
 // finds invalid, and the place of the Host line, for the header view to
 // drop invalid names and for max_headers (tooManyHeaders). It allocates
 // nothing.
-func checkRequestHead(r *Request, f *fastHeaders, def *conf.Server) int {
+func checkRequestHead(r *Request, info *h1conn, f *fastHeaders, def *conf.Server) int {
 	for i := 0; i < len(r.Method); i++ {
 		c := r.Method[i]
 		if (c < 'A' || c > 'Z') && c != '_' && c != '-' {
@@ -93,7 +93,7 @@ func checkRequestHead(r *Request, f *fastHeaders, def *conf.Server) int {
 	}
 	bufSize := def.LargeHeaderBufferSize
 	line := len(r.Method) + len(r.RawTarget) + len(r.Proto) + 4 // with its CRLF
-	if r.conn != nil && r.conn.head.lineLF {
+	if info != nil && info.head.lineLF {
 		line-- // the client sent a bare LF
 	}
 	if bufSize > 0 && line > bufSize {

@@ -38,7 +38,7 @@ func parseHead(data []byte, srv *conf.Server) (r *Request, status int, ok bool) 
 	r.Method, r.RawTarget, r.Proto = string(h.Method()), string(h.RequestURI()), string(h.Protocol())
 	r.fh.h, r.fh.r = h, r
 	r.Header = &r.fh
-	status = checkRequestHead(r, &r.fh, srv)
+	status = checkRequestHead(r, nil, &r.fh, srv)
 	return r, status, status == 0
 }
 
@@ -335,7 +335,7 @@ func BenchmarkRequestHead(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
 			r.fh = fastHeaders{h: h, r: r}
-			checkRequestHead(r, &r.fh, srv)
+			checkRequestHead(r, nil, &r.fh, srv)
 		}
 	})
 	b.Run("watch", func(b *testing.B) {

@@ -164,7 +164,11 @@ func (p *parker) take(token uint64) *tcpEdgeConn {
 
 // closeParked closes info's connection if it is parked (Shutdown, Close)
 // and reports whether it was.
-func (p *parker) closeParked(info *connInfo) bool {
+func (p *parker) closeParked(ci *connInfo) bool {
+	info, _ := ci.adapter.Load().(*h1conn)
+	if info == nil {
+		return false
+	}
 	p.mu.Lock()
 	var c *tcpEdgeConn
 	if info.parkToken != 0 {

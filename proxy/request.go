@@ -19,7 +19,6 @@ import (
 
 	"edge/conf"
 	"edge/internal/rawio"
-	"edge/proxy/h1"
 	"edge/proxy/realip"
 )
 
@@ -67,61 +66,21 @@ type connInfo struct {
 	sendTimeout time.Duration
 	bodyTimeout time.Duration
 	keepalive   time.Duration
-	// bodyPreRead is set while the engine reads the start of a body
-	// before the handler runs (connInfo.received).
-	bodyPreRead bool
-	// waitTimedOut: the connection sent nothing before client_header_timeout.
-	waitTimedOut bool
 	// plainHTTP: the client sent plain HTTP to a TLS port; each request
 	// gets nginx's 497 (handle).
 	plainHTTP bool
-	// reqEnd is where the request being served ends in the bytes read
-	// (headWatch.requestEnd), -1 when unknown.
-	reqEnd int64
-	// head counts the bytes the client sent and watches HTTP/1 request
-	// heads as they arrive (the wrappers' Read).
-	head headWatch
 	// linger makes the HTTP/1 wrappers' Close drain what the client still
 	// sends before closing (after an error response; lingeringClose).
 	linger bool
-	// more says that the next write is the first of a response that more
-	// writes follow: it goes out with MSG_MORE (tcpEdgeConn.Write).
-	more moreWrites
-	// lastRequest names the connection's latest HTTP/1 request as an error
-	// log line does (appendRequestContext): fasthttp writes a response
-	// after the handler has returned, and a send_timeout that cuts it is
-	// logged naming the request, as nginx's line does.
-	lastRequest []byte
 	// proxy is the PROXY protocol header a proxy_protocol listener read
 	// (access.go), nil otherwise.
 	proxy *realip.Header
 	// finish ends the connection's accounting (Server.serveConn).
 	finish func()
-	// What parking needs (park_linux.go, tcpEdgeConn.Read): the deadline
-	// of the engine's wait for the next request, and parkWait when the
-	// socket's is parkAfter instead; parking, set when that wait ends to
-	// park; resumed, set when a parked connection is served again; the
-	// parker's token (under its lock) and whether the descriptor is in
-	// its epoll set; the engine serving the connection; and the requests
-	// served before the engine's count restarted.
-	idleDeadline time.Time
-	parkWait     bool
-	parking      bool
-	resumed      bool
-	parkToken    uint64
-	epollAdded   bool
-	h1           *h1.Server
-	requestsBase int
-	lastRequests int
+	// adapter is the engine adapter's own state of the connection
+	// (the HTTP/1 adapter's h1conn), which the listener hands back to it.
+	adapter atomic.Value
 }
-
-type moreWrites uint8
-
-const (
-	moreNone       moreWrites = iota
-	moreFullBuffer            // when it fills the write buffer (BodyBytes)
-	moreFirst                 // whatever it is: the headers, before sendfile
-)
 
 // Request is one request going through the pipeline. The engine fields are
 // valid until the engine's handler returns: anything kept longer (a
@@ -379,4 +338,26 @@ func (c *connInfo) localAddr() string {
 		return c.local.Addr().Unmap().String()
 	}
 	return c.localText
+}
+
+// useLocation applies the timeouts of the location that answered an
+// HTTP/1 request to its connection: send_timeout for the rest of the
+// response, keepalive_timeout for the wait that follows. (HTTP/2 streams
+// share their connection and keep the default server's.)
+func (info *connInfo) useLocation(l *conf.Location) {
+	info.keepalive = l.KeepaliveTimeout
+	if info.sendTimeout == l.SendTimeout {
+		return
+	}
+	info.sendTimeout = l.SendTimeout
+	if info.raw != nil {
+		info.raw.SetWriteTimeout(l.SendTimeout)
+	}
+}
+
+// useRaw makes raw the connection's reader and writer, which bounds its
+// writes by send_timeout.
+func (info *connInfo) useRaw(raw *rawio.Conn) {
+	info.raw = raw
+	raw.SetWriteTimeout(info.sendTimeout)
 }

@@ -8,7 +8,6 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
@@ -23,7 +22,6 @@ import (
 	"time"
 
 	"edge/conf"
-	"edge/internal/rawio"
 	"edge/proxy/logs"
 	"edge/proxy/tlsterm"
 )
@@ -460,10 +458,7 @@ func (s *Server) serveConn(l *listener, c net.Conn, done func()) {
 		}
 	}
 	if tc, ok := c.(*net.TCPConn); ok && !g.Listen.SSL && !g.Listen.HTTP2 && len(rest) == 0 {
-		ec := &tcpEdgeConn{TCPConn: tc, info: info, parker: &s.parker}
-		ec.raw.init(tc, l.network)
-		info.useRaw(&ec.raw.raw)
-		parked = s.serveHTTP1(ec)
+		parked = s.serveTCP1(tc, info, l.network)
 		return
 	}
 	rc := &rawNetConn{}
@@ -481,7 +476,7 @@ func (s *Server) serveConn(l *listener, c net.Conn, done func()) {
 			// 497 often turns into a redirect to https.
 			info.plainHTTP = true
 			br := bufio.NewReaderSize(io.MultiReader(bytes.NewReader(first[:]), conn), 4096)
-			s.serveHTTP1(&peekedConn{otherEdgeConn{Conn: conn, info: info}, br})
+			s.servePeeked1(conn, br, info)
 			return
 		}
 		if err != nil {
@@ -494,333 +489,31 @@ func (s *Server) serveConn(l *listener, c net.Conn, done func()) {
 			s.serveHTTP2(tc, info)
 			return
 		}
-		s.serveHTTP1(&tlsEdgeConn{otherEdgeConn{Conn: tc, info: info}, tc})
+		s.serveTLS1(tc, info)
 		return
 	}
 	if g.Listen.HTTP2 {
 		br := bufio.NewReaderSize(conn, 4096)
 		pre, err := br.Peek(len(h2Preface))
 		if err == nil && string(pre) == h2Preface {
-			s.serveHTTP2(&peekedConn{otherEdgeConn{Conn: conn, info: info}, br}, info)
+			s.serveHTTP2(&bufferedConn{Conn: conn, r: br}, info)
 			return
 		}
-		s.serveHTTP1(&peekedConn{otherEdgeConn{Conn: conn, info: info}, br})
+		s.servePeeked1(conn, br, info)
 		return
 	}
-	s.serveHTTP1(&otherEdgeConn{Conn: conn, info: info})
+	s.serveOther1(conn, info)
 }
+
+// bufferedConn replays what was read while looking for the h2c preface.
+type bufferedConn struct {
+	net.Conn
+	r *bufio.Reader
+}
+
+func (c *bufferedConn) Read(p []byte) (int, error) { return c.r.Read(p) }
 
 const h2Preface = "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"
-
-// The connection wrappers carry connInfo to the HTTP/1 engine. The TCP one
-// embeds *net.TCPConn so ReadFrom (sendfile) is still found by the engine.
-type (
-	tcpEdgeConn struct {
-		*net.TCPConn
-		info   *connInfo
-		raw    rawNetConn // the same connection, for reads and plain writes
-		parker *parker    // where it waits when idle long enough (park_linux.go)
-	}
-	// otherEdgeConn is any other connection; the TLS and peeked ones
-	// build on it.
-	otherEdgeConn struct {
-		net.Conn
-		info *connInfo
-	}
-	// tlsEdgeConn's Conn is tc; the engine finds TLS by its methods.
-	tlsEdgeConn struct {
-		otherEdgeConn
-		tc *tls.Conn
-	}
-	// peekedConn replays bytes read while looking for the h2c preface.
-	peekedConn struct {
-		otherEdgeConn
-		r *bufio.Reader
-	}
-)
-
-func (c *peekedConn) Read(p []byte) (int, error) { return c.info.read(c.r, p) }
-
-func (c *tlsEdgeConn) Handshake() error                     { return c.tc.Handshake() }
-func (c *tlsEdgeConn) ConnectionState() tls.ConnectionState { return c.tc.ConnectionState() }
-
-// The wrappers' writes are bounded by send_timeout as nginx's are: the
-// connection's rawio.Conn cuts a write only when send_timeout passes
-// without a byte going out, so a large download on a slow link is not
-// cut while it moves (connInfo.useRaw). ReadFrom sends files with
-// sendfile under the same rule.
-func (c *tcpEdgeConn) Write(p []byte) (int, error) {
-	if more := c.info.more; more != moreNone {
-		c.info.more = moreNone
-		if more == moreFirst || len(p) == http1WriteBuffer {
-			if writeHook != nil {
-				writeHook(c.TCPConn, true)
-			}
-			return c.raw.raw.WriteMore(p)
-		}
-	}
-	if writeHook != nil {
-		writeHook(c.TCPConn, false)
-	}
-	return c.raw.Write(p)
-}
-
-// rawNetConn is a client's connection read and written with raw system
-// calls (package rawio says why); the rest of net.Conn is the
-// connection's own.
-type rawNetConn struct {
-	net.Conn
-	raw rawio.Conn
-}
-
-func (r *rawNetConn) init(c net.Conn, network string) {
-	r.Conn = c
-	r.raw.Init(c, network)
-}
-
-func (r *rawNetConn) Read(p []byte) (int, error)  { return r.raw.Read(p) }
-func (r *rawNetConn) Write(p []byte) (int, error) { return r.raw.Write(p) }
-
-// CloseWrite half-closes the connection when it can be (lingeringClose).
-func (r *rawNetConn) CloseWrite() error {
-	if cw, ok := r.Conn.(interface{ CloseWrite() error }); ok {
-		return cw.CloseWrite()
-	}
-	return nil
-}
-
-// Read shows what the client sent to the head watch (connInfo.read).
-// The engine's wait for the next request on a kept connection ends after
-// parkAfter, as if the client had closed, for the connection to park
-// (park_linux.go) rather than hold a goroutine and the engine's buffers.
-func (c *tcpEdgeConn) Read(p []byte) (int, error) {
-	info := c.info
-	if info.resumed {
-		// The first read after a park: the client sent or closed. An error
-		// is a close, as in the engine's wait it would have been, not a
-		// bad first request.
-		info.resumed = false
-		n, err := info.read(&c.raw, p)
-		if n == 0 && err != nil {
-			return 0, io.EOF
-		}
-		return n, err
-	}
-	if !info.parkWait || !info.idle.Load() {
-		return info.read(&c.raw, p)
-	}
-	n, err := info.read(&c.raw, p)
-	if n == 0 && errors.Is(err, os.ErrDeadlineExceeded) {
-		info.parking = true
-		return 0, io.EOF
-	}
-	return n, err
-}
-
-// Close lingers after an error response (connInfo.linger). The response
-// is out, so a graceful stop may close the connection as an idle one. A
-// connection about to park stays open.
-func (c *tcpEdgeConn) Close() error {
-	if c.info.parking {
-		return nil
-	}
-	if c.info.linger {
-		c.info.idle.Store(true)
-		return lingeringClose(c.TCPConn)
-	}
-	return c.TCPConn.Close()
-}
-
-func (c *tcpEdgeConn) ReadFrom(r io.Reader) (int64, error) {
-	if writeHook != nil {
-		writeHook(c.TCPConn, false)
-	}
-	if f, n, ok := fileToSend(r); ok {
-		if sent, err, done := sendFile(&c.raw.raw, f, n, r); done {
-			return sent, err
-		}
-	}
-	// Not a file (or no sendfile): copied through Write, under the same
-	// send_timeout.
-	return io.Copy(writerOnly{c}, r)
-}
-
-// writerOnly hides a writer's ReadFrom, so that io.Copy does not call it
-// back.
-type writerOnly struct{ io.Writer }
-
-// fileToSend returns the file a reader reads (alone or under an
-// io.LimitedReader) and how much of it is to go (-1: to its end).
-func fileToSend(r io.Reader) (*os.File, int64, bool) {
-	n := int64(-1)
-	if lr, ok := r.(*io.LimitedReader); ok {
-		r, n = lr.R, lr.N
-	}
-	f, ok := r.(*os.File)
-	return f, n, ok
-}
-
-// sendFile sends n bytes (-1: the rest) of f from its offset with
-// sendfile(2), under send_timeout between two calls that move data, and
-// moves f's offset (and r's N, when r is an io.LimitedReader) past what
-// went out, as TCPConn.ReadFrom does. done is false when sendfile cannot
-// be used: nothing went, and the caller copies instead.
-func sendFile(raw *rawio.Conn, f *os.File, n int64, r io.Reader) (sent int64, err error, done bool) {
-	off, err := f.Seek(0, io.SeekCurrent)
-	if err != nil {
-		return 0, nil, false
-	}
-	if n < 0 {
-		st, err := f.Stat()
-		if err != nil {
-			return 0, nil, false
-		}
-		n = st.Size() - off
-	}
-	if n <= 0 {
-		return 0, nil, true
-	}
-	sent, err = raw.SendFile(f, off, n)
-	if errors.Is(err, rawio.ErrNoSendFile) {
-		return 0, nil, false
-	}
-	if _, serr := f.Seek(off+sent, io.SeekStart); serr != nil && err == nil {
-		err = serr
-	}
-	if lr, ok := r.(*io.LimitedReader); ok {
-		lr.N -= sent
-	}
-	return sent, err, true
-}
-
-// writeHook, set by tests before a server starts, sees every write of a
-// TCP connection and whether it carries MSG_MORE.
-var writeHook func(c *net.TCPConn, more bool)
-
-// Every wrapper bounds the wait between two requests by the last
-// request's keepalive_timeout (connInfo.readDeadline).
-// The wait for the next request ends after parkAfter instead, for the
-// connection to park (Read).
-func (c *tcpEdgeConn) SetReadDeadline(t time.Time) error {
-	info := c.info
-	t = info.readDeadline(t)
-	info.idleDeadline = t
-	info.parkWait = false
-	if parkAfter > 0 && !t.IsZero() && info.idle.Load() {
-		if p := time.Now().Add(parkAfter); p.Before(t) {
-			info.parkWait = true
-			return c.TCPConn.SetReadDeadline(p)
-		}
-	}
-	return c.TCPConn.SetReadDeadline(t)
-}
-
-// The connection's rawio.Conn bounds every write by send_timeout
-// (connInfo.raw); over TLS it writes the records.
-func (c *otherEdgeConn) Write(p []byte) (int, error) { return c.Conn.Write(p) }
-
-func (c *otherEdgeConn) Read(p []byte) (int, error) { return c.info.read(c.Conn, p) }
-
-// read reads from the client into the engine's buffer p, with a head's
-// bare LFs made CRLF (headWatch.crlf), and shows the bytes to the head
-// watch (received).
-func (info *connInfo) read(r io.Reader, p []byte) (int, error) {
-	if n := info.head.pending(p); n > 0 {
-		return n, info.received(p[:n], nil)
-	}
-	n, err := r.Read(info.head.readSpace(p))
-	n = info.head.crlf(p, n)
-	return n, info.received(p[:n], err)
-}
-
-// Close lingers after an error response, as tcpEdgeConn's does; a TLS
-// connection sends its close_notify and drains what the client sends.
-func (c *otherEdgeConn) Close() error {
-	if c.info.linger {
-		c.info.idle.Store(true)
-		return lingeringClose(c.Conn)
-	}
-	return c.Conn.Close()
-}
-
-// received counts p, bytes just read from the client, and shows them to
-// the head watch, whose error (a bare CR) comes with them.
-func (info *connInfo) received(p []byte, err error) error {
-	if err != nil && info.head.total == 0 && errors.Is(err, os.ErrDeadlineExceeded) {
-		// The engine reads a connection's first byte with
-		// ReduceMemoryUsage's one-byte read and takes any error for EOF:
-		// note the timeout for serveHTTP1's log line.
-		info.waitTimedOut = true
-	}
-	complete := info.head.complete
-	werr := info.head.saw(p)
-	if !complete && info.head.complete && info.bodyTimeout > 0 && info.raw != nil {
-		// The head is in. What the engine reads next, before the handler
-		// runs, is the start of the body (fasthttp reads up to 8 KiB of
-		// it first): under client_body_timeout between two reads, as in
-		// nginx, not under the head's client_header_timeout.
-		info.raw.SetReadTimeout(info.bodyTimeout)
-		info.bodyPreRead = true
-	}
-	if werr != nil && err == nil {
-		return werr
-	}
-	return err
-}
-
-// handlerStarts ends the body's pre-read timeout (received): the handler
-// reads the rest under its location's (deadlineReader).
-func (info *connInfo) handlerStarts() {
-	if info.bodyPreRead {
-		info.bodyPreRead = false
-		info.raw.SetReadTimeout(0)
-	}
-}
-
-func (c *tlsEdgeConn) Write(p []byte) (int, error) { return c.tc.Write(p) }
-
-func (c *otherEdgeConn) SetReadDeadline(t time.Time) error {
-	return c.Conn.SetReadDeadline(c.info.readDeadline(t))
-}
-
-// readDeadline is the read deadline the HTTP/1 engine asks for, except
-// that the wait for the next request on a kept connection (the engine
-// marks the connection idle just before) ends after the last request's
-// keepalive_timeout, as nginx takes it from that request's location,
-// rather than after the default server's.
-func (info *connInfo) readDeadline(t time.Time) time.Time {
-	if info.keepalive > 0 && !t.IsZero() && info.idle.Load() {
-		return time.Now().Add(info.keepalive)
-	}
-	return t
-}
-
-// useLocation applies the timeouts of the location that answered an
-// HTTP/1 request to its connection: send_timeout for the rest of the
-// response, keepalive_timeout for the wait that follows. (HTTP/2 streams
-// share their connection and keep the default server's.)
-func (info *connInfo) useLocation(l *conf.Location) {
-	info.keepalive = l.KeepaliveTimeout
-	if info.sendTimeout == l.SendTimeout {
-		return
-	}
-	info.sendTimeout = l.SendTimeout
-	if info.raw != nil {
-		info.raw.SetWriteTimeout(l.SendTimeout)
-	}
-}
-
-// useRaw makes raw the connection's reader and writer, which bounds its
-// writes by send_timeout.
-func (info *connInfo) useRaw(raw *rawio.Conn) {
-	info.raw = raw
-	raw.SetWriteTimeout(info.sendTimeout)
-}
-
-type edgeConn interface{ connInfo() *connInfo }
-
-func (c *tcpEdgeConn) connInfo() *connInfo   { return c.info }
-func (c *otherEdgeConn) connInfo() *connInfo { return c.info }
 
 func addrPort(a net.Addr) netip.AddrPort {
 	if ta, ok := a.(*net.TCPAddr); ok {
