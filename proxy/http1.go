@@ -226,8 +226,8 @@ func (s *Server) handleHTTP1(ctx h1.Ctx) {
 	if r.HostHeader == "" && !h.IsHTTP11() {
 		r.hostEmpty = rawHasHeader(h.RawHeaders(), "host")
 	}
-	r.fh.h, r.fh.r = h, r
-	r.Header = &r.fh
+	info.fh = fastHeaders{h: h, r: r}
+	r.Header = &info.fh
 	r.ContentLength = int64(h.ContentLength())
 	r.RequestLength = int64(len(h.RawHeaders()))
 	switch {
@@ -242,8 +242,8 @@ func (s *Server) handleHTTP1(ctx h1.Ctx) {
 		} else {
 			// client_body_timeout is between two reads; fasthttp's own read
 			// deadline (set for the headers) would bound the whole upload.
-			r.dr = deadlineReader{r: r.Body, c: info.raw, req: r}
-			r.Body = &r.dr
+			info.dr = deadlineReader{r: r.Body, c: info.raw, req: r}
+			r.Body = &info.dr
 		}
 	default:
 		r.ContentLength = 0
@@ -252,7 +252,7 @@ func (s *Server) handleHTTP1(ctx h1.Ctx) {
 		r.ContentLength = 0
 	}
 	info.reqEnd = info.head.requestEnd(r.ContentLength)
-	if status := checkRequestHead(r, info, &r.fh, info.group.Default); status != 0 {
+	if status := checkRequestHead(r, info, &info.fh, info.group.Default); status != 0 {
 		r.rt = rt
 		r.srv = info.group.Default
 		r.loc = r.srv.Loc
@@ -548,8 +548,8 @@ func errorRequest(rt *site, ctx h1.Ctx, info *h1conn) *Request {
 	r.start = time.Now()
 	r.srv = info.group.Default
 	r.loc = r.srv.Loc
-	r.fh.h, r.fh.r = ctx.Header(), r
-	r.Header = &r.fh
+	info.fh = fastHeaders{h: ctx.Header(), r: r}
+	r.Header = &info.fh
 	return r
 }
 

@@ -23,6 +23,11 @@ import (
 // wrapper, so it costs no allocation of its own.
 type h1conn struct {
 	*connInfo
+	// fh and dr are the header view and the body reader of the request
+	// being served (one at a time), kept here so that they cost no
+	// allocation per request.
+	fh fastHeaders
+	dr deadlineReader
 	// bodyPreRead is set while the engine reads the start of a body
 	// before the handler runs (connInfo.received).
 	bodyPreRead bool

@@ -161,45 +161,22 @@ func (f *fastHeaders) dropsInvalid() (drop, underscores bool) {
 	return f.kept(s) < f.lines, s.UnderscoresInHeaders
 }
 
-// tooManyHeaders applies max_headers (nginx 1.29.8, and Debian's 1.22.1
+// tooMany applies max_headers (nginx 1.29.8, and Debian's 1.22.1
 // since deb12u11: a flood of tiny header lines costs a server far more
-// than their bytes) to an HTTP/1 request once its server r.srv is known.
+// than their bytes) to an HTTP/1 request once its server srv is known.
 // nginx checks each line against the server chosen so far: def, the
 // default one, up to the Host line and the one it names after it, or all
 // along the one an absolute-form request line named. Lines a server
 // drops as invalid do not count.
-func (r *Request) tooManyHeaders(def *conf.Server, absolute bool) bool {
-	if r.Header == headerSource(&r.hh) {
-		// HTTP/2: nginx counts the regular fields against the server the
-		// request is for (measured: 999 get 200, 1001 get 400).
-		// Invalid names are looked at only when all the fields together
-		// are too many: the common request costs one count.
-		n := 0
-		for _, vs := range r.hh.h {
-			n += len(vs)
-		}
-		if n <= r.srv.MaxHeaders || !r.srv.IgnoreInvalidHeaders {
-			return n > r.srv.MaxHeaders
-		}
-		for k, vs := range r.hh.h {
-			if invalidName(k, r.srv.UnderscoresInHeaders) {
-				n -= len(vs)
-			}
-		}
-		return n > r.srv.MaxHeaders
-	}
-	if r.Header != headerSource(&r.fh) {
-		return false
-	}
-	f := &r.fh
-	n := f.kept(r.srv)
-	if absolute || f.hostAt == 0 && r.srv == def {
-		return n > r.srv.MaxHeaders
+func (f *fastHeaders) tooMany(def, srv *conf.Server, absolute bool) bool {
+	n := f.kept(srv)
+	if absolute || f.hostAt == 0 && srv == def {
+		return n > srv.MaxHeaders
 	}
 	if f.hostAt == 0 {
 		return f.kept(def) > def.MaxHeaders
 	}
-	return f.hostAt > def.MaxHeaders || n > f.hostAt && n > r.srv.MaxHeaders
+	return f.hostAt > def.MaxHeaders || n > f.hostAt && n > srv.MaxHeaders
 }
 
 // errBareCR fails the read of a head that holds a CR followed by something

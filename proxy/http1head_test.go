@@ -36,9 +36,9 @@ func parseHead(data []byte, srv *conf.Server) (r *Request, status int, ok bool) 
 		return r, 400, false
 	}
 	r.Method, r.RawTarget, r.Proto = string(h.Method()), string(h.RequestURI()), string(h.Protocol())
-	r.fh.h, r.fh.r = h, r
-	r.Header = &r.fh
-	status = checkRequestHead(r, nil, &r.fh, srv)
+	fh := &fastHeaders{h: h, r: r}
+	r.Header = fh
+	status = checkRequestHead(r, nil, fh, srv)
 	return r, status, status == 0
 }
 
@@ -69,7 +69,7 @@ func FuzzRequestHead(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte, split uint16) {
 		r, _, ok := parseHead(data, on)
 		if ok {
-			checkAcceptedNames(t, r.fh.h.RawHeaders())
+			checkAcceptedNames(t, r.Header.(*fastHeaders).h.RawHeaders())
 			for _, h := range r.Header.appendAll(nil) {
 				if invalidName(h.name, false) {
 					t.Fatalf("head %q: the header view shows %q", data, h.name)
@@ -330,12 +330,13 @@ func BenchmarkRequestHead(b *testing.B) {
 		if status != 0 {
 			b.Fatalf("status %d", status)
 		}
-		h := r.fh.h
+		fh := r.Header.(*fastHeaders)
+		h := fh.h
 		b.SetBytes(int64(len(head)))
 		b.ReportAllocs()
 		for b.Loop() {
-			r.fh = fastHeaders{h: h, r: r}
-			checkRequestHead(r, nil, &r.fh, srv)
+			*fh = fastHeaders{h: h, r: r}
+			checkRequestHead(r, nil, fh, srv)
 		}
 	})
 	b.Run("watch", func(b *testing.B) {

@@ -157,11 +157,7 @@ type Request struct {
 	// bodyMem is $request_body: the body when it was read into memory,
 	// whole (bufferBody) or as it was passed on (bodyTee).
 	bodyMem []byte
-	fh      fastHeaders
 	mh      moreHeaders // the headers once headers-more changed them (headersmore.go)
-	dr      deadlineReader
-	h2b     h2Body
-	hh      h2Headers
 }
 
 // slotValue is a per-request variable (set, map, named capture).

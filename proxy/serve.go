@@ -139,6 +139,22 @@ func (rt *site) acmeChallenge(r *Request) bool {
 	return true
 }
 
+// headerCounter is a header view that applies max_headers itself: the
+// engines count header lines in their own ways (http1head.go, http2.go).
+type headerCounter interface {
+	// tooMany reports whether the request has more header lines than
+	// max_headers allows, srv being its server and def the default one;
+	// absolute says the request line named the host.
+	tooMany(def, srv *conf.Server, absolute bool) bool
+}
+
+// tooManyHeaders applies max_headers (nginx 1.29.8, and Debian's 1.22.1
+// since deb12u11) once the request's server r.srv is known.
+func (r *Request) tooManyHeaders(def *conf.Server, absolute bool) bool {
+	c, ok := r.Header.(headerCounter)
+	return ok && c.tooMany(def, r.srv, absolute)
+}
+
 // badRequest answers before a server was chosen, with the default
 // server's settings, and closes the connection like nginx.
 func (rt *site) badRequest(r *Request, status int) {
