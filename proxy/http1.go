@@ -12,18 +12,15 @@ import (
 	"io"
 	"net"
 	"os"
+	"slices"
 	"strings"
 	"time"
-	"unsafe"
 
 	"edge/conf"
 	"edge/internal/rawio"
 	"edge/proxy/h1"
 	"edge/proxy/limit"
 )
-
-// b2s views bytes as a string without copying; valid while the bytes are.
-func b2s(b []byte) string { return unsafe.String(unsafe.SliceData(b), len(b)) }
 
 // fastHeaders reads request headers from fasthttp. With
 // ignore_invalid_headers on (nginx's default), headers whose name nginx
@@ -87,6 +84,35 @@ func (f *fastHeaders) appendAll(dst []headerKV) []headerKV {
 		dst = append(dst, headerKV{b2s(k), b2s(v)})
 	}
 	return dst
+}
+
+// appendArrived appends the header lines in the order they came, as
+// nginx keeps them: fasthttp lists Cookie (and a few others) apart from
+// the rest.
+func (f *fastHeaders) appendArrived(dst []headerKV) []headerKV {
+	start := len(dst)
+	dst = f.appendAll(dst)
+	raw := f.h.RawHeaders()
+	slices.SortStableFunc(dst[start:], func(a, b headerKV) int {
+		return rawLineAt(raw, a.name) - rawLineAt(raw, b.name)
+	})
+	return dst
+}
+
+// rawLineAt is where the first line of header name starts in a raw
+// header block (len(raw) when there is none).
+func rawLineAt(raw []byte, name string) int {
+	for at := 0; at < len(raw); {
+		line := raw[at:]
+		if i := bytes.IndexByte(line, '\n'); i >= 0 {
+			line = line[:i+1]
+		}
+		if len(line) > len(name) && line[len(name)] == ':' && strings.EqualFold(b2s(line[:len(name)]), name) {
+			return at
+		}
+		at += len(line)
+	}
+	return len(raw)
 }
 
 // http1WriteBuffer is the size of fasthttp's write buffer: a response
@@ -448,18 +474,6 @@ func sentLen(resp *Response, head bool) int64 {
 	return resp.Length
 }
 
-// countWriter counts body bytes for $body_bytes_sent.
-type countWriter struct {
-	w io.Writer
-	n int64
-}
-
-func (c *countWriter) Write(p []byte) (int, error) {
-	n, err := c.w.Write(p)
-	c.n += int64(n)
-	return n, err
-}
-
 // http1Error answers what fasthttp could not parse, in nginx's terms:
 // a head that overflows the read buffer is 414 when its request line is
 // longer than one large_client_header_buffers buffer, else 494 (sent as
@@ -596,15 +610,6 @@ func (d *deadlineReader) Read(p []byte) (int, error) {
 	n, err := d.r.Read(p)
 	d.c.SetReadTimeout(0)
 	return n, err
-}
-
-// bodyTimeout is client_body_timeout: that of the location reading the
-// body (nginx's), or the default server's before one is chosen.
-func (r *Request) bodyTimeout() time.Duration {
-	if r.loc != nil {
-		return r.loc.ClientBodyTimeout
-	}
-	return r.conn.bodyTimeout
 }
 
 // nginxReason is the text of nginx's status line for status where it is

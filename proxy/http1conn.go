@@ -80,8 +80,8 @@ type (
 		*net.TCPConn
 		info   *h1conn // st
 		st     h1conn
-		raw    rawNetConn // the same connection, for reads and plain writes
-		parker *parker    // where it waits when idle long enough (park_linux.go)
+		raw    rawio.NetConn // the same connection, for reads and plain writes
+		parker *parker       // where it waits when idle long enough (park_linux.go)
 	}
 	// otherEdgeConn is any other connection; the TLS and peeked ones
 	// build on it.
@@ -107,8 +107,8 @@ type (
 func (s *Server) serveTCP1(tc *net.TCPConn, info *connInfo, network string) bool {
 	ec := &tcpEdgeConn{TCPConn: tc, parker: &s.parker}
 	ec.info = ec.st.init(info)
-	ec.raw.init(tc, network)
-	info.useRaw(&ec.raw.raw)
+	ec.raw.Init(tc, network)
+	info.useRaw(&ec.raw.Raw)
 	return s.serveHTTP1(ec)
 }
 
@@ -158,37 +158,13 @@ func (c *tcpEdgeConn) Write(p []byte) (int, error) {
 			if writeHook != nil {
 				writeHook(c.TCPConn, true)
 			}
-			return c.raw.raw.WriteMore(p)
+			return c.raw.Raw.WriteMore(p)
 		}
 	}
 	if writeHook != nil {
 		writeHook(c.TCPConn, false)
 	}
 	return c.raw.Write(p)
-}
-
-// rawNetConn is a client's connection read and written with raw system
-// calls (package rawio says why); the rest of net.Conn is the
-// connection's own.
-type rawNetConn struct {
-	net.Conn
-	raw rawio.Conn
-}
-
-func (r *rawNetConn) init(c net.Conn, network string) {
-	r.Conn = c
-	r.raw.Init(c, network)
-}
-
-func (r *rawNetConn) Read(p []byte) (int, error)  { return r.raw.Read(p) }
-func (r *rawNetConn) Write(p []byte) (int, error) { return r.raw.Write(p) }
-
-// CloseWrite half-closes the connection when it can be (lingeringClose).
-func (r *rawNetConn) CloseWrite() error {
-	if cw, ok := r.Conn.(interface{ CloseWrite() error }); ok {
-		return cw.CloseWrite()
-	}
-	return nil
 }
 
 // Read shows what the client sent to the head watch (connInfo.read).
@@ -238,7 +214,7 @@ func (c *tcpEdgeConn) ReadFrom(r io.Reader) (int64, error) {
 		writeHook(c.TCPConn, false)
 	}
 	if f, n, ok := fileToSend(r); ok {
-		if sent, err, done := sendFile(&c.raw.raw, f, n, r); done {
+		if sent, err, done := sendFile(&c.raw.Raw, f, n, r); done {
 			return sent, err
 		}
 	}

@@ -302,3 +302,23 @@ func (rt *site) writeHTTP2(w http.ResponseWriter, r *Request, last bool) {
 	}
 	rt.done(r, sent)
 }
+
+// http2Flush flushes an HTTP/2 response writer.
+func http2Flush(w http.ResponseWriter) func() error {
+	fl, _ := w.(http.Flusher)
+	return func() error {
+		if fl != nil {
+			fl.Flush()
+		}
+		return nil
+	}
+}
+
+// pacedResponse is an HTTP/2 response writer whose body writes are paced.
+type pacedResponse struct {
+	http.ResponseWriter
+	pw *pacedWriter
+}
+
+func (p pacedResponse) Write(b []byte) (int, error) { return p.pw.Write(b) }
+func (p pacedResponse) Flush()                      { _ = p.pw.flush() }

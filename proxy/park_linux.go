@@ -90,7 +90,7 @@ func (p *parker) start() {
 // keepalive_timeout); false when it cannot, and c is the caller's still.
 func (p *parker) park(c *tcpEdgeConn) bool {
 	p.once.Do(p.start)
-	raw := c.raw.raw.RawConn()
+	raw := c.raw.Raw.RawConn()
 	if p.err != nil || raw == nil {
 		return false
 	}

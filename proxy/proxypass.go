@@ -13,7 +13,6 @@
 package proxy
 
 import (
-	"bytes"
 	"crypto/tls"
 	"errors"
 	"io"
@@ -357,37 +356,6 @@ func (rt *site) proxySetHeaders(r *Request) []httpproxy.Header {
 		set = append(set, httpproxy.Header{Name: h.Name, Value: rt.eval(r, h.Value)})
 	}
 	return set
-}
-
-// appendArrived appends h's header lines to dst in the order they came,
-// as nginx keeps them: fasthttp lists Cookie (and a few others) apart from
-// the rest.
-func appendArrived(h headerSource, dst []headerKV) []headerKV {
-	start := len(dst)
-	dst = h.appendAll(dst)
-	if fh, ok := h.(*fastHeaders); ok {
-		raw := fh.h.RawHeaders()
-		slices.SortStableFunc(dst[start:], func(a, b headerKV) int {
-			return rawLineAt(raw, a.name) - rawLineAt(raw, b.name)
-		})
-	}
-	return dst
-}
-
-// rawLineAt is where the first line of header name starts in a raw
-// header block (len(raw) when there is none).
-func rawLineAt(raw []byte, name string) int {
-	for at := 0; at < len(raw); {
-		line := raw[at:]
-		if i := bytes.IndexByte(line, '\n'); i >= 0 {
-			line = line[:i+1]
-		}
-		if len(line) > len(name) && line[len(name)] == ':' && strings.EqualFold(b2s(line[:len(name)]), name) {
-			return at
-		}
-		at += len(line)
-	}
-	return len(raw)
 }
 
 // proxyBody is the body sent upstream: buffered whole

@@ -9,7 +9,6 @@ import (
 	"errors"
 	"net"
 	"os"
-	"strconv"
 	"time"
 
 	"edge/conf"
@@ -64,30 +63,4 @@ func (c *replayConn) Read(p []byte) (int, error) {
 		return n, nil
 	}
 	return c.Conn.Read(p)
-}
-
-// proxyProtocolVar gives the $proxy_protocol_* variables: empty without a
-// header or for one without addresses.
-func (r *Request) proxyProtocolVar(id conf.VarID) string {
-	h := r.conn.proxy
-	if h == nil {
-		return ""
-	}
-	port := func(p uint16) string {
-		if h.SrcAddr == "" && h.DstAddr == "" {
-			return ""
-		}
-		return strconv.Itoa(int(p))
-	}
-	switch id {
-	case conf.VarProxyProtocolAddr:
-		return h.SrcAddr
-	case conf.VarProxyProtocolPort:
-		return port(h.SrcPort)
-	case conf.VarProxyProtocolServerAddr:
-		return h.DstAddr
-	case conf.VarProxyProtocolServerPort:
-		return port(h.DstPort)
-	}
-	return ""
 }

@@ -16,6 +16,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"time"
+	"unsafe"
 
 	"edge/conf"
 	"edge/internal/rawio"
@@ -356,4 +357,43 @@ func (info *connInfo) useLocation(l *conf.Location) {
 func (info *connInfo) useRaw(raw *rawio.Conn) {
 	info.raw = raw
 	raw.SetWriteTimeout(info.sendTimeout)
+}
+
+// b2s views bytes as a string without copying; valid while the bytes are.
+func b2s(b []byte) string { return unsafe.String(unsafe.SliceData(b), len(b)) }
+
+// countWriter counts body bytes for $body_bytes_sent.
+type countWriter struct {
+	w io.Writer
+	n int64
+}
+
+func (c *countWriter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	c.n += int64(n)
+	return n, err
+}
+
+// bodyTimeout is client_body_timeout: that of the location reading the
+// body (nginx's), or the default server's before one is chosen.
+func (r *Request) bodyTimeout() time.Duration {
+	if r.loc != nil {
+		return r.loc.ClientBodyTimeout
+	}
+	return r.conn.bodyTimeout
+}
+
+// arrivalOrder is a header view whose appendAll does not list the lines
+// in the order they came (fasthttp lists Cookie apart from the rest).
+type arrivalOrder interface {
+	appendArrived(dst []headerKV) []headerKV
+}
+
+// appendArrived appends h's header lines to dst in the order they came,
+// as nginx keeps them.
+func appendArrived(h headerSource, dst []headerKV) []headerKV {
+	if a, ok := h.(arrivalOrder); ok {
+		return a.appendArrived(dst)
+	}
+	return h.appendAll(dst)
 }

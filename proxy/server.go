@@ -22,6 +22,7 @@ import (
 	"time"
 
 	"edge/conf"
+	"edge/internal/rawio"
 	"edge/proxy/logs"
 	"edge/proxy/tlsterm"
 )
@@ -461,9 +462,9 @@ func (s *Server) serveConn(l *listener, c net.Conn, done func()) {
 		parked = s.serveTCP1(tc, info, l.network)
 		return
 	}
-	rc := &rawNetConn{}
-	rc.init(c, l.network)
-	info.useRaw(&rc.raw)
+	rc := &rawio.NetConn{}
+	rc.Init(c, l.network)
+	info.useRaw(&rc.Raw)
 	var conn net.Conn = rc
 	if len(rest) > 0 {
 		conn = &replayConn{Conn: rc, rest: rest}

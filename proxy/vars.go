@@ -546,3 +546,29 @@ func formatSeconds(d time.Duration) string {
 	ms := d.Milliseconds()
 	return strconv.FormatInt(ms/1000, 10) + "." + pad3(int(ms%1000))
 }
+
+// proxyProtocolVar gives the $proxy_protocol_* variables: empty without a
+// header or for one without addresses.
+func (r *Request) proxyProtocolVar(id conf.VarID) string {
+	h := r.conn.proxy
+	if h == nil {
+		return ""
+	}
+	port := func(p uint16) string {
+		if h.SrcAddr == "" && h.DstAddr == "" {
+			return ""
+		}
+		return strconv.Itoa(int(p))
+	}
+	switch id {
+	case conf.VarProxyProtocolAddr:
+		return h.SrcAddr
+	case conf.VarProxyProtocolPort:
+		return port(h.SrcPort)
+	case conf.VarProxyProtocolServerAddr:
+		return h.DstAddr
+	case conf.VarProxyProtocolServerPort:
+		return port(h.DstPort)
+	}
+	return ""
+}
