@@ -158,7 +158,7 @@ func BenchmarkFindLocationPCRE(b *testing.B) {
 // benchHeaders are the request headers of a browser's GET.
 type benchHeaders [][2]string
 
-func (h benchHeaders) get(name string) string {
+func (h benchHeaders) Get(name string) string {
 	for _, f := range h {
 		if strings.EqualFold(f[0], name) {
 			return f[1]
@@ -167,9 +167,9 @@ func (h benchHeaders) get(name string) string {
 	return ""
 }
 
-func (h benchHeaders) appendAll(dst []headerKV) []headerKV {
+func (h benchHeaders) AppendAll(dst []HeaderKV) []HeaderKV {
 	for _, f := range h {
-		dst = append(dst, headerKV{f[0], f[1]})
+		dst = append(dst, HeaderKV{f[0], f[1]})
 	}
 	return dst
 }
@@ -194,35 +194,35 @@ func BenchmarkStatic1K(b *testing.B) {
 func benchStaticPipeline(b *testing.B) {
 	plan, _ := benchSite(b)
 	rt := testSite(b, plan)
-	info := &connInfo{
-		id:     1,
-		start:  time.Now(),
-		remote: netip.MustParseAddrPort("127.0.0.1:50000"),
-		local:  netip.MustParseAddrPort("127.0.0.1:8080"),
-		port:   "8080",
-		group:  plan.HTTP.Listens[0],
+	info := &ConnInfo{
+		ID:     1,
+		Start:  time.Now(),
+		Remote: netip.MustParseAddrPort("127.0.0.1:50000"),
+		Local:  netip.MustParseAddrPort("127.0.0.1:8080"),
+		Port:   "8080",
+		Group:  plan.HTTP.Listens[0],
 	}
 	get := func() *Request {
-		r := acquireRequest()
-		r.conn = info
-		r.start = time.Now()
+		r := AcquireRequest()
+		r.Conn = info
+		r.Start = time.Now()
 		r.Method, r.RawTarget, r.Proto = "GET", "/1k.txt", "HTTP/1.1"
 		r.HostHeader = "example.com"
 		r.Header = browserHeaders
-		rt.serve(r)
+		rt.Serve(r)
 		return r
 	}
 	r := get()
 	if r.resp.Status != 200 || len(r.resp.Bytes) != 1024 {
 		b.Fatalf("GET /1k.txt: status %d, %d bytes in memory", r.resp.Status, len(r.resp.Bytes))
 	}
-	releaseRequest(r)
+	ReleaseRequest(r)
 	b.SetBytes(1024)
 	b.ReportAllocs()
 	for b.Loop() {
 		r := get()
-		rt.done(r, r.resp.Length)
-		releaseRequest(r)
+		rt.Done(r, r.resp.Length)
+		ReleaseRequest(r)
 	}
 }
 

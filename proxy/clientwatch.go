@@ -22,18 +22,18 @@ import (
 // does: no byte and no error is the client's FIN, an error its reset, a
 // byte a next request (or, over TLS, a record), and the watch then ends
 // unknowing, as nginx's does.
-func (rt *site) upstreamContext(r *Request, ignoreAbort bool) (context.Context, func()) {
+func (rt *Site) upstreamContext(r *Request, ignoreAbort bool) (context.Context, func()) {
 	if ignoreAbort {
 		return context.Background(), func() {}
 	}
-	if r.ctx != nil {
-		return r.ctx, func() {}
+	if r.Ctx != nil {
+		return r.Ctx, func() {}
 	}
-	if r.conn == nil || r.conn.raw == nil || r.conn.raw.RawConn() == nil {
+	if r.Conn == nil || r.Conn.Raw == nil || r.Conn.Raw.RawConn() == nil {
 		return context.Background(), func() {}
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	w := &clientWatch{info: r.conn, cancel: cancel, done: make(chan struct{})}
+	w := &clientWatch{info: r.Conn, cancel: cancel, done: make(chan struct{})}
 	w.timer = time.AfterFunc(clientWatchAfter, w.run)
 	return ctx, w.stop
 }
@@ -41,7 +41,7 @@ func (rt *site) upstreamContext(r *Request, ignoreAbort bool) (context.Context, 
 const clientWatchAfter = time.Millisecond
 
 type clientWatch struct {
-	info   *connInfo
+	info   *ConnInfo
 	cancel context.CancelFunc
 	timer  *time.Timer
 	done   chan struct{} // closed when run returns
@@ -69,7 +69,7 @@ func (w *clientWatch) run() {
 	defer close(w.done)
 	closed := false
 	var b [1]byte
-	_ = w.info.raw.RawConn().Read(func(fd uintptr) bool {
+	_ = w.info.Raw.RawConn().Read(func(fd uintptr) bool {
 		n, _, err := syscall.Recvfrom(int(fd), b[:], syscall.MSG_PEEK|syscall.MSG_DONTWAIT)
 		if errors.Is(err, syscall.EAGAIN) {
 			return false // wait until it is readable (or stop's deadline)
@@ -99,16 +99,16 @@ func (w *clientWatch) stop() {
 	case watchIdle:
 		w.timer.Stop()
 	case watchRunning:
-		_ = w.info.conn.SetReadDeadline(time.Unix(1, 0))
+		_ = w.info.Conn.SetReadDeadline(time.Unix(1, 0))
 		<-w.done
-		_ = w.info.conn.SetReadDeadline(time.Time{})
+		_ = w.info.Conn.SetReadDeadline(time.Time{})
 	}
 }
 
 // clientClosed reports an upstream error that is the client's close
 // (upstreamContext): nginx logs it at info and ends the request with 499.
-func (rt *site) clientClosed(r *Request, ctx context.Context) bool {
-	if r.ctx == nil && ctx.Err() != nil {
+func (rt *Site) clientClosed(r *Request, ctx context.Context) bool {
+	if r.Ctx == nil && ctx.Err() != nil {
 		rt.log.infof(r, "client prematurely closed connection while waiting for the upstream")
 		return true
 	}

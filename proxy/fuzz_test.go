@@ -65,16 +65,16 @@ func silentLog() *logs.ErrorLog {
 
 // testSite builds the site of a plan without a Server: no listener,
 // a silent error log.
-func testSite(tb testing.TB, plan *conf.Plan) *site {
+func testSite(tb testing.TB, plan *conf.Plan) *Site {
 	tb.Helper()
-	sh := &shared{
+	sh := &Shared{
 		files:    newFileCache(time.Second, time.Now),
 		logFiles: logs.NewFiles(time.Now),
 		errLog:   silentLog(),
 		now:      time.Now,
 		stats:    &Stats{},
 	}
-	rt, err := newSite(plan, sh)
+	rt, err := NewSite(plan, sh)
 	if err != nil {
 		tb.Fatalf("site: %v", err)
 	}

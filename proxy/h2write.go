@@ -23,7 +23,7 @@ const coalesceLimit = 256 << 10
 // straight to the underlying connection.
 type coalescedConn struct {
 	net.Conn
-	info    *connInfo
+	info    *ConnInfo
 	mu      sync.Mutex
 	cond    sync.Cond
 	pending []byte // bytes accepted but not yet written
@@ -36,7 +36,7 @@ type coalescedConn struct {
 	out   outFrames // the frames written, followed for the guard
 }
 
-func newCoalescedConn(c net.Conn, info *connInfo, guard *h2Guard) *coalescedConn {
+func newCoalescedConn(c net.Conn, info *ConnInfo, guard *h2Guard) *coalescedConn {
 	cc := &coalescedConn{Conn: c, info: info, guard: guard}
 	cc.cond.L = &cc.mu
 	return cc
@@ -87,7 +87,7 @@ func (c *coalescedConn) writeLoop() {
 		data := c.pending
 		c.pending = c.spare[:0]
 		c.mu.Unlock()
-		_, err := c.Conn.Write(data) // bounded by send_timeout (connInfo.raw)
+		_, err := c.Conn.Write(data) // bounded by send_timeout (ConnInfo.raw)
 		c.mu.Lock()
 		if cap(data) <= coalesceLimit*2 {
 			c.spare = data[:0]
@@ -107,8 +107,8 @@ func (c *coalescedConn) Close() error {
 	if c.guard.tripped.Load() {
 		// nginx closes a flooding connection at once: what is left goes
 		// out within a second or not at all.
-		if c.info.raw != nil {
-			c.info.raw.SetWriteTimeout(time.Second)
+		if c.info.Raw != nil {
+			c.info.Raw.SetWriteTimeout(time.Second)
 		}
 		// A GOAWAY already sent (keepalive_requests) named the last
 		// stream; a second one must not name a later one (RFC 9113 6.8).

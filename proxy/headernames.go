@@ -11,36 +11,36 @@ package proxy
 // a request nginx refuses with 400 (since 1.21.1). They are flags, so
 // that the classes of a name are the OR of its bytes'.
 const (
-	nameValid      byte = 0
-	nameUnderscore byte = 1 << iota
-	nameInvalid
-	nameRefused
-	nameColon
+	NameValid      byte = 0
+	NameUnderscore byte = 1 << iota
+	NameInvalid
+	NameRefused
+	NameColon
 )
 
-var nameClass = func() (t [256]byte) {
+var NameClass = func() (t [256]byte) {
 	for c := range t {
 		switch {
 		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9', c == '-':
-			t[c] = nameValid
+			t[c] = NameValid
 		case c == '_':
-			t[c] = nameUnderscore
+			t[c] = NameUnderscore
 		case c == ':':
-			t[c] = nameColon
+			t[c] = NameColon
 		case c <= 0x20 || c == 0x7f:
-			t[c] = nameRefused
+			t[c] = NameRefused
 		default:
-			t[c] = nameInvalid
+			t[c] = NameInvalid
 		}
 	}
 	return t
 }()
 
 // invalidName reports whether nginx would find a header name invalid.
-func invalidName(name string, underscores bool) bool {
+func InvalidHeaderName(name string, underscores bool) bool {
 	var class byte
 	for i := 0; i < len(name); i++ {
-		class |= nameClass[name[i]]
+		class |= NameClass[name[i]]
 	}
-	return class&^nameUnderscore != 0 || class != 0 && !underscores
+	return class&^NameUnderscore != 0 || class != 0 && !underscores
 }

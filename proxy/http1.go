@@ -41,7 +41,7 @@ type fastHeaders struct {
 
 // get needs no filter: the names asked for are valid ones, which an
 // invalid name cannot equal.
-func (f *fastHeaders) get(name string) string {
+func (f *fastHeaders) Get(name string) string {
 	v := b2s(f.h.Peek(name))
 	// fasthttp reports a Content-Length of "0" for a request that sent
 	// none; CGI's CONTENT_LENGTH must then be empty, as with nginx.
@@ -68,10 +68,10 @@ func rawHasHeader(raw []byte, name string) bool {
 	return false
 }
 
-func (f *fastHeaders) appendAll(dst []headerKV) []headerKV {
+func (f *fastHeaders) AppendAll(dst []HeaderKV) []HeaderKV {
 	drop, underscores := f.dropsInvalid()
 	for k, v := range f.h.All() {
-		if drop && invalidName(b2s(k), underscores) {
+		if drop && InvalidHeaderName(b2s(k), underscores) {
 			continue
 		}
 		// fasthttp adds "Connection: close" to an HTTP/1.0 request and a
@@ -81,7 +81,7 @@ func (f *fastHeaders) appendAll(dst []headerKV) []headerKV {
 			!rawHasHeader(f.h.RawHeaders(), strings.ToLower(b2s(k))) {
 			continue
 		}
-		dst = append(dst, headerKV{b2s(k), b2s(v)})
+		dst = append(dst, HeaderKV{b2s(k), b2s(v)})
 	}
 	return dst
 }
@@ -89,12 +89,12 @@ func (f *fastHeaders) appendAll(dst []headerKV) []headerKV {
 // appendArrived appends the header lines in the order they came, as
 // nginx keeps them: fasthttp lists Cookie (and a few others) apart from
 // the rest.
-func (f *fastHeaders) appendArrived(dst []headerKV) []headerKV {
+func (f *fastHeaders) AppendArrived(dst []HeaderKV) []HeaderKV {
 	start := len(dst)
-	dst = f.appendAll(dst)
+	dst = f.AppendAll(dst)
 	raw := f.h.RawHeaders()
-	slices.SortStableFunc(dst[start:], func(a, b headerKV) int {
-		return rawLineAt(raw, a.name) - rawLineAt(raw, b.name)
+	slices.SortStableFunc(dst[start:], func(a, b HeaderKV) int {
+		return rawLineAt(raw, a.Name) - rawLineAt(raw, b.Name)
 	})
 	return dst
 }
@@ -116,7 +116,7 @@ func rawLineAt(raw []byte, name string) int {
 }
 
 // http1WriteBuffer is the size of fasthttp's write buffer: a response
-// longer than it leaves in two writes (see connInfo.more).
+// longer than it leaves in two writes (see ConnInfo.more).
 const http1WriteBuffer = 16 << 10
 
 // http1Server makes the fasthttp server for a listen group; its limits
@@ -127,7 +127,7 @@ func (s *Server) http1Server(g *conf.ListenGroup) *h1.Server {
 	return h1.NewServer(h1.Config{
 		Handler:            s.handleHTTP1,
 		ErrorHandler:       s.http1Error,
-		Logf:               func(format string, args ...any) { s.shared.errLog.Logf(conf.LevelInfo, format, args...) },
+		Logf:               func(format string, args ...any) { s.shared.ErrorLog().Logf(conf.LevelInfo, format, args...) },
 		ReadBufferSize:     def.LargeHeaderBuffers * def.LargeHeaderBufferSize,
 		WriteBufferSize:    http1WriteBuffer,
 		ReadTimeout:        def.ClientHeaderTimeout,
@@ -135,8 +135,8 @@ func (s *Server) http1Server(g *conf.ListenGroup) *h1.Server {
 		MaxRequestsPerConn: def.Loc.KeepaliveRequests,
 		ConnState: func(c net.Conn, idle bool) {
 			if ec, ok := c.(edgeConn); ok {
-				info := ec.connInfo()
-				info.idle.Store(idle)
+				info := ec.h1conn()
+				info.Idle.Store(idle)
 				if idle {
 					info.head.next(info.reqEnd)
 				}
@@ -148,19 +148,19 @@ func (s *Server) http1Server(g *conf.ListenGroup) *h1.Server {
 // serveHTTP1 serves an HTTP/1.x connection to its end, or until it
 // parks (park_linux.go), which it reports.
 func (s *Server) serveHTTP1(c net.Conn) bool {
-	info := c.(edgeConn).connInfo()
+	info := c.(edgeConn).h1conn()
 	info.head.begin()
-	info.h1 = s.rt.Load().http1(s, info.group)
+	info.h1 = s.rt.Load().http1(s, info.Group)
 	return s.runHTTP1(c, info)
 }
 
 // resumeHTTP1 serves a parked connection whose client sent or closed,
 // with the engine instance it had.
 func (s *Server) resumeHTTP1(c *tcpEdgeConn) {
-	c.info.idle.Store(false)
+	c.info.Idle.Store(false)
 	c.info.resumed = true
 	if !s.runHTTP1(c, c.info) {
-		c.info.finish()
+		c.info.Finish()
 	}
 }
 
@@ -171,7 +171,7 @@ func (s *Server) runHTTP1(c net.Conn, info *h1conn) bool {
 		info.requestsBase = info.lastRequests
 		info.lastRequest = nil // no response is being written: no log line needs it
 		if ec, ok := c.(*tcpEdgeConn); ok && ec.parker.park(ec) {
-			info.idle.Store(true)
+			info.Idle.Store(true)
 			return true
 		}
 		c.Close()
@@ -207,17 +207,17 @@ func (s *Server) connError(info *h1conn, err error) {
 func (s *Server) connTimedOut(info *h1conn, while string, context []byte) {
 	if len(context) == 0 {
 		server := "unix:"
-		if !info.unix {
-			server = net.JoinHostPort(info.localText, info.port)
+		if !info.Unix {
+			server = net.JoinHostPort(info.LocalText, info.Port)
 		}
 		context = []byte(", server: " + server)
 	}
-	s.shared.errLog.Write(conf.LevelInfo, info.id, "client timed out (110: Connection timed out) while "+while+
-		", client: "+info.remoteText+string(context))
+	s.shared.ErrorLog().Write(conf.LevelInfo, info.ID, "client timed out (110: Connection timed out) while "+while+
+		", client: "+info.RemoteText+string(context))
 }
 
 // http1 returns the site's fasthttp server for a group, made once.
-func (rt *site) http1(s *Server, g *conf.ListenGroup) *h1.Server {
+func (rt *Site) http1(s *Server, g *conf.ListenGroup) *h1.Server {
 	rt.h1mu.Lock()
 	defer rt.h1mu.Unlock()
 	if rt.h1 == nil {
@@ -234,15 +234,15 @@ func (rt *site) http1(s *Server, g *conf.ListenGroup) *h1.Server {
 // handleHTTP1 is fasthttp's handler.
 func (s *Server) handleHTTP1(ctx h1.Ctx) {
 	rt := s.rt.Load()
-	info := ctx.Conn().(edgeConn).connInfo()
+	info := ctx.Conn().(edgeConn).h1conn()
 	info.handlerStarts()
-	r := acquireRequest()
-	r.conn = info.connInfo
-	r.connRequests = info.requestsBase + int(ctx.ConnRequestNum())
-	info.lastRequests = r.connRequests
-	r.start = ctx.Time()
-	if r.start.IsZero() {
-		r.start = rt.now()
+	r := AcquireRequest()
+	r.Conn = info.ConnInfo
+	r.ConnRequests = info.requestsBase + int(ctx.ConnRequestNum())
+	info.lastRequests = r.ConnRequests
+	r.Start = ctx.Time()
+	if r.Start.IsZero() {
+		r.Start = rt.Now()
 	}
 	h := ctx.Header()
 	r.Method = b2s(h.Method())
@@ -250,7 +250,7 @@ func (s *Server) handleHTTP1(ctx h1.Ctx) {
 	r.Proto = b2s(h.Protocol())
 	r.HostHeader = b2s(h.Host())
 	if r.HostHeader == "" && !h.IsHTTP11() {
-		r.hostEmpty = rawHasHeader(h.RawHeaders(), "host")
+		r.HostEmpty = rawHasHeader(h.RawHeaders(), "host")
 	}
 	info.fh = fastHeaders{h: h, r: r}
 	r.Header = &info.fh
@@ -268,7 +268,7 @@ func (s *Server) handleHTTP1(ctx h1.Ctx) {
 		} else {
 			// client_body_timeout is between two reads; fasthttp's own read
 			// deadline (set for the headers) would bound the whole upload.
-			info.dr = deadlineReader{r: r.Body, c: info.raw, req: r}
+			info.dr = deadlineReader{r: r.Body, c: info.Raw, req: r}
 			r.Body = &info.dr
 		}
 	default:
@@ -278,29 +278,27 @@ func (s *Server) handleHTTP1(ctx h1.Ctx) {
 		r.ContentLength = 0
 	}
 	info.reqEnd = info.head.requestEnd(r.ContentLength)
-	if status := checkRequestHead(r, info, &info.fh, info.group.Default); status != 0 {
-		r.rt = rt
-		r.srv = info.group.Default
-		r.loc = r.srv.Loc
-		rt.log.infof(r, "client sent invalid request")
-		rt.badRequest(r, status)
-		info.linger = true
+	if status := checkRequestHead(r, info, &info.fh, info.Group.Default); status != 0 {
+		rt.AtDefault(r, info.Group.Default)
+		rt.Infof(r, "client sent invalid request")
+		rt.BadRequest(r, status)
+		info.Linger = true
 		rt.writeHTTP1(ctx, info, r)
 		return
 	}
-	rt.serve(r)
+	rt.Serve(r)
 	rt.writeHTTP1(ctx, info, r)
 }
 
-// writeHTTP1 writes r.resp to fasthttp and runs the log phase (at once for
+// writeHTTP1 writes r.Response() to fasthttp and runs the log phase (at once for
 // sized bodies, after the last byte for streams).
-func (rt *site) writeHTTP1(ctx h1.Ctx, info *h1conn, r *Request) {
-	resp := r.resp
-	info.lastRequest = appendRequestContext(info.lastRequest[:0], r)
+func (rt *Site) writeHTTP1(ctx h1.Ctx, info *h1conn, r *Request) {
+	resp := r.Response()
+	info.lastRequest = AppendRequestContext(info.lastRequest[:0], r)
 	if resp.Drop {
 		ctx.NoResponse()
-		rt.done(r, 0)
-		releaseRequest(r)
+		rt.Done(r, 0)
+		ReleaseRequest(r)
 		return
 	}
 	ctx.SetStatus(resp.Status)
@@ -309,13 +307,14 @@ func (rt *site) writeHTTP1(ctx h1.Ctx, info *h1conn, r *Request) {
 	// ("X-URI", "ETag"), as nginx sends them; fasthttp would make them
 	// "X-Uri" and "Etag".
 	ctx.KeepHeaderNames()
-	for _, f := range resp.Header.list {
+	for i := range resp.Header.Len() {
+		name, value := resp.Header.At(i)
 		switch {
-		case strings.EqualFold(f.name, "Content-Type"):
-			ctx.SetContentType(f.value)
-		case strings.EqualFold(f.name, "Content-Length"):
+		case strings.EqualFold(name, "Content-Type"):
+			ctx.SetContentType(value)
+		case strings.EqualFold(name, "Content-Length"):
 		default:
-			ctx.AddHeader(f.name, f.value)
+			ctx.AddHeader(name, value)
 		}
 	}
 	if resp.Close {
@@ -326,10 +325,10 @@ func (rt *site) writeHTTP1(ctx h1.Ctx, info *h1conn, r *Request) {
 		ctx.SkipBody()
 		ctx.Hijack(func(c net.Conn) {
 			if err := upgrade(c); err != nil {
-				rt.log.infof(r, "%v while proxying upgraded connection", err)
+				rt.Infof(r, "%v while proxying upgraded connection", err)
 			}
-			rt.done(r, 0)
-			releaseRequest(r)
+			rt.Done(r, 0)
+			ReleaseRequest(r)
 		})
 		return
 	}
@@ -348,31 +347,31 @@ func (rt *site) writeHTTP1(ctx h1.Ctx, info *h1conn, r *Request) {
 	}
 	var pace *limit.Pacer
 	if !head && (resp.Kind == BodyBytes || resp.Kind == BodyFile || resp.Kind == BodyStream) {
-		pace = rt.pacer(r) // limit_rate (limitrate.go)
+		pace = rt.Pacer(r) // limit_rate (limitrate.go)
 	}
 	switch resp.Kind {
 	case BodyBytes:
 		if pace != nil {
 			b := resp.Bytes
-			if resp.pooled != nil {
+			if resp.Pooled() {
 				// The pooled buffer goes back now; the pace outlives it.
 				b = append([]byte(nil), b...)
-				resp.release()
+				resp.Release()
 			}
 			rt.pacedHTTP1(ctx, r, bytes.NewReader(b), nil, int64(len(b)), pace)
 			return
 		}
-		if resp.pooled != nil {
+		if resp.Pooled() {
 			ctx.SetBody(resp.Bytes)
-			resp.release()
+			resp.Release()
 		} else {
 			ctx.SetBodyRaw(resp.Bytes)
 		}
 		if head {
 			ctx.SkipBody()
 		}
-		rt.done(r, sentLen(resp, head))
-		releaseRequest(r)
+		rt.Done(r, sentLen(resp, head))
+		ReleaseRequest(r)
 	case BodyFile:
 		if head {
 			resp.File.Close()
@@ -389,13 +388,13 @@ func (rt *site) writeHTTP1(ctx h1.Ctx, info *h1conn, r *Request) {
 				ctx.SetBodyStream(resp.File, int(resp.Length))
 			}
 		}
-		rt.done(r, sentLen(resp, head))
-		releaseRequest(r)
+		rt.Done(r, sentLen(resp, head))
+		ReleaseRequest(r)
 	case BodyStream:
 		if head {
 			ctx.SkipBody()
-			rt.done(r, 0)
-			releaseRequest(r)
+			rt.Done(r, 0)
+			ReleaseRequest(r)
 			return
 		}
 		stream := resp.Stream
@@ -404,29 +403,29 @@ func (rt *site) writeHTTP1(ctx h1.Ctx, info *h1conn, r *Request) {
 			// out with a Content-Length.
 			var buf bytes.Buffer
 			if err := stream(&buf, func() error { return nil }); err != nil {
-				rt.log.infof(r, "producing the response failed (%v)", err)
+				rt.Infof(r, "producing the response failed (%v)", err)
 			}
 			ctx.SetBody(buf.Bytes())
-			rt.done(r, int64(buf.Len()))
-			releaseRequest(r)
+			rt.Done(r, int64(buf.Len()))
+			ReleaseRequest(r)
 			return
 		}
 		// Send the headers at once: a stream (server-sent events, a long
 		// poll) may take a while before its first byte.
 		length := resp.Length
 		ctx.StreamBody(func(w *bufio.Writer) {
-			cw := &countWriter{w: w}
+			cw := &CountWriter{W: w}
 			var out io.Writer = cw
 			if pace != nil {
-				out = &pacedWriter{w: cw, flush: w.Flush, pace: paceState{p: pace}}
+				out = NewPacedWriter(cw, w.Flush, pace)
 			}
 			err := stream(out, w.Flush)
 			if err != nil && !errors.Is(err, net.ErrClosed) {
-				rt.log.infof(r, "writing the response failed (%v)", err)
+				rt.Infof(r, "writing the response failed (%v)", err)
 			}
 			_ = w.Flush()
-			rt.done(r, cw.n)
-			releaseRequest(r)
+			rt.Done(r, cw.N)
+			ReleaseRequest(r)
 		})
 		if length >= 0 {
 			// A stream whose length is known (proxy_buffering off with the
@@ -441,8 +440,8 @@ func (rt *site) writeHTTP1(ctx h1.Ctx, info *h1conn, r *Request) {
 				ctx.SetContentLength(int(resp.Length))
 			}
 		}
-		rt.done(r, 0)
-		releaseRequest(r)
+		rt.Done(r, 0)
+		ReleaseRequest(r)
 	}
 }
 
@@ -450,19 +449,19 @@ func (rt *site) writeHTTP1(ctx h1.Ctx, info *h1conn, r *Request) {
 // as nginx's write filter sends it, then each piece when its time comes
 // (a body handed to the engine whole would wait in its write buffer
 // behind the first pause). The log phase runs after the last byte.
-func (rt *site) pacedHTTP1(ctx h1.Ctx, r *Request, src io.Reader, closer io.Closer, n int64, pace *limit.Pacer) {
+func (rt *Site) pacedHTTP1(ctx h1.Ctx, r *Request, src io.Reader, closer io.Closer, n int64, pace *limit.Pacer) {
 	ctx.StreamBody(func(w *bufio.Writer) {
-		cw := &countWriter{w: w}
-		_, err := io.Copy(&pacedWriter{w: cw, flush: w.Flush, pace: paceState{p: pace}}, io.LimitReader(src, n))
+		cw := &CountWriter{W: w}
+		_, err := io.Copy(NewPacedWriter(cw, w.Flush, pace), io.LimitReader(src, n))
 		if closer != nil {
 			closer.Close()
 		}
 		if err != nil && !errors.Is(err, net.ErrClosed) {
-			rt.log.infof(r, "writing the response failed (%v)", err)
+			rt.Infof(r, "writing the response failed (%v)", err)
 		}
 		_ = w.Flush()
-		rt.done(r, cw.n)
-		releaseRequest(r)
+		rt.Done(r, cw.N)
+		ReleaseRequest(r)
 	})
 	ctx.SetContentLength(int(n))
 }
@@ -482,9 +481,9 @@ func (s *Server) http1Error(ctx h1.Ctx, err error) {
 	rt := s.rt.Load()
 	var info *h1conn
 	if ec, ok := ctx.Conn().(edgeConn); ok {
-		info = ec.connInfo()
+		info = ec.h1conn()
 	}
-	if info == nil || info.group == nil {
+	if info == nil || info.Group == nil {
 		ctx.SetStatus(400)
 		ctx.SetConnectionClose()
 		return
@@ -503,7 +502,7 @@ func (s *Server) http1Error(ctx h1.Ctx, err error) {
 	status := 400
 	if h1.HeadTooLarge(err) {
 		status = 494
-		def := info.group.Default
+		def := info.Group.Default
 		if info.head.lineTooLong(def.LargeHeaderBuffers*def.LargeHeaderBufferSize, def.LargeHeaderBufferSize) {
 			status = 414
 		}
@@ -513,7 +512,7 @@ func (s *Server) http1Error(ctx h1.Ctx, err error) {
 	}
 	if errors.Is(err, os.ErrDeadlineExceeded) {
 		if info.head.total == 0 {
-			// The read that timed out noted it (connInfo.received), and
+			// The read that timed out noted it (ConnInfo.received), and
 			// serveHTTP1 logs it: no answer, as in nginx.
 			_ = ctx.Conn().Close()
 			return
@@ -524,44 +523,43 @@ func (s *Server) http1Error(ctx h1.Ctx, err error) {
 	r := errorRequest(rt, ctx, info)
 	r.Method = "GET"
 	r.Proto = "HTTP/1.1"
-	info.linger = true
+	info.Linger = true
 	switch {
 	case status == 414:
-		rt.log.infof(r, "client sent too long URI")
+		rt.Infof(r, "client sent too long URI")
 	case status == 494:
-		rt.log.infof(r, "client sent too large request")
+		rt.Infof(r, "client sent too large request")
 	case errors.Is(err, errBareCR):
-		rt.log.infof(r, "client sent invalid header line")
+		rt.Infof(r, "client sent invalid header line")
 	default:
-		rt.log.infof(r, "client sent invalid request (%v)", err)
+		rt.Infof(r, "client sent invalid request (%v)", err)
 	}
-	rt.badRequest(r, status)
-	resp := r.resp
+	rt.BadRequest(r, status)
+	resp := r.Response()
 	ctx.SetStatus(resp.Status)
 	setReason(ctx, resp)
 	ctx.KeepHeaderNames()
-	for _, f := range resp.Header.list {
-		if strings.EqualFold(f.name, "Content-Type") {
-			ctx.SetContentType(f.value)
+	for i := range resp.Header.Len() {
+		name, value := resp.Header.At(i)
+		if strings.EqualFold(name, "Content-Type") {
+			ctx.SetContentType(value)
 			continue
 		}
-		ctx.AddHeader(f.name, f.value)
+		ctx.AddHeader(name, value)
 	}
 	ctx.SetBody(resp.Bytes)
 	ctx.SetConnectionClose()
-	rt.done(r, resp.Length)
-	releaseRequest(r)
+	rt.Done(r, resp.Length)
+	ReleaseRequest(r)
 }
 
 // errorRequest is the Request a failure of the engine is logged and
 // answered as: the default server's, with what headers were read.
-func errorRequest(rt *site, ctx h1.Ctx, info *h1conn) *Request {
-	r := acquireRequest()
-	r.conn = info.connInfo
-	r.rt = rt
-	r.start = time.Now()
-	r.srv = info.group.Default
-	r.loc = r.srv.Loc
+func errorRequest(rt *Site, ctx h1.Ctx, info *h1conn) *Request {
+	r := AcquireRequest()
+	r.Conn = info.ConnInfo
+	r.Start = time.Now()
+	rt.AtDefault(r, info.Group.Default)
 	info.fh = fastHeaders{h: ctx.Header(), r: r}
 	r.Header = &info.fh
 	return r
@@ -581,12 +579,12 @@ func (s *Server) requestTimedOut(ctx h1.Ctx, info *h1conn, err error) {
 	if strings.HasPrefix(err.Error(), "error when reading request headers") {
 		what = "headers"
 	}
-	rt.log.infof(r, "client timed out (110: Connection timed out) while reading client request %s", what)
-	r.resp.Status = 408
-	r.resp.Drop = true
+	rt.Infof(r, "client timed out (110: Connection timed out) while reading client request %s", what)
+	r.Response().Status = 408
+	r.Response().Drop = true
 	_ = ctx.Conn().Close()
-	rt.done(r, 0)
-	releaseRequest(r)
+	rt.Done(r, 0)
+	ReleaseRequest(r)
 }
 
 // deadlineReader reads a request body under client_body_timeout: while a
@@ -602,7 +600,7 @@ type deadlineReader struct {
 }
 
 func (d *deadlineReader) Read(p []byte) (int, error) {
-	timeout := d.req.bodyTimeout()
+	timeout := d.req.BodyTimeout()
 	if timeout <= 0 || d.c == nil {
 		return d.r.Read(p)
 	}

@@ -2,7 +2,7 @@
 // the engine reads and writes through (the head watch sees every byte
 // read, writes go by raw system calls under send_timeout, files by
 // sendfile, idle waits end for the connection to park), and the state
-// they keep per connection beside the pipeline's connInfo.
+// they keep per connection beside the pipeline's ConnInfo.
 package proxy
 
 import (
@@ -19,17 +19,17 @@ import (
 )
 
 // h1conn is what the HTTP/1 adapter keeps of a connection beside what
-// the pipeline knows of it (connInfo). It lives in the connection's
+// the pipeline knows of it (ConnInfo). It lives in the connection's
 // wrapper, so it costs no allocation of its own.
 type h1conn struct {
-	*connInfo
+	*ConnInfo
 	// fh and dr are the header view and the body reader of the request
 	// being served (one at a time), kept here so that they cost no
 	// allocation per request.
 	fh fastHeaders
 	dr deadlineReader
 	// bodyPreRead is set while the engine reads the start of a body
-	// before the handler runs (connInfo.received).
+	// before the handler runs (ConnInfo.received).
 	bodyPreRead bool
 	// waitTimedOut: the connection sent nothing before client_header_timeout.
 	waitTimedOut bool
@@ -73,7 +73,7 @@ const (
 	moreFirst                 // whatever it is: the headers, before sendfile
 )
 
-// The connection wrappers carry connInfo to the HTTP/1 engine. The TCP one
+// The connection wrappers carry ConnInfo to the HTTP/1 engine. The TCP one
 // embeds *net.TCPConn so ReadFrom (sendfile) is still found by the engine.
 type (
 	tcpEdgeConn struct {
@@ -104,40 +104,40 @@ type (
 
 // serveTCP1 serves a plain-TCP HTTP/1 connection to its end, or until
 // it parks, which it reports.
-func (s *Server) serveTCP1(tc *net.TCPConn, info *connInfo, network string) bool {
+func (s *Server) serveTCP1(tc *net.TCPConn, info *ConnInfo, network string) bool {
 	ec := &tcpEdgeConn{TCPConn: tc, parker: &s.parker}
 	ec.info = ec.st.init(info)
 	ec.raw.Init(tc, network)
-	info.useRaw(&ec.raw.Raw)
+	info.UseRaw(&ec.raw.Raw)
 	return s.serveHTTP1(ec)
 }
 
 // serveOther1 serves any other HTTP/1 connection: c is read and written
 // as it is (its raw reader and writer are set).
-func (s *Server) serveOther1(c net.Conn, info *connInfo) {
+func (s *Server) serveOther1(c net.Conn, info *ConnInfo) {
 	ec := &otherEdgeConn{Conn: c}
 	ec.info = ec.st.init(info)
 	s.serveHTTP1(ec)
 }
 
 // servePeeked1 serves an HTTP/1 connection whose first bytes r read.
-func (s *Server) servePeeked1(c net.Conn, r *bufio.Reader, info *connInfo) {
+func (s *Server) servePeeked1(c net.Conn, r *bufio.Reader, info *ConnInfo) {
 	ec := &peekedConn{otherEdgeConn{Conn: c}, r}
 	ec.info = ec.st.init(info)
 	s.serveHTTP1(ec)
 }
 
 // serveTLS1 serves HTTP/1 over a TLS connection whose handshake is done.
-func (s *Server) serveTLS1(tc *tls.Conn, info *connInfo) {
+func (s *Server) serveTLS1(tc *tls.Conn, info *ConnInfo) {
 	ec := &tlsEdgeConn{otherEdgeConn{Conn: tc}, tc}
 	ec.info = ec.st.init(info)
 	s.serveHTTP1(ec)
 }
 
 // init makes c the adapter's state of info's connection.
-func (c *h1conn) init(info *connInfo) *h1conn {
-	c.connInfo = info
-	info.adapter.Store(c)
+func (c *h1conn) init(info *ConnInfo) *h1conn {
+	c.ConnInfo = info
+	info.Adapter.Store(c)
 	return c
 }
 
@@ -149,7 +149,7 @@ func (c *tlsEdgeConn) ConnectionState() tls.ConnectionState { return c.tc.Connec
 // The wrappers' writes are bounded by send_timeout as nginx's are: the
 // connection's rawio.Conn cuts a write only when send_timeout passes
 // without a byte going out, so a large download on a slow link is not
-// cut while it moves (connInfo.useRaw). ReadFrom sends files with
+// cut while it moves (ConnInfo.useRaw). ReadFrom sends files with
 // sendfile under the same rule.
 func (c *tcpEdgeConn) Write(p []byte) (int, error) {
 	if more := c.info.more; more != moreNone {
@@ -167,7 +167,7 @@ func (c *tcpEdgeConn) Write(p []byte) (int, error) {
 	return c.raw.Write(p)
 }
 
-// Read shows what the client sent to the head watch (connInfo.read).
+// Read shows what the client sent to the head watch (ConnInfo.read).
 // The engine's wait for the next request on a kept connection ends after
 // parkAfter, as if the client had closed, for the connection to park
 // (park_linux.go) rather than hold a goroutine and the engine's buffers.
@@ -184,7 +184,7 @@ func (c *tcpEdgeConn) Read(p []byte) (int, error) {
 		}
 		return n, err
 	}
-	if !info.parkWait || !info.idle.Load() {
+	if !info.parkWait || !info.Idle.Load() {
 		return info.read(&c.raw, p)
 	}
 	n, err := info.read(&c.raw, p)
@@ -195,15 +195,15 @@ func (c *tcpEdgeConn) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// Close lingers after an error response (connInfo.linger). The response
+// Close lingers after an error response (ConnInfo.linger). The response
 // is out, so a graceful stop may close the connection as an idle one. A
 // connection about to park stays open.
 func (c *tcpEdgeConn) Close() error {
 	if c.info.parking {
 		return nil
 	}
-	if c.info.linger {
-		c.info.idle.Store(true)
+	if c.info.Linger {
+		c.info.Idle.Store(true)
 		return lingeringClose(c.TCPConn)
 	}
 	return c.TCPConn.Close()
@@ -276,7 +276,7 @@ func sendFile(raw *rawio.Conn, f *os.File, n int64, r io.Reader) (sent int64, er
 var writeHook func(c *net.TCPConn, more bool)
 
 // Every wrapper bounds the wait between two requests by the last
-// request's keepalive_timeout (connInfo.readDeadline).
+// request's keepalive_timeout (ConnInfo.readDeadline).
 // The wait for the next request ends after parkAfter instead, for the
 // connection to park (Read).
 func (c *tcpEdgeConn) SetReadDeadline(t time.Time) error {
@@ -284,7 +284,7 @@ func (c *tcpEdgeConn) SetReadDeadline(t time.Time) error {
 	t = info.readDeadline(t)
 	info.idleDeadline = t
 	info.parkWait = false
-	if parkAfter > 0 && !t.IsZero() && info.idle.Load() {
+	if parkAfter > 0 && !t.IsZero() && info.Idle.Load() {
 		if p := time.Now().Add(parkAfter); p.Before(t) {
 			info.parkWait = true
 			return c.TCPConn.SetReadDeadline(p)
@@ -294,7 +294,7 @@ func (c *tcpEdgeConn) SetReadDeadline(t time.Time) error {
 }
 
 // The connection's rawio.Conn bounds every write by send_timeout
-// (connInfo.raw); over TLS it writes the records.
+// (ConnInfo.raw); over TLS it writes the records.
 func (c *otherEdgeConn) Write(p []byte) (int, error) { return c.Conn.Write(p) }
 
 func (c *otherEdgeConn) Read(p []byte) (int, error) { return c.info.read(c.Conn, p) }
@@ -314,8 +314,8 @@ func (info *h1conn) read(r io.Reader, p []byte) (int, error) {
 // Close lingers after an error response, as tcpEdgeConn's does; a TLS
 // connection sends its close_notify and drains what the client sends.
 func (c *otherEdgeConn) Close() error {
-	if c.info.linger {
-		c.info.idle.Store(true)
+	if c.info.Linger {
+		c.info.Idle.Store(true)
 		return lingeringClose(c.Conn)
 	}
 	return c.Conn.Close()
@@ -332,12 +332,12 @@ func (info *h1conn) received(p []byte, err error) error {
 	}
 	complete := info.head.complete
 	werr := info.head.saw(p)
-	if !complete && info.head.complete && info.bodyTimeout > 0 && info.raw != nil {
+	if !complete && info.head.complete && info.BodyTimeout > 0 && info.Raw != nil {
 		// The head is in. What the engine reads next, before the handler
 		// runs, is the start of the body (fasthttp reads up to 8 KiB of
 		// it first): under client_body_timeout between two reads, as in
 		// nginx, not under the head's client_header_timeout.
-		info.raw.SetReadTimeout(info.bodyTimeout)
+		info.Raw.SetReadTimeout(info.BodyTimeout)
 		info.bodyPreRead = true
 	}
 	if werr != nil && err == nil {
@@ -351,7 +351,7 @@ func (info *h1conn) received(p []byte, err error) error {
 func (info *h1conn) handlerStarts() {
 	if info.bodyPreRead {
 		info.bodyPreRead = false
-		info.raw.SetReadTimeout(0)
+		info.Raw.SetReadTimeout(0)
 	}
 }
 
@@ -367,13 +367,13 @@ func (c *otherEdgeConn) SetReadDeadline(t time.Time) error {
 // keepalive_timeout, as nginx takes it from that request's location,
 // rather than after the default server's.
 func (info *h1conn) readDeadline(t time.Time) time.Time {
-	if info.keepalive > 0 && !t.IsZero() && info.idle.Load() {
-		return time.Now().Add(info.keepalive)
+	if info.Keepalive > 0 && !t.IsZero() && info.Idle.Load() {
+		return time.Now().Add(info.Keepalive)
 	}
 	return t
 }
 
-type edgeConn interface{ connInfo() *h1conn }
+type edgeConn interface{ h1conn() *h1conn }
 
-func (c *tcpEdgeConn) connInfo() *h1conn   { return c.info }
-func (c *otherEdgeConn) connInfo() *h1conn { return c.info }
+func (c *tcpEdgeConn) h1conn() *h1conn   { return c.info }
+func (c *otherEdgeConn) h1conn() *h1conn { return c.info }

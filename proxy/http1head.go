@@ -64,13 +64,13 @@ func checkRequestHead(r *Request, info *h1conn, f *fastHeaders, def *conf.Server
 		var class byte
 		i := 0
 		for ; i < len(raw); i++ {
-			c := nameClass[raw[i]]
-			if c == nameColon {
+			c := NameClass[raw[i]]
+			if c == NameColon {
 				break
 			}
 			class |= c
 		}
-		if class&nameRefused != 0 {
+		if class&NameRefused != 0 {
 			return 400
 		}
 		end := len(raw)
@@ -87,7 +87,7 @@ func checkRequestHead(r *Request, info *h1conn, f *fastHeaders, def *conf.Server
 		raw = raw[min(end+1, len(raw)):]
 		lines++
 		switch {
-		case class&nameInvalid != 0:
+		case class&NameInvalid != 0:
 			invalid++
 		case class != 0:
 			underscore++
@@ -113,10 +113,10 @@ func (f *fastHeaders) kept(s *conf.Server) int {
 // request's headers, as the serving server ignores invalid ones, and with
 // which underscores_in_headers.
 func (f *fastHeaders) dropsInvalid() (drop, underscores bool) {
-	if f.invalid == 0 && f.underscore == 0 || f.r == nil || f.r.srv == nil {
+	if f.invalid == 0 && f.underscore == 0 || f.r == nil || f.r.Server() == nil {
 		return false, false
 	}
-	s := f.r.srv
+	s := f.r.Server()
 	return f.kept(s) < f.lines, s.UnderscoresInHeaders
 }
 
@@ -127,7 +127,7 @@ func (f *fastHeaders) dropsInvalid() (drop, underscores bool) {
 // default one, up to the Host line and the one it names after it, or all
 // along the one an absolute-form request line named. Lines a server
 // drops as invalid do not count.
-func (f *fastHeaders) tooMany(def, srv *conf.Server, absolute bool) bool {
+func (f *fastHeaders) TooManyHeaders(def, srv *conf.Server, absolute bool) bool {
 	n := f.kept(srv)
 	if absolute || f.hostAt == 0 && srv == def {
 		return n > srv.MaxHeaders

@@ -70,16 +70,16 @@ func FuzzRequestHead(f *testing.F) {
 		r, _, ok := parseHead(data, on)
 		if ok {
 			checkAcceptedNames(t, r.Header.(*fastHeaders).h.RawHeaders())
-			for _, h := range r.Header.appendAll(nil) {
-				if invalidName(h.name, false) {
-					t.Fatalf("head %q: the header view shows %q", data, h.name)
+			for _, h := range r.Header.AppendAll(nil) {
+				if InvalidHeaderName(h.Name, false) {
+					t.Fatalf("head %q: the header view shows %q", data, h.Name)
 				}
 			}
 			_ = r.tooManyHeaders(on, false)
 		}
 		for _, srv := range []*conf.Server{headServer(false, false), headServer(true, true)} {
 			if r, _, ok := parseHead(data, srv); ok {
-				r.Header.appendAll(nil)
+				r.Header.AppendAll(nil)
 			}
 		}
 		var w headWatch
@@ -174,8 +174,8 @@ func TestHeaderViewDropsInvalid(t *testing.T) {
 			t.Fatalf("status %d", status)
 		}
 		var names []string
-		for _, h := range r.Header.appendAll(nil) {
-			names = append(names, h.name)
+		for _, h := range r.Header.AppendAll(nil) {
+			names = append(names, h.Name)
 		}
 		if got := strings.Join(names, ","); !strings.EqualFold(got, tc.want) {
 			t.Errorf("ignore %v underscores %v: headers %s, want %s", tc.ignore, tc.underscores, got, tc.want)
@@ -430,7 +430,7 @@ func crlfHead(data []byte) []byte {
 }
 
 // feedHead passes data to a head watch the way the wrappers' Read does
-// (connInfo.read): the engine's buffer holds bufSize bytes, and the client
+// (ConnInfo.read): the engine's buffer holds bufSize bytes, and the client
 // sends chunk bytes at a time. It returns what the engine reads, up to
 // the watch's error (a bare CR), which ends the connection.
 func feedHead(w *headWatch, data []byte, bufSize, chunk int) ([]byte, error) {

@@ -31,27 +31,27 @@ type h2Headers struct {
 	r    *Request // for its server's ignore_invalid_headers
 }
 
-func (f *h2Headers) get(name string) string {
+func (f *h2Headers) Get(name string) string {
 	if strings.EqualFold(name, "Host") {
 		return f.host
 	}
 	return f.h.Get(name)
 }
 
-func (f *h2Headers) appendAll(dst []headerKV) []headerKV {
+func (f *h2Headers) AppendAll(dst []HeaderKV) []HeaderKV {
 	if f.host != "" {
-		dst = append(dst, headerKV{"Host", f.host})
+		dst = append(dst, HeaderKV{"Host", f.host})
 	}
 	// nginx's HTTP/2 module drops the names HTTP/1 drops
 	// (ngx_http_v2_validate_header): "x.forwarded-for" must not become
 	// HTTP_X_FORWARDED_FOR.
-	drop := f.r != nil && f.r.srv != nil && f.r.srv.IgnoreInvalidHeaders
+	drop := f.r != nil && f.r.Server() != nil && f.r.Server().IgnoreInvalidHeaders
 	for k, vs := range f.h {
-		if drop && invalidName(k, f.r.srv.UnderscoresInHeaders) {
+		if drop && InvalidHeaderName(k, f.r.Server().UnderscoresInHeaders) {
 			continue
 		}
 		for _, v := range vs {
-			dst = append(dst, headerKV{k, v})
+			dst = append(dst, HeaderKV{k, v})
 		}
 	}
 	return dst
@@ -70,7 +70,7 @@ var streamPool = sync.Pool{New: func() any { return new(h2stream) }}
 // the server the request is for (measured: 999 get 200, 1001 get 400).
 // Invalid names are looked at only when all the fields together are too
 // many: the common request costs one count.
-func (f *h2Headers) tooMany(_, srv *conf.Server, _ bool) bool {
+func (f *h2Headers) TooManyHeaders(_, srv *conf.Server, _ bool) bool {
 	n := 0
 	for _, vs := range f.h {
 		n += len(vs)
@@ -79,7 +79,7 @@ func (f *h2Headers) tooMany(_, srv *conf.Server, _ bool) bool {
 		return n > srv.MaxHeaders
 	}
 	for k, vs := range f.h {
-		if invalidName(k, srv.UnderscoresInHeaders) {
+		if InvalidHeaderName(k, srv.UnderscoresInHeaders) {
 			n -= len(vs)
 		}
 	}
@@ -88,7 +88,7 @@ func (f *h2Headers) tooMany(_, srv *conf.Server, _ bool) bool {
 
 // h2conn is one HTTP/2 connection's state shared by its streams.
 type h2conn struct {
-	info     *connInfo
+	info     *ConnInfo
 	guard    *h2Guard
 	requests atomic.Int64
 }
@@ -104,19 +104,19 @@ func (w infoWriter) Write(p []byte) (int, error) {
 
 // serveHTTP2 serves an HTTP/2 connection (TLS with ALPN "h2", or h2c
 // with prior knowledge).
-func (s *Server) serveHTTP2(c net.Conn, info *connInfo) {
+func (s *Server) serveHTTP2(c net.Conn, info *ConnInfo) {
 	rt := s.rt.Load()
-	def := info.group.Default
+	def := info.Group.Default
 	// nginx's header_limit: all of large_client_header_buffers.
 	headerLimit := def.LargeHeaderBuffers * def.LargeHeaderBufferSize
-	guard := newH2Guard(headerLimit, def.Loc.KeepaliveRequests, rt.now)
+	guard := newH2Guard(headerLimit, def.Loc.KeepaliveRequests, rt.Now)
 	guard.setConcurrentStreams(def.HTTP2MaxConcurrentStreams)
 	hc := &h2conn{info: info, guard: guard}
 	ctx := context.WithValue(context.Background(), connKey{}, hc)
 	// send_timeout bounds the coalescing writer's writes (the default
 	// server's: the connection's streams may belong to other locations).
 	var wc net.Conn = newCoalescedConn(c, info, guard)
-	if info.tls != nil {
+	if info.TLS != nil {
 		wc = tlsCoalescedConn{wc.(*coalescedConn)}
 	}
 	h2.ServeConn(ctx, wc, http.HandlerFunc(s.handleHTTP2), h2.Options{
@@ -134,11 +134,11 @@ func (s *Server) serveHTTP2(c net.Conn, info *connInfo) {
 	if guard.tripped.Load() {
 		// nginx logs its flood and limit closes at info.
 		server := "unix:"
-		if !info.unix {
-			server = net.JoinHostPort(info.localText, info.port)
+		if !info.Unix {
+			server = net.JoinHostPort(info.LocalText, info.Port)
 		}
-		s.shared.errLog.Write(conf.LevelInfo, info.id, guard.reason+" while processing HTTP/2 connection, client: "+
-			info.remoteText+", server: "+server)
+		s.shared.ErrorLog().Write(conf.LevelInfo, info.ID, guard.reason+" while processing HTTP/2 connection, client: "+
+			info.RemoteText+", server: "+server)
 	}
 }
 
@@ -183,7 +183,7 @@ type h2Body struct {
 type readDeadliner interface{ SetReadDeadline(time.Time) error }
 
 func (b *h2Body) Read(p []byte) (int, error) {
-	if t := b.r.bodyTimeout(); t > 0 {
+	if t := b.r.BodyTimeout(); t > 0 {
 		b.w.SetReadDeadline(time.Now().Add(t))
 		b.armed = true
 	} else if b.armed {
@@ -208,11 +208,11 @@ func (s *Server) handleHTTP2(w http.ResponseWriter, req *http.Request) {
 		// nginx, no work outlives its stream.
 		return
 	}
-	r := acquireRequest()
-	r.conn = hc.info
-	r.ctx = req.Context()
-	r.connRequests = int(hc.requests.Add(1))
-	r.start = rt.now()
+	r := AcquireRequest()
+	r.Conn = hc.info
+	r.Ctx = req.Context()
+	r.ConnRequests = int(hc.requests.Add(1))
+	r.Start = rt.Now()
 	r.Method = req.Method
 	r.RawTarget = req.RequestURI
 	r.Proto = "HTTP/2.0"
@@ -232,34 +232,33 @@ func (s *Server) handleHTTP2(w http.ResponseWriter, req *http.Request) {
 		r.ContentLength = 0
 	}
 	if !validH2Path(r.RawTarget) {
-		r.rt = rt
-		r.srv = hc.info.group.Default
-		r.loc = r.srv.Loc
-		rt.log.infof(r, "client sent invalid :path header")
-		rt.badRequest(r, 400)
+		rt.AtDefault(r, hc.info.Group.Default)
+		rt.Infof(r, "client sent invalid :path header")
+		rt.BadRequest(r, 400)
 	} else {
-		rt.serve(r)
+		rt.Serve(r)
 	}
 	rt.writeHTTP2(w, r, hc.guard.lastRequest())
 }
 
-// writeHTTP2 writes r.resp to net/http and runs the log phase. last says
+// writeHTTP2 writes r.Response() to net/http and runs the log phase. last says
 // the client has opened keepalive_requests streams: x/net/http2 turns the
 // response's "Connection: close" into a GOAWAY.
-func (rt *site) writeHTTP2(w http.ResponseWriter, r *Request, last bool) {
-	resp := r.resp
-	defer releaseRequest(r)
+func (rt *Site) writeHTTP2(w http.ResponseWriter, r *Request, last bool) {
+	resp := r.Response()
+	defer ReleaseRequest(r)
 	if resp.Drop {
-		rt.done(r, 0)
+		rt.Done(r, 0)
 		panic(http.ErrAbortHandler)
 	}
 	h := w.Header()
-	for _, f := range resp.Header.list {
-		switch http.CanonicalHeaderKey(f.name) {
+	for i := range resp.Header.Len() {
+		name, value := resp.Header.At(i)
+		switch http.CanonicalHeaderKey(name) {
 		case "Connection", "Keep-Alive", "Transfer-Encoding", "Content-Length":
 			continue
 		}
-		h.Add(f.name, f.value)
+		h.Add(name, value)
 	}
 	if last {
 		h.Set("Connection", "close")
@@ -271,8 +270,8 @@ func (rt *site) writeHTTP2(w http.ResponseWriter, r *Request, last bool) {
 	var sent int64
 	var err error
 	if !resp.HeadOnly {
-		if pace := rt.pacer(r); pace != nil { // limit_rate (limitrate.go)
-			w = pacedResponse{w, &pacedWriter{w: w, flush: http2Flush(w), pace: paceState{p: pace}}}
+		if pace := rt.Pacer(r); pace != nil { // limit_rate (limitrate.go)
+			w = pacedResponse{w, NewPacedWriter(w, http2Flush(w), pace)}
 		}
 		switch resp.Kind {
 		case BodyBytes:
@@ -282,7 +281,7 @@ func (rt *site) writeHTTP2(w http.ResponseWriter, r *Request, last bool) {
 		case BodyFile:
 			sent, err = io.Copy(w, io.NewSectionReader(resp.File, resp.Offset, resp.Length))
 		case BodyStream:
-			cw := &countWriter{w: w}
+			cw := &CountWriter{W: w}
 			fl, _ := w.(http.Flusher)
 			err = resp.Stream(cw, func() error {
 				if fl != nil {
@@ -290,17 +289,17 @@ func (rt *site) writeHTTP2(w http.ResponseWriter, r *Request, last bool) {
 				}
 				return nil
 			})
-			sent = cw.n
+			sent = cw.N
 		}
 	}
 	if resp.Kind == BodyFile && resp.File != nil {
 		resp.File.Close()
 	}
-	resp.release()
+	resp.Release()
 	if err != nil && !errors.Is(err, net.ErrClosed) {
-		rt.log.infof(r, "writing the response failed (%v)", err)
+		rt.Infof(r, "writing the response failed (%v)", err)
 	}
-	rt.done(r, sent)
+	rt.Done(r, sent)
 }
 
 // http2Flush flushes an HTTP/2 response writer.
@@ -317,8 +316,8 @@ func http2Flush(w http.ResponseWriter) func() error {
 // pacedResponse is an HTTP/2 response writer whose body writes are paced.
 type pacedResponse struct {
 	http.ResponseWriter
-	pw *pacedWriter
+	pw *PacedWriter
 }
 
 func (p pacedResponse) Write(b []byte) (int, error) { return p.pw.Write(b) }
-func (p pacedResponse) Flush()                      { _ = p.pw.flush() }
+func (p pacedResponse) Flush()                      { _ = p.pw.Flush() }

@@ -15,7 +15,7 @@ import (
 // connection cost edge 18 KB, a goroutine and fasthttp's 32 KiB reader,
 // against nginx's 0.5 KB). A connection that has waited parkAfter for its
 // next request leaves the engine (tcpEdgeConn.Read makes the wait end
-// like a close, which the engine's Close lets through: connInfo.parking)
+// like a close, which the engine's Close lets through: ConnInfo.parking)
 // and waits here; when the client sends again, or closes, a worker serves
 // it from where it stood (Server.resumeHTTP1). keepalive_timeout is kept
 // by the same loop, in one queue per timeout: connections park in time
@@ -102,10 +102,10 @@ func (p *parker) park(c *tcpEdgeConn) bool {
 	c.info.parkToken = token
 	// Connections with one keepalive_timeout park in the order their waits
 	// began, give or take the scheduler: their queue is in deadline order.
-	q := p.queues[c.info.keepalive]
+	q := p.queues[c.info.Keepalive]
 	if q == nil {
 		q = &parkQueue{}
-		p.queues[c.info.keepalive] = q
+		p.queues[c.info.Keepalive] = q
 	}
 	first := len(q.entries) == 0
 	q.entries = append(q.entries, parkEntry{token, int64(c.info.idleDeadline.Sub(p.epoch))})
@@ -164,8 +164,8 @@ func (p *parker) take(token uint64) *tcpEdgeConn {
 
 // closeParked closes info's connection if it is parked (Shutdown, Close)
 // and reports whether it was.
-func (p *parker) closeParked(ci *connInfo) bool {
-	info, _ := ci.adapter.Load().(*h1conn)
+func (p *parker) closeParked(ci *ConnInfo) bool {
+	info, _ := ci.Adapter.Load().(*h1conn)
 	if info == nil {
 		return false
 	}
@@ -179,7 +179,7 @@ func (p *parker) closeParked(ci *connInfo) bool {
 		return false
 	}
 	c.TCPConn.Close()
-	c.info.finish()
+	c.info.Finish()
 	return true
 }
 
@@ -191,7 +191,7 @@ func (p *parker) loop() {
 			if errors.Is(err, syscall.EINTR) {
 				continue
 			}
-			p.s.shared.errLog.Logf(conf.LevelAlert, "epoll_wait() failed (%v)", err)
+			p.s.shared.ErrorLog().Logf(conf.LevelAlert, "epoll_wait() failed (%v)", err)
 			time.Sleep(time.Second)
 			continue
 		}
@@ -238,7 +238,7 @@ func (p *parker) expire() int {
 	p.mu.Unlock()
 	for _, c := range expired {
 		c.TCPConn.Close()
-		c.info.finish()
+		c.info.Finish()
 	}
 	if wait < 0 {
 		return -1

@@ -9,4 +9,4 @@ type parker struct{ s *Server }
 const parkAfter = 0
 
 func (p *parker) park(*tcpEdgeConn) bool     { return false }
-func (p *parker) closeParked(*connInfo) bool { return false }
+func (p *parker) closeParked(*ConnInfo) bool { return false }

@@ -92,7 +92,7 @@ func TestParkedConnections(t *testing.T) {
 	if _, err := br.ReadByte(); err != io.EOF {
 		t.Fatalf("after the last request: %v, want EOF", err)
 	}
-	waitFor(t, "the connection's end", func() bool { return s.shared.stats.active.Load() == 0 })
+	waitFor(t, "the connection's end", func() bool { return s.shared.stats.Active.Load() == 0 })
 }
 
 // TestParkedTimeout: keepalive_timeout closes a parked connection, as the
@@ -111,7 +111,7 @@ func TestParkedTimeout(t *testing.T) {
 	if _, err := br.ReadByte(); err != io.EOF {
 		t.Fatalf("a parked connection past keepalive_timeout: %v, want EOF", err)
 	}
-	waitFor(t, "the connection's end", func() bool { return s.shared.stats.active.Load() == 0 && s.parker.parkedCount() == 0 })
+	waitFor(t, "the connection's end", func() bool { return s.shared.stats.Active.Load() == 0 && s.parker.parkedCount() == 0 })
 }
 
 // TestParkedClientCloses: a client that closes a parked connection ends
@@ -127,7 +127,7 @@ func TestParkedClientCloses(t *testing.T) {
 	getOn(t, c, br)
 	waitFor(t, "parking", func() bool { return s.parker.parkedCount() == 1 })
 	c.Close()
-	waitFor(t, "the connection's end", func() bool { return s.shared.stats.active.Load() == 0 && s.parker.parkedCount() == 0 })
+	waitFor(t, "the connection's end", func() bool { return s.shared.stats.Active.Load() == 0 && s.parker.parkedCount() == 0 })
 
 	c, err = net.Dial("tcp", addr)
 	if err != nil {

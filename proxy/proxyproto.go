@@ -18,7 +18,7 @@ import (
 // readProxyHeader reads the PROXY header of a new connection into info
 // and returns the bytes the client sent past it; false when the
 // connection is to be closed.
-func (s *Server) readProxyHeader(rt *site, c net.Conn, info *connInfo, g *conf.ListenGroup) ([]byte, bool) {
+func (s *Server) readProxyHeader(rt *Site, c net.Conn, info *ConnInfo, g *conf.ListenGroup) ([]byte, bool) {
 	// nginx parses what its first read holds: client_header_buffer_size
 	// (1k) on a plain listener, NGX_PROXY_PROTOCOL_MAX_HEADER on a TLS one.
 	max := 1024
@@ -33,18 +33,18 @@ func (s *Server) readProxyHeader(rt *site, c net.Conn, info *connInfo, g *conf.L
 	h, rest, err := realip.Read(c, max)
 	_ = c.SetReadDeadline(time.Time{})
 	if err == nil {
-		info.proxy = h
+		info.Proxy = h
 		return rest, true
 	}
-	ctx := ", client: " + info.remoteAddr() + ", server: " + info.localAddr() + ":" + info.port
+	ctx := ", client: " + info.RemoteAddr() + ", server: " + info.LocalAddr() + ":" + info.Port
 	var he *realip.HeaderError
 	switch {
 	case errors.As(err, &he):
 		if he.Msg != "" {
-			rt.log.l.Write(conf.LevelError, info.id, he.Msg+" while reading PROXY protocol"+ctx)
+			rt.ErrorLog().Write(conf.LevelError, info.ID, he.Msg+" while reading PROXY protocol"+ctx)
 		}
 	case errors.Is(err, os.ErrDeadlineExceeded):
-		rt.log.l.Write(conf.LevelInfo, info.id, "client timed out (110: Connection timed out) while reading PROXY protocol"+ctx)
+		rt.ErrorLog().Write(conf.LevelInfo, info.ID, "client timed out (110: Connection timed out) while reading PROXY protocol"+ctx)
 	}
 	return nil, false
 }

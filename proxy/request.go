@@ -24,63 +24,63 @@ import (
 )
 
 // headerSource reads request headers from an engine.
-type headerSource interface {
+type HeaderSource interface {
 	// get returns the first value of a header (name in any case).
-	get(name string) string
+	Get(name string) string
 	// appendAll appends every header line to dst, in order. It takes a
 	// slice rather than a callback so that a caller's state stays on its
 	// stack: a closure called through the interface escapes.
-	appendAll(dst []headerKV) []headerKV
+	AppendAll(dst []HeaderKV) []HeaderKV
 }
 
 // headerKV is one request header line.
-type headerKV struct{ name, value string }
+type HeaderKV struct{ Name, Value string }
 
-// connInfo is what a request knows of its connection.
-type connInfo struct {
-	id     uint64
-	start  time.Time
-	remote netip.AddrPort
-	local  netip.AddrPort
-	unix   bool
-	tls    *tls.ConnectionState
-	group  *conf.ListenGroup
-	port   string // the local port as text, for $server_port
+// ConnInfo is what a request knows of its connection.
+type ConnInfo struct {
+	ID     uint64
+	Start  time.Time
+	Remote netip.AddrPort
+	Local  netip.AddrPort
+	Unix   bool
+	TLS    *tls.ConnectionState
+	Group  *conf.ListenGroup
+	Port   string // the local port as text, for $server_port
 	// remoteText and localText are $remote_addr and $server_addr, made
 	// once per connection rather than per request (remoteAddr, localAddr).
-	remoteText, localText string
+	RemoteText, LocalText string
 	// idle is true while the connection waits for its next request, so a
 	// graceful stop may close it.
-	idle atomic.Bool
+	Idle atomic.Bool
 	// conn is the accepted connection.
-	conn net.Conn
+	Conn net.Conn
 	// raw reads and writes it (under TLS, the records): its write timeout
 	// is send_timeout, and its read timeout client_body_timeout while a
 	// body is read (deadlineReader), each between two successive
 	// operations as nginx's are.
-	raw *rawio.Conn
+	Raw *rawio.Conn
 	// sendTimeout and bodyTimeout start as the default server's. Over
 	// HTTP/1, useLocation replaces sendTimeout with the answering
 	// location's and sets keepalive, the wait for the next request, to
 	// its keepalive_timeout; a body is read under its location's
 	// client_body_timeout (Request.bodyTimeout).
-	sendTimeout time.Duration
-	bodyTimeout time.Duration
-	keepalive   time.Duration
+	SendTimeout time.Duration
+	BodyTimeout time.Duration
+	Keepalive   time.Duration
 	// plainHTTP: the client sent plain HTTP to a TLS port; each request
 	// gets nginx's 497 (handle).
-	plainHTTP bool
+	PlainHTTP bool
 	// linger makes the HTTP/1 wrappers' Close drain what the client still
 	// sends before closing (after an error response; lingeringClose).
-	linger bool
+	Linger bool
 	// proxy is the PROXY protocol header a proxy_protocol listener read
 	// (access.go), nil otherwise.
-	proxy *realip.Header
+	Proxy *realip.Header
 	// finish ends the connection's accounting (Server.serveConn).
-	finish func()
+	Finish func()
 	// adapter is the engine adapter's own state of the connection
 	// (the HTTP/1 adapter's h1conn), which the listener hands back to it.
-	adapter atomic.Value
+	Adapter atomic.Value
 }
 
 // Request is one request going through the pipeline. The engine fields are
@@ -88,10 +88,10 @@ type connInfo struct {
 // FastCGI job, a log line written later) must copy what it keeps.
 // context is the request's context: Background unless the engine gave one.
 func (r *Request) context() context.Context {
-	if r.ctx == nil {
+	if r.Ctx == nil {
 		return context.Background()
 	}
-	return r.ctx
+	return r.Ctx
 }
 
 type Request struct {
@@ -100,23 +100,23 @@ type Request struct {
 	RawTarget     string // the request-target as sent: $request_uri
 	Proto         string // "HTTP/1.0", "HTTP/1.1", "HTTP/2.0"
 	HostHeader    string // Host header or :authority, as sent
-	hostEmpty     bool   // a Host header was sent with an empty value
-	Header        headerSource
+	HostEmpty     bool   // a Host header was sent with an empty value
+	Header        HeaderSource
 	Body          io.Reader // nil when there is no body
 	ContentLength int64     // -1 when unknown (chunked, HTTP/2 without a length)
 	RequestLength int64     // bytes of the request line and headers (and body, once read)
-	conn          *connInfo
-	connRequests  int // requests on this connection so far, this one included
-	start         time.Time
+	Conn          *ConnInfo
+	ConnRequests  int // requests on this connection so far, this one included
+	Start         time.Time
 	// ctx is the HTTP/2 stream's context, which a reset cancels, so that
 	// upstream work stops with its stream; nil on HTTP/1.
-	ctx context.Context
+	Ctx context.Context
 
 	// acc is the access modules' state (access.go, limits.go).
 	acc accessState
 
 	// pipeline state
-	rt         *site
+	rt         *Site
 	srv        *conf.Server
 	loc        *conf.Location
 	host       string // $host: validated, lowercased, no port
@@ -140,8 +140,8 @@ type Request struct {
 	// response (for $status, $sent_http_*, $body_bytes_sent)
 	resp        *Response
 	scratch     []byte
-	headers     []headerKV // for Header.appendAll; kept across requests
-	params      []headerKV // the CGI params (cgiParams); kept across requests
+	headers     []HeaderKV // for Header.appendAll; kept across requests
+	params      []HeaderKV // the CGI params (cgiParams); kept across requests
 	fileCache   *fileEntry
 	requestID   string
 	bodySent    int64
@@ -218,7 +218,7 @@ type Response struct {
 }
 
 // release returns a pooled body buffer; Bytes must not be used after.
-func (resp *Response) release() {
+func (resp *Response) Release() {
 	if resp.pooled != nil {
 		respBuffers.Put(resp.pooled)
 		resp.pooled = nil
@@ -322,78 +322,78 @@ func (r *Request) headerBytes() int64 {
 }
 
 // remoteAddr is the client's address as text ($remote_addr).
-func (c *connInfo) remoteAddr() string {
-	if c.remoteText == "" { // a connInfo made without serveConn (tests)
-		return c.remote.Addr().Unmap().String()
+func (c *ConnInfo) RemoteAddr() string {
+	if c.RemoteText == "" { // a ConnInfo made without serveConn (tests)
+		return c.Remote.Addr().Unmap().String()
 	}
-	return c.remoteText
+	return c.RemoteText
 }
 
 // localAddr is the address the connection came in on ($server_addr).
-func (c *connInfo) localAddr() string {
-	if c.localText == "" {
-		return c.local.Addr().Unmap().String()
+func (c *ConnInfo) LocalAddr() string {
+	if c.LocalText == "" {
+		return c.Local.Addr().Unmap().String()
 	}
-	return c.localText
+	return c.LocalText
 }
 
 // useLocation applies the timeouts of the location that answered an
 // HTTP/1 request to its connection: send_timeout for the rest of the
 // response, keepalive_timeout for the wait that follows. (HTTP/2 streams
 // share their connection and keep the default server's.)
-func (info *connInfo) useLocation(l *conf.Location) {
-	info.keepalive = l.KeepaliveTimeout
-	if info.sendTimeout == l.SendTimeout {
+func (info *ConnInfo) useLocation(l *conf.Location) {
+	info.Keepalive = l.KeepaliveTimeout
+	if info.SendTimeout == l.SendTimeout {
 		return
 	}
-	info.sendTimeout = l.SendTimeout
-	if info.raw != nil {
-		info.raw.SetWriteTimeout(l.SendTimeout)
+	info.SendTimeout = l.SendTimeout
+	if info.Raw != nil {
+		info.Raw.SetWriteTimeout(l.SendTimeout)
 	}
 }
 
 // useRaw makes raw the connection's reader and writer, which bounds its
 // writes by send_timeout.
-func (info *connInfo) useRaw(raw *rawio.Conn) {
-	info.raw = raw
-	raw.SetWriteTimeout(info.sendTimeout)
+func (info *ConnInfo) UseRaw(raw *rawio.Conn) {
+	info.Raw = raw
+	raw.SetWriteTimeout(info.SendTimeout)
 }
 
 // b2s views bytes as a string without copying; valid while the bytes are.
 func b2s(b []byte) string { return unsafe.String(unsafe.SliceData(b), len(b)) }
 
 // countWriter counts body bytes for $body_bytes_sent.
-type countWriter struct {
-	w io.Writer
-	n int64
+type CountWriter struct {
+	W io.Writer
+	N int64
 }
 
-func (c *countWriter) Write(p []byte) (int, error) {
-	n, err := c.w.Write(p)
-	c.n += int64(n)
+func (c *CountWriter) Write(p []byte) (int, error) {
+	n, err := c.W.Write(p)
+	c.N += int64(n)
 	return n, err
 }
 
 // bodyTimeout is client_body_timeout: that of the location reading the
 // body (nginx's), or the default server's before one is chosen.
-func (r *Request) bodyTimeout() time.Duration {
+func (r *Request) BodyTimeout() time.Duration {
 	if r.loc != nil {
 		return r.loc.ClientBodyTimeout
 	}
-	return r.conn.bodyTimeout
+	return r.Conn.BodyTimeout
 }
 
 // arrivalOrder is a header view whose appendAll does not list the lines
 // in the order they came (fasthttp lists Cookie apart from the rest).
 type arrivalOrder interface {
-	appendArrived(dst []headerKV) []headerKV
+	AppendArrived(dst []HeaderKV) []HeaderKV
 }
 
 // appendArrived appends h's header lines to dst in the order they came,
 // as nginx keeps them.
-func appendArrived(h headerSource, dst []headerKV) []headerKV {
+func appendArrived(h HeaderSource, dst []HeaderKV) []HeaderKV {
 	if a, ok := h.(arrivalOrder); ok {
-		return a.appendArrived(dst)
+		return a.AppendArrived(dst)
 	}
-	return h.appendAll(dst)
+	return h.AppendAll(dst)
 }

@@ -42,14 +42,14 @@ type Options struct {
 // Server serves plans.
 type Server struct {
 	opts   Options
-	shared *shared
-	rt     atomic.Pointer[site]
+	shared *Shared
+	rt     atomic.Pointer[Site]
 
 	mu        sync.Mutex
 	listeners map[string]*listener // by network+" "+addr
 	closing   atomic.Bool
 	conns     sync.WaitGroup
-	active    sync.Map // net.Conn -> *connInfo, for shutdown
+	active    sync.Map // net.Conn -> *ConnInfo, for shutdown
 	connSem   atomic.Pointer[chan struct{}]
 	workers   workerPool
 	parker    parker      // idle HTTP/1 connections (park_linux.go)
@@ -68,16 +68,8 @@ func NewServer(o Options) *Server {
 	}
 	s := &Server{opts: o, listeners: map[string]*listener{}}
 	s.parker.s = s
-	s.shared = &shared{
-		files:    newFileCache(time.Second, o.Now),
-		logFiles: logs.NewFiles(o.Now),
-		errLog:   o.ErrorLog,
-		now:      o.Now,
-		stats:    &Stats{},
-	}
-	s.shared.logFiles.Alert = func(msg string) { s.shared.errLog.Logf(conf.LevelAlert, "%s", msg) }
-	s.shared.fpm = newFPMManager(s.shared, s.rt.Load)
-	s.http2Log = log.New(infoWriter{s.shared.errLog}, "", 0)
+	s.shared = NewShared(o.ErrorLog, o.Now, s.rt.Load)
+	s.http2Log = log.New(infoWriter{s.shared.ErrorLog()}, "", 0)
 	return s
 }
 
@@ -133,23 +125,23 @@ func sharedSockets(groups map[string]*conf.ListenGroup) (byWild map[string]map[n
 // new addresses, keeps existing ones and closes the ones no longer named.
 // On error nothing changes and the previous plan keeps serving.
 func (s *Server) Apply(plan *conf.Plan) error {
-	errLog, err := logs.NewErrorLog(plan.Main.ErrorLogs, s.shared.logFiles)
+	errLog, err := logs.NewErrorLog(plan.Main.ErrorLogs, s.shared.Logs())
 	if err != nil {
 		return err
 	}
 	// The one ErrorLog everybody holds starts writing where the new plan
 	// says; a failure below puts the old destinations back.
-	old := s.shared.errLog.TakeOutputs(errLog)
-	rt, err := newSite(plan, s.shared)
+	old := s.shared.ErrorLog().TakeOutputs(errLog)
+	rt, err := NewSite(plan, s.shared)
 	if err != nil {
-		s.shared.errLog.RestoreOutputs(old)
+		s.shared.ErrorLog().RestoreOutputs(old)
 		return err
 	}
 	// The plan's php-fpm pools run before it serves (fpm.go); a pool
 	// php-fpm refuses fails Apply and the old plan stays.
-	undoPools, err := s.shared.fpm.apply(plan)
+	undoPools, err := s.shared.StartPools(plan)
 	if err != nil {
-		s.shared.errLog.RestoreOutputs(old)
+		s.shared.ErrorLog().RestoreOutputs(old)
 		return err
 	}
 	max := plan.Main.WorkerConnections * workers(plan)
@@ -178,7 +170,7 @@ func (s *Server) Apply(plan *conf.Plan) error {
 				l.ln.Close()
 			}
 			undoPools()
-			s.shared.errLog.RestoreOutputs(old)
+			s.shared.ErrorLog().RestoreOutputs(old)
 			return err
 		}
 		l := &listener{key: key, ln: ln, network: listenNetwork(g.Listen), done: make(chan struct{})}
@@ -186,7 +178,7 @@ func (s *Server) Apply(plan *conf.Plan) error {
 	}
 	// Commit: from here nothing fails.
 	s.rt.Store(rt)
-	rt.tls.Commit(rt.errLog)
+	rt.TLS().Commit(rt.ErrorLog())
 	s.connSem.Store(&sem)
 	for _, l := range opened {
 		s.listeners[l.key] = l
@@ -208,7 +200,7 @@ func (s *Server) Apply(plan *conf.Plan) error {
 	for _, l := range opened {
 		go s.accept(l)
 	}
-	s.shared.fpm.commit(plan)
+	s.shared.CommitPools(plan)
 	return nil
 }
 
@@ -310,7 +302,7 @@ func (s *Server) accept(l *listener) {
 				delay = time.Second
 			}
 			// nginx's words: "accept4() failed (24: Too many open files)".
-			s.shared.errLog.Logf(conf.LevelCrit, "accept4() failed (%s)", logs.ErrnoText(err))
+			s.shared.ErrorLog().Logf(conf.LevelCrit, "accept4() failed (%s)", logs.ErrnoText(err))
 			time.Sleep(delay)
 			continue
 		}
@@ -321,18 +313,18 @@ func (s *Server) accept(l *listener) {
 		default:
 			// worker_connections reached: nginx logs this and drops the
 			// connection.
-			s.shared.errLog.Logf(conf.LevelAlert, "%d worker_connections are not enough", cap(sem))
+			s.shared.ErrorLog().Logf(conf.LevelAlert, "%d worker_connections are not enough", cap(sem))
 			c.Close()
 			continue
 		}
-		s.shared.stats.accepted.Add(1)
-		s.shared.stats.active.Add(1)
+		s.shared.Stats().Accepted.Add(1)
+		s.shared.Stats().Active.Add(1)
 		s.conns.Add(1)
 		s.burst.note()
 		s.workers.run(func() {
 			s.serveConn(l, c, func() {
 				<-sem
-				s.shared.stats.active.Add(-1)
+				s.shared.Stats().Active.Add(-1)
 				s.conns.Done()
 			})
 		})
@@ -426,27 +418,27 @@ func (s *Server) serveConn(l *listener, c net.Conn, done func()) {
 			}
 		}
 	}
-	info := &connInfo{id: s.connID.Add(1), start: s.shared.now(), group: g, conn: c,
-		sendTimeout: g.Default.Loc.SendTimeout, bodyTimeout: g.Default.Loc.ClientBodyTimeout}
-	s.shared.stats.handled.Add(1)
+	info := &ConnInfo{ID: s.connID.Add(1), Start: s.opts.Now(), Group: g, Conn: c,
+		SendTimeout: g.Default.Loc.SendTimeout, BodyTimeout: g.Default.Loc.ClientBodyTimeout}
+	s.shared.Stats().Handled.Add(1)
 	if tc, ok := c.(*net.TCPConn); ok {
-		info.remote = addrPort(tc.RemoteAddr())
-		info.local = addrPort(tc.LocalAddr())
-		info.port = strconv.Itoa(int(info.local.Port()))
-		info.remoteText = info.remote.Addr().Unmap().String()
-		info.localText = info.local.Addr().Unmap().String()
+		info.Remote = addrPort(tc.RemoteAddr())
+		info.Local = addrPort(tc.LocalAddr())
+		info.Port = strconv.Itoa(int(info.Local.Port()))
+		info.RemoteText = info.Remote.Addr().Unmap().String()
+		info.LocalText = info.Local.Addr().Unmap().String()
 	} else {
-		info.unix = true
+		info.Unix = true
 	}
 	s.active.Store(c, info)
-	info.finish = func() {
+	info.Finish = func() {
 		s.active.Delete(c)
 		done()
 	}
 	parked := false
 	defer func() {
 		if !parked {
-			info.finish()
+			info.Finish()
 		}
 	}()
 	rt := s.rt.Load()
@@ -464,18 +456,18 @@ func (s *Server) serveConn(l *listener, c net.Conn, done func()) {
 	}
 	rc := &rawio.NetConn{}
 	rc.Init(c, l.network)
-	info.useRaw(&rc.Raw)
+	info.UseRaw(&rc.Raw)
 	var conn net.Conn = rc
 	if len(rest) > 0 {
 		conn = &replayConn{Conn: rc, rest: rest}
 	}
 	if g.Listen.SSL {
-		tc, first, err := rt.tls.Handshake(conn, info.group, info.remote.Addr(), rt.errLog)
+		tc, first, err := rt.TLS().Handshake(conn, info.Group, info.Remote.Addr(), rt.ErrorLog())
 		if errors.Is(err, tlsterm.ErrPlainHTTP) {
 			// nginx serves a plain HTTP request sent to a TLS port far
 			// enough to answer it with its 497 (handle), which error_page
 			// 497 often turns into a redirect to https.
-			info.plainHTTP = true
+			info.PlainHTTP = true
 			br := bufio.NewReaderSize(io.MultiReader(bytes.NewReader(first[:]), conn), 4096)
 			s.servePeeked1(conn, br, info)
 			return
@@ -485,7 +477,7 @@ func (s *Server) serveConn(l *listener, c net.Conn, done func()) {
 			return
 		}
 		cs := tc.ConnectionState()
-		info.tls = &cs
+		info.TLS = &cs
 		if cs.NegotiatedProtocol == "h2" {
 			s.serveHTTP2(tc, info)
 			return
@@ -546,14 +538,13 @@ func (s *Server) Shutdown(ctx context.Context) error {
 		s.closeIdle()
 		select {
 		case <-done:
-			s.shared.fpm.shutdown(true)
-			s.shared.caches.closeAll()
-			s.shared.logFiles.Close()
+			s.shared.Stop(true)
+			s.shared.Logs().Close()
 			return nil
 		case <-ctx.Done():
 			s.Close()
 			<-done
-			s.shared.logFiles.Close()
+			s.shared.Logs().Close()
 			return ctx.Err()
 		case <-tick.C:
 		}
@@ -563,8 +554,8 @@ func (s *Server) Shutdown(ctx context.Context) error {
 // closeIdle closes connections that wait for their next request.
 func (s *Server) closeIdle() {
 	s.active.Range(func(k, v any) bool {
-		info := v.(*connInfo)
-		if info.idle.Load() && !s.parker.closeParked(info) {
+		info := v.(*ConnInfo)
+		if info.Idle.Load() && !s.parker.closeParked(info) {
 			k.(net.Conn).Close()
 		}
 		return true
@@ -581,20 +572,19 @@ func (s *Server) Close() {
 	}
 	s.mu.Unlock()
 	s.active.Range(func(k, v any) bool {
-		if !s.parker.closeParked(v.(*connInfo)) {
+		if !s.parker.closeParked(v.(*ConnInfo)) {
 			k.(net.Conn).Close()
 		}
 		return true
 	})
-	s.shared.fpm.shutdown(false)
-	s.shared.caches.closeAll()
+	s.shared.Stop(false)
 }
 
 // ReopenLogs reopens every log file (USR1).
-func (s *Server) ReopenLogs() error { return s.shared.logFiles.Reopen() }
+func (s *Server) ReopenLogs() error { return s.shared.Logs().Reopen() }
 
 // FlushLogs writes out buffered access log lines.
-func (s *Server) FlushLogs() { s.shared.logFiles.Flush() }
+func (s *Server) FlushLogs() { s.shared.Logs().Flush() }
 
 // Addrs returns the bound addresses (for tests and the startup message).
 func (s *Server) Addrs() []net.Addr {
@@ -615,11 +605,11 @@ func (s *Server) LocalCAHint() string {
 	if rt == nil {
 		return ""
 	}
-	return rt.tls.LocalCAHint()
+	return rt.TLS().LocalCAHint()
 }
 
 // ErrorLog returns the current error log.
-func (s *Server) ErrorLog() *logs.ErrorLog { return s.shared.errLog }
+func (s *Server) ErrorLog() *logs.ErrorLog { return s.shared.ErrorLog() }
 
 func maxInt(a, b int) int {
 	if a > b {

@@ -26,7 +26,7 @@ const Version = "0.1.0"
 // site is the per-plan state requests use: what one configuration serves
 // (its servers, logs, FastCGI targets, TLS state), named for that and not
 // "runtime", which is the standard package.
-type site struct {
+type Site struct {
 	plan     *conf.Plan
 	files    *fileCache
 	log      requestLog
@@ -52,8 +52,8 @@ type site struct {
 
 // newSite opens what a plan needs. It fails (and the caller keeps the
 // old site) when a log file cannot be opened.
-func newSite(plan *conf.Plan, shared *shared) (*site, error) {
-	rt := &site{
+func NewSite(plan *conf.Plan, shared *Shared) (*Site, error) {
+	rt := &Site{
 		plan:          plan,
 		files:         shared.files,
 		errLog:        shared.errLog,
@@ -113,7 +113,7 @@ func newSite(plan *conf.Plan, shared *shared) (*site, error) {
 }
 
 // shared is what outlives runtimes: the file cache, log files, counters.
-type shared struct {
+type Shared struct {
 	files    *fileCache
 	logFiles *logs.Files
 	errLog   *logs.ErrorLog
@@ -132,12 +132,12 @@ var requestPool = sync.Pool{New: func() any { return &Request{resp: &Response{}}
 // sees it, so "Reading" stays 0).
 var requestsInFlight atomic.Int64
 
-func acquireRequest() *Request {
+func AcquireRequest() *Request {
 	requestsInFlight.Add(1)
 	return requestPool.Get().(*Request)
 }
 
-func releaseRequest(r *Request) {
+func ReleaseRequest(r *Request) {
 	requestsInFlight.Add(-1)
 	r.acc.lim.release()
 	resp := r.resp
