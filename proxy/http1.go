@@ -14,12 +14,14 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"edge/conf"
 	"edge/internal/rawio"
 	"edge/proxy/h1"
 	"edge/proxy/limit"
+	"edge/proxy/logs"
 )
 
 // fastHeaders reads request headers from fasthttp. With
@@ -115,6 +117,32 @@ func rawLineAt(raw []byte, name string) int {
 	return len(raw)
 }
 
+// h1Adapter serves the HTTP/1 connections of a Server.
+type h1Adapter struct {
+	// site returns the site in force; a request is served by the one
+	// current when it starts.
+	site func() *Site
+	// errLog gets the engine's messages and the lines about connections.
+	errLog *logs.ErrorLog
+	// run runs a job on a worker goroutine (a parked connection whose
+	// client sent or closed); parked counts a connection that parked.
+	run    func(job func())
+	parked func()
+	parker parker // idle connections (park_linux.go)
+
+	mu      sync.Mutex
+	cur     *Site // the site servers were made for
+	servers map[*conf.ListenGroup]*h1.Server
+}
+
+// newH1Adapter makes the adapter of a Server (the arguments are
+// h1Adapter's fields).
+func newH1Adapter(site func() *Site, errLog *logs.ErrorLog, run func(job func()), parked func()) *h1Adapter {
+	a := &h1Adapter{site: site, errLog: errLog, run: run, parked: parked}
+	a.parker.s = a
+	return a
+}
+
 // http1WriteBuffer is the size of fasthttp's write buffer: a response
 // longer than it leaves in two writes (see ConnInfo.more).
 const http1WriteBuffer = 16 << 10
@@ -122,12 +150,12 @@ const http1WriteBuffer = 16 << 10
 // http1Server makes the fasthttp server for a listen group; its limits
 // come from the group's default server, which nginx also uses to read a
 // request's headers before it knows the server.
-func (s *Server) http1Server(g *conf.ListenGroup) *h1.Server {
+func (s *h1Adapter) http1Server(g *conf.ListenGroup) *h1.Server {
 	def := g.Default
 	return h1.NewServer(h1.Config{
 		Handler:            s.handleHTTP1,
 		ErrorHandler:       s.http1Error,
-		Logf:               func(format string, args ...any) { s.shared.ErrorLog().Logf(conf.LevelInfo, format, args...) },
+		Logf:               func(format string, args ...any) { s.errLog.Logf(conf.LevelInfo, format, args...) },
 		ReadBufferSize:     def.LargeHeaderBuffers * def.LargeHeaderBufferSize,
 		WriteBufferSize:    http1WriteBuffer,
 		ReadTimeout:        def.ClientHeaderTimeout,
@@ -147,16 +175,16 @@ func (s *Server) http1Server(g *conf.ListenGroup) *h1.Server {
 
 // serveHTTP1 serves an HTTP/1.x connection to its end, or until it
 // parks (park_linux.go), which it reports.
-func (s *Server) serveHTTP1(c net.Conn) bool {
+func (s *h1Adapter) serveHTTP1(c net.Conn) bool {
 	info := c.(edgeConn).h1conn()
 	info.head.begin()
-	info.h1 = s.rt.Load().http1(s, info.Group)
+	info.h1 = s.engine(s.site(), info.Group)
 	return s.runHTTP1(c, info)
 }
 
 // resumeHTTP1 serves a parked connection whose client sent or closed,
 // with the engine instance it had.
-func (s *Server) resumeHTTP1(c *tcpEdgeConn) {
+func (s *h1Adapter) resumeHTTP1(c *tcpEdgeConn) {
 	c.info.Idle.Store(false)
 	c.info.resumed = true
 	if !s.runHTTP1(c, c.info) {
@@ -164,7 +192,7 @@ func (s *Server) resumeHTTP1(c *tcpEdgeConn) {
 	}
 }
 
-func (s *Server) runHTTP1(c net.Conn, info *h1conn) bool {
+func (s *h1Adapter) runHTTP1(c net.Conn, info *h1conn) bool {
 	err := info.h1.ServeConn(c)
 	if info.parking {
 		info.parking = false
@@ -192,7 +220,7 @@ func (s *Server) runHTTP1(c net.Conn, info *h1conn) bool {
 // connError logs, as nginx does at info, a response that send_timeout
 // cut: the client read nothing for that long. The line names the request
 // whose response fasthttp was writing.
-func (s *Server) connError(info *h1conn, err error) {
+func (s *h1Adapter) connError(info *h1conn, err error) {
 	var oe *net.OpError
 	if !errors.As(err, &oe) || !oe.Timeout() || oe.Op != "write" && oe.Op != "readfrom" {
 		return
@@ -204,7 +232,7 @@ func (s *Server) connError(info *h1conn, err error) {
 // context names the request (appendRequestContext); without one,
 // "server: " is the listening address, as in nginx's line for a
 // connection that had no request.
-func (s *Server) connTimedOut(info *h1conn, while string, context []byte) {
+func (s *h1Adapter) connTimedOut(info *h1conn, while string, context []byte) {
 	if len(context) == 0 {
 		server := "unix:"
 		if !info.Unix {
@@ -212,28 +240,33 @@ func (s *Server) connTimedOut(info *h1conn, while string, context []byte) {
 		}
 		context = []byte(", server: " + server)
 	}
-	s.shared.ErrorLog().Write(conf.LevelInfo, info.ID, "client timed out (110: Connection timed out) while "+while+
+	s.errLog.Write(conf.LevelInfo, info.ID, "client timed out (110: Connection timed out) while "+while+
 		", client: "+info.RemoteText+string(context))
 }
 
-// http1 returns the site's fasthttp server for a group, made once.
-func (rt *Site) http1(s *Server, g *conf.ListenGroup) *h1.Server {
-	rt.h1mu.Lock()
-	defer rt.h1mu.Unlock()
-	if rt.h1 == nil {
-		rt.h1 = map[*conf.ListenGroup]*h1.Server{}
+// engine returns the engine instance for g, made once per site (its
+// limits come from the plan); a site no longer in force gets one made
+// for the connection.
+func (s *h1Adapter) engine(rt *Site, g *conf.ListenGroup) *h1.Server {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.cur != rt {
+		if rt != s.site() {
+			return s.http1Server(g)
+		}
+		s.cur, s.servers = rt, map[*conf.ListenGroup]*h1.Server{}
 	}
-	fs := rt.h1[g]
+	fs := s.servers[g]
 	if fs == nil {
 		fs = s.http1Server(g)
-		rt.h1[g] = fs
+		s.servers[g] = fs
 	}
 	return fs
 }
 
 // handleHTTP1 is fasthttp's handler.
-func (s *Server) handleHTTP1(ctx h1.Ctx) {
-	rt := s.rt.Load()
+func (s *h1Adapter) handleHTTP1(ctx h1.Ctx) {
+	rt := s.site()
 	info := ctx.Conn().(edgeConn).h1conn()
 	info.handlerStarts()
 	r := AcquireRequest()
@@ -477,8 +510,8 @@ func sentLen(resp *Response, head bool) int64 {
 // a head that overflows the read buffer is 414 when its request line is
 // longer than one large_client_header_buffers buffer, else 494 (sent as
 // 400); anything else 400. The connection is closed, lingering.
-func (s *Server) http1Error(ctx h1.Ctx, err error) {
-	rt := s.rt.Load()
+func (s *h1Adapter) http1Error(ctx h1.Ctx, err error) {
+	rt := s.site()
 	var info *h1conn
 	if ec, ok := ctx.Conn().(edgeConn); ok {
 		info = ec.h1conn()
@@ -570,8 +603,8 @@ func errorRequest(rt *Site, ctx h1.Ctx, info *h1conn) *Request {
 // client_header_timeout: as nginx does, it logs at info and in the access
 // log with 408, and closes the connection without an answer (the engine
 // then writes its error response to a closed connection).
-func (s *Server) requestTimedOut(ctx h1.Ctx, info *h1conn, err error) {
-	rt := s.rt.Load()
+func (s *h1Adapter) requestTimedOut(ctx h1.Ctx, info *h1conn, err error) {
+	rt := s.site()
 	r := errorRequest(rt, ctx, info)
 	// fasthttp resets the request after a failed body read, so its own
 	// wording is what tells the two apart.

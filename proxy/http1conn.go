@@ -104,7 +104,7 @@ type (
 
 // serveTCP1 serves a plain-TCP HTTP/1 connection to its end, or until
 // it parks, which it reports.
-func (s *Server) serveTCP1(tc *net.TCPConn, info *ConnInfo, network string) bool {
+func (s *h1Adapter) serveTCP1(tc *net.TCPConn, info *ConnInfo, network string) bool {
 	ec := &tcpEdgeConn{TCPConn: tc, parker: &s.parker}
 	ec.info = ec.st.init(info)
 	ec.raw.Init(tc, network)
@@ -114,21 +114,21 @@ func (s *Server) serveTCP1(tc *net.TCPConn, info *ConnInfo, network string) bool
 
 // serveOther1 serves any other HTTP/1 connection: c is read and written
 // as it is (its raw reader and writer are set).
-func (s *Server) serveOther1(c net.Conn, info *ConnInfo) {
+func (s *h1Adapter) serveOther1(c net.Conn, info *ConnInfo) {
 	ec := &otherEdgeConn{Conn: c}
 	ec.info = ec.st.init(info)
 	s.serveHTTP1(ec)
 }
 
 // servePeeked1 serves an HTTP/1 connection whose first bytes r read.
-func (s *Server) servePeeked1(c net.Conn, r *bufio.Reader, info *ConnInfo) {
+func (s *h1Adapter) servePeeked1(c net.Conn, r *bufio.Reader, info *ConnInfo) {
 	ec := &peekedConn{otherEdgeConn{Conn: c}, r}
 	ec.info = ec.st.init(info)
 	s.serveHTTP1(ec)
 }
 
 // serveTLS1 serves HTTP/1 over a TLS connection whose handshake is done.
-func (s *Server) serveTLS1(tc *tls.Conn, info *ConnInfo) {
+func (s *h1Adapter) serveTLS1(tc *tls.Conn, info *ConnInfo) {
 	ec := &tlsEdgeConn{otherEdgeConn{Conn: tc}, tc}
 	ec.info = ec.st.init(info)
 	s.serveHTTP1(ec)

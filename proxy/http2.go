@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"log"
 	"net"
 	"net/http"
 	"strconv"
@@ -102,10 +103,25 @@ func (w infoWriter) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
+// h2Adapter serves the HTTP/2 connections of a Server.
+type h2Adapter struct {
+	// site returns the site in force; a stream is served by the one
+	// current when it starts.
+	site func() *Site
+	// errLog gets the lines about connections; log, which writes to it
+	// at [info], the engine's messages.
+	errLog *logs.ErrorLog
+	log    *log.Logger
+}
+
+func newH2Adapter(site func() *Site, errLog *logs.ErrorLog) *h2Adapter {
+	return &h2Adapter{site: site, errLog: errLog, log: log.New(infoWriter{errLog}, "", 0)}
+}
+
 // serveHTTP2 serves an HTTP/2 connection (TLS with ALPN "h2", or h2c
 // with prior knowledge).
-func (s *Server) serveHTTP2(c net.Conn, info *ConnInfo) {
-	rt := s.rt.Load()
+func (s *h2Adapter) serveHTTP2(c net.Conn, info *ConnInfo) {
+	rt := s.site()
 	def := info.Group.Default
 	// nginx's header_limit: all of large_client_header_buffers.
 	headerLimit := def.LargeHeaderBuffers * def.LargeHeaderBufferSize
@@ -129,7 +145,7 @@ func (s *Server) serveHTTP2(c net.Conn, info *ConnInfo) {
 		// MaxHeaderBytes is the decoded header list's budget; the guard
 		// bounds the encoded block.
 		MaxHeaderBytes: h2HeaderBudget(def),
-		ErrorLog:       s.http2Log,
+		ErrorLog:       s.log,
 	})
 	if guard.tripped.Load() {
 		// nginx logs its flood and limit closes at info.
@@ -137,7 +153,7 @@ func (s *Server) serveHTTP2(c net.Conn, info *ConnInfo) {
 		if !info.Unix {
 			server = net.JoinHostPort(info.LocalText, info.Port)
 		}
-		s.shared.ErrorLog().Write(conf.LevelInfo, info.ID, guard.reason+" while processing HTTP/2 connection, client: "+
+		s.errLog.Write(conf.LevelInfo, info.ID, guard.reason+" while processing HTTP/2 connection, client: "+
 			info.RemoteText+", server: "+server)
 	}
 }
@@ -200,8 +216,8 @@ func (b *h2Body) Read(p []byte) (int, error) {
 }
 
 // handleHTTP2 is the net/http handler for one stream.
-func (s *Server) handleHTTP2(w http.ResponseWriter, req *http.Request) {
-	rt := s.rt.Load()
+func (s *h2Adapter) handleHTTP2(w http.ResponseWriter, req *http.Request) {
+	rt := s.site()
 	hc := req.Context().Value(connKey{}).(*h2conn)
 	if req.Context().Err() != nil {
 		// Reset (or the connection gone) before its handler started: as in

@@ -27,7 +27,7 @@ import (
 // descriptor that was closed and reused meanwhile: closing a descriptor
 // takes it out of the set.
 type parker struct {
-	s    *Server
+	s    *h1Adapter
 	once sync.Once
 	err  error // the epoll set could not be made: nothing parks
 
@@ -94,7 +94,7 @@ func (p *parker) park(c *tcpEdgeConn) bool {
 	if p.err != nil || raw == nil {
 		return false
 	}
-	p.s.burst.note()
+	p.s.parked()
 	p.mu.Lock()
 	p.next++
 	token := p.next
@@ -191,7 +191,7 @@ func (p *parker) loop() {
 			if errors.Is(err, syscall.EINTR) {
 				continue
 			}
-			p.s.shared.ErrorLog().Logf(conf.LevelAlert, "epoll_wait() failed (%v)", err)
+			p.s.errLog.Logf(conf.LevelAlert, "epoll_wait() failed (%v)", err)
 			time.Sleep(time.Second)
 			continue
 		}
@@ -206,7 +206,7 @@ func (p *parker) loop() {
 			c := p.take(token)
 			p.mu.Unlock()
 			if c != nil {
-				p.s.workers.run(func() { p.s.resumeHTTP1(c) })
+				p.s.run(func() { p.s.resumeHTTP1(c) })
 			}
 		}
 	}

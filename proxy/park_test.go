@@ -87,7 +87,7 @@ func TestParkedConnections(t *testing.T) {
 			}
 			break
 		}
-		waitFor(t, "parking", func() bool { return s.parker.parkedCount() == 1 })
+		waitFor(t, "parking", func() bool { return s.h1.parker.parkedCount() == 1 })
 	}
 	if _, err := br.ReadByte(); err != io.EOF {
 		t.Fatalf("after the last request: %v, want EOF", err)
@@ -107,11 +107,11 @@ func TestParkedTimeout(t *testing.T) {
 	c.SetDeadline(time.Now().Add(60 * time.Second))
 	br := bufio.NewReader(c)
 	getOn(t, c, br)
-	waitFor(t, "parking", func() bool { return s.parker.parkedCount() == 1 })
+	waitFor(t, "parking", func() bool { return s.h1.parker.parkedCount() == 1 })
 	if _, err := br.ReadByte(); err != io.EOF {
 		t.Fatalf("a parked connection past keepalive_timeout: %v, want EOF", err)
 	}
-	waitFor(t, "the connection's end", func() bool { return s.shared.stats.Active.Load() == 0 && s.parker.parkedCount() == 0 })
+	waitFor(t, "the connection's end", func() bool { return s.shared.stats.Active.Load() == 0 && s.h1.parker.parkedCount() == 0 })
 }
 
 // TestParkedClientCloses: a client that closes a parked connection ends
@@ -125,9 +125,9 @@ func TestParkedClientCloses(t *testing.T) {
 	c.SetDeadline(time.Now().Add(60 * time.Second))
 	br := bufio.NewReader(c)
 	getOn(t, c, br)
-	waitFor(t, "parking", func() bool { return s.parker.parkedCount() == 1 })
+	waitFor(t, "parking", func() bool { return s.h1.parker.parkedCount() == 1 })
 	c.Close()
-	waitFor(t, "the connection's end", func() bool { return s.shared.stats.Active.Load() == 0 && s.parker.parkedCount() == 0 })
+	waitFor(t, "the connection's end", func() bool { return s.shared.stats.Active.Load() == 0 && s.h1.parker.parkedCount() == 0 })
 
 	c, err = net.Dial("tcp", addr)
 	if err != nil {
@@ -137,11 +137,11 @@ func TestParkedClientCloses(t *testing.T) {
 	c.SetDeadline(time.Now().Add(60 * time.Second))
 	br = bufio.NewReader(c)
 	getOn(t, c, br)
-	waitFor(t, "parking", func() bool { return s.parker.parkedCount() == 1 })
+	waitFor(t, "parking", func() bool { return s.h1.parker.parkedCount() == 1 })
 	io.WriteString(c, "GET /a.txt HTTP/1.1\r\n")
-	waitFor(t, "the resumed connection", func() bool { return s.parker.parkedCount() == 0 })
+	waitFor(t, "the resumed connection", func() bool { return s.h1.parker.parkedCount() == 0 })
 	time.Sleep(2 * parkAfter) // a head in progress must not park
-	if n := s.parker.parkedCount(); n != 0 {
+	if n := s.h1.parker.parkedCount(); n != 0 {
 		t.Fatalf("a connection parked in the middle of a head")
 	}
 	io.WriteString(c, "Host: x\r\n\r\n")
@@ -166,7 +166,7 @@ func TestParkedShutdown(t *testing.T) {
 		getOn(t, c, bufio.NewReader(c))
 		conns = append(conns, c)
 	}
-	waitFor(t, "parking", func() bool { return s.parker.parkedCount() == 5 })
+	waitFor(t, "parking", func() bool { return s.h1.parker.parkedCount() == 5 })
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	if err := s.Shutdown(ctx); err != nil {

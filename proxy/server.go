@@ -11,7 +11,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"log"
 	"net"
 	"net/netip"
 	"os"
@@ -52,9 +51,9 @@ type Server struct {
 	active    sync.Map // net.Conn -> *ConnInfo, for shutdown
 	connSem   atomic.Pointer[chan struct{}]
 	workers   workerPool
-	parker    parker      // idle HTTP/1 connections (park_linux.go)
+	h1        *h1Adapter
+	h2        *h2Adapter
 	burst     burstMemory // memory back to the system after a burst (burst.go)
-	http2Log  *log.Logger
 	connID    atomic.Uint64
 }
 
@@ -67,9 +66,9 @@ func NewServer(o Options) *Server {
 		o.ErrorLog = logs.StderrErrorLog(conf.LevelError)
 	}
 	s := &Server{opts: o, listeners: map[string]*listener{}}
-	s.parker.s = s
 	s.shared = NewShared(o.ErrorLog, o.Now, s.rt.Load)
-	s.http2Log = log.New(infoWriter{s.shared.ErrorLog()}, "", 0)
+	s.h1 = newH1Adapter(s.rt.Load, s.shared.ErrorLog(), s.workers.run, s.burst.note)
+	s.h2 = newH2Adapter(s.rt.Load, s.shared.ErrorLog())
 	return s
 }
 
@@ -451,7 +450,7 @@ func (s *Server) serveConn(l *listener, c net.Conn, done func()) {
 		}
 	}
 	if tc, ok := c.(*net.TCPConn); ok && !g.Listen.SSL && !g.Listen.HTTP2 && len(rest) == 0 {
-		parked = s.serveTCP1(tc, info, l.network)
+		parked = s.h1.serveTCP1(tc, info, l.network)
 		return
 	}
 	rc := &rawio.NetConn{}
@@ -469,7 +468,7 @@ func (s *Server) serveConn(l *listener, c net.Conn, done func()) {
 			// 497 often turns into a redirect to https.
 			info.PlainHTTP = true
 			br := bufio.NewReaderSize(io.MultiReader(bytes.NewReader(first[:]), conn), 4096)
-			s.servePeeked1(conn, br, info)
+			s.h1.servePeeked1(conn, br, info)
 			return
 		}
 		if err != nil {
@@ -479,23 +478,23 @@ func (s *Server) serveConn(l *listener, c net.Conn, done func()) {
 		cs := tc.ConnectionState()
 		info.TLS = &cs
 		if cs.NegotiatedProtocol == "h2" {
-			s.serveHTTP2(tc, info)
+			s.h2.serveHTTP2(tc, info)
 			return
 		}
-		s.serveTLS1(tc, info)
+		s.h1.serveTLS1(tc, info)
 		return
 	}
 	if g.Listen.HTTP2 {
 		br := bufio.NewReaderSize(conn, 4096)
 		pre, err := br.Peek(len(h2Preface))
 		if err == nil && string(pre) == h2Preface {
-			s.serveHTTP2(&bufferedConn{Conn: conn, r: br}, info)
+			s.h2.serveHTTP2(&bufferedConn{Conn: conn, r: br}, info)
 			return
 		}
-		s.servePeeked1(conn, br, info)
+		s.h1.servePeeked1(conn, br, info)
 		return
 	}
-	s.serveOther1(conn, info)
+	s.h1.serveOther1(conn, info)
 }
 
 // bufferedConn replays what was read while looking for the h2c preface.
@@ -555,7 +554,7 @@ func (s *Server) Shutdown(ctx context.Context) error {
 func (s *Server) closeIdle() {
 	s.active.Range(func(k, v any) bool {
 		info := v.(*ConnInfo)
-		if info.Idle.Load() && !s.parker.closeParked(info) {
+		if info.Idle.Load() && !s.h1.parker.closeParked(info) {
 			k.(net.Conn).Close()
 		}
 		return true
@@ -572,7 +571,7 @@ func (s *Server) Close() {
 	}
 	s.mu.Unlock()
 	s.active.Range(func(k, v any) bool {
-		if !s.parker.closeParked(v.(*ConnInfo)) {
+		if !s.h1.parker.closeParked(v.(*ConnInfo)) {
 			k.(net.Conn).Close()
 		}
 		return true

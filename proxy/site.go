@@ -15,7 +15,6 @@ import (
 
 	"edge/cache"
 	"edge/conf"
-	"edge/proxy/h1"
 	"edge/proxy/logs"
 	"edge/proxy/tlsterm"
 )
@@ -40,9 +39,6 @@ type Site struct {
 	stats         *Stats
 	backends      *backends
 	proxies       proxyBackends // proxy_pass's servers (proxypass.go)
-
-	h1mu sync.Mutex
-	h1   map[*conf.ListenGroup]*h1.Server
 
 	tls *tlsterm.State // nil without ssl listeners or ACME
 	fpm *fpmManager    // the Server's FPM pools (fpm.go)
