@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"edge/conf"
+	"edge/proxy/internal/plantest"
 )
 
 // testPipeline compiles text (with {{ROOT}} replaced by a temporary
@@ -26,25 +27,7 @@ func testPipeline(t testing.TB, text string, files map[string]string) (*Site, st
 
 // testRoot makes a temporary directory holding logs/ and html/ with
 // files (names relative to html/), and returns it.
-func testRoot(t testing.TB, files map[string]string) string {
-	t.Helper()
-	root := t.TempDir()
-	for _, d := range []string{"html", "logs"} {
-		if err := os.MkdirAll(filepath.Join(root, d), 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
-	for name, data := range files {
-		path := filepath.Join(root, "html", name)
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(data), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return root
-}
+func testRoot(t testing.TB, files map[string]string) string { return plantest.Root(t, files) }
 
 // fakeRequest is a request as an engine hands it to the pipeline: from
 // 192.0.2.10:50000 to the plan's first listen address (port 8080), over

@@ -2,7 +2,7 @@
 // connection cap (worker_connections), and Apply, which starts or reloads
 // a plan. Listeners whose address is in both the old and the new plan are
 // kept open across a reload, so no connection is refused while it happens.
-package proxy
+package listen
 
 import (
 	"bufio"
@@ -14,6 +14,7 @@ import (
 	"net"
 	"net/netip"
 	"os"
+	"runtime"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -22,6 +23,9 @@ import (
 
 	"edge/conf"
 	"edge/internal/rawio"
+	"edge/proxy"
+	"edge/proxy/h1"
+	"edge/proxy/h2"
 	"edge/proxy/logs"
 	"edge/proxy/tlsterm"
 )
@@ -41,8 +45,8 @@ type Options struct {
 // Server serves plans.
 type Server struct {
 	opts   Options
-	shared *Shared
-	rt     atomic.Pointer[Site]
+	shared *proxy.Shared
+	rt     atomic.Pointer[proxy.Site]
 
 	mu        sync.Mutex
 	listeners map[string]*listener // by network+" "+addr
@@ -51,8 +55,8 @@ type Server struct {
 	active    sync.Map // net.Conn -> *ConnInfo, for shutdown
 	connSem   atomic.Pointer[chan struct{}]
 	workers   workerPool
-	h1        *h1Adapter
-	h2        *h2Adapter
+	h1        *h1.Adapter
+	h2        *h2.Adapter
 	burst     burstMemory // memory back to the system after a burst (burst.go)
 	connID    atomic.Uint64
 }
@@ -66,9 +70,9 @@ func NewServer(o Options) *Server {
 		o.ErrorLog = logs.StderrErrorLog(conf.LevelError)
 	}
 	s := &Server{opts: o, listeners: map[string]*listener{}}
-	s.shared = NewShared(o.ErrorLog, o.Now, s.rt.Load)
-	s.h1 = newH1Adapter(s.rt.Load, s.shared.ErrorLog(), s.workers.run, s.burst.note)
-	s.h2 = newH2Adapter(s.rt.Load, s.shared.ErrorLog())
+	s.shared = proxy.NewShared(o.ErrorLog, o.Now, s.rt.Load)
+	s.h1 = h1.NewAdapter(s.rt.Load, s.shared.ErrorLog(), s.workers.run, s.burst.note)
+	s.h2 = h2.NewAdapter(s.rt.Load, s.shared.ErrorLog())
 	return s
 }
 
@@ -131,7 +135,7 @@ func (s *Server) Apply(plan *conf.Plan) error {
 	// The one ErrorLog everybody holds starts writing where the new plan
 	// says; a failure below puts the old destinations back.
 	old := s.shared.ErrorLog().TakeOutputs(errLog)
-	rt, err := NewSite(plan, s.shared)
+	rt, err := proxy.NewSite(plan, s.shared)
 	if err != nil {
 		s.shared.ErrorLog().RestoreOutputs(old)
 		return err
@@ -208,7 +212,7 @@ func workers(p *conf.Plan) int {
 	if p.Main.WorkerProcesses > 0 {
 		return p.Main.WorkerProcesses
 	}
-	return maxInt(1, numCPU())
+	return maxInt(1, runtime.NumCPU())
 }
 
 // listenNetwork is the network bind listens on for l.
@@ -417,7 +421,7 @@ func (s *Server) serveConn(l *listener, c net.Conn, done func()) {
 			}
 		}
 	}
-	info := &ConnInfo{ID: s.connID.Add(1), Start: s.opts.Now(), Group: g, Conn: c,
+	info := &proxy.ConnInfo{ID: s.connID.Add(1), Start: s.opts.Now(), Group: g, Conn: c,
 		SendTimeout: g.Default.Loc.SendTimeout, BodyTimeout: g.Default.Loc.ClientBodyTimeout}
 	s.shared.Stats().Handled.Add(1)
 	if tc, ok := c.(*net.TCPConn); ok {
@@ -450,7 +454,7 @@ func (s *Server) serveConn(l *listener, c net.Conn, done func()) {
 		}
 	}
 	if tc, ok := c.(*net.TCPConn); ok && !g.Listen.SSL && !g.Listen.HTTP2 && len(rest) == 0 {
-		parked = s.h1.serveTCP1(tc, info, l.network)
+		parked = s.h1.ServeTCP(tc, info, l.network)
 		return
 	}
 	rc := &rawio.NetConn{}
@@ -468,7 +472,7 @@ func (s *Server) serveConn(l *listener, c net.Conn, done func()) {
 			// 497 often turns into a redirect to https.
 			info.PlainHTTP = true
 			br := bufio.NewReaderSize(io.MultiReader(bytes.NewReader(first[:]), conn), 4096)
-			s.h1.servePeeked1(conn, br, info)
+			s.h1.ServePeeked(conn, br, info)
 			return
 		}
 		if err != nil {
@@ -478,23 +482,23 @@ func (s *Server) serveConn(l *listener, c net.Conn, done func()) {
 		cs := tc.ConnectionState()
 		info.TLS = &cs
 		if cs.NegotiatedProtocol == "h2" {
-			s.h2.serveHTTP2(tc, info)
+			s.h2.Serve(tc, info)
 			return
 		}
-		s.h1.serveTLS1(tc, info)
+		s.h1.ServeTLS(tc, info)
 		return
 	}
 	if g.Listen.HTTP2 {
 		br := bufio.NewReaderSize(conn, 4096)
 		pre, err := br.Peek(len(h2Preface))
 		if err == nil && string(pre) == h2Preface {
-			s.h2.serveHTTP2(&bufferedConn{Conn: conn, r: br}, info)
+			s.h2.Serve(&bufferedConn{Conn: conn, r: br}, info)
 			return
 		}
-		s.h1.servePeeked1(conn, br, info)
+		s.h1.ServePeeked(conn, br, info)
 		return
 	}
-	s.h1.serveOther1(conn, info)
+	s.h1.ServeConn(conn, info)
 }
 
 // bufferedConn replays what was read while looking for the h2c preface.
@@ -553,8 +557,8 @@ func (s *Server) Shutdown(ctx context.Context) error {
 // closeIdle closes connections that wait for their next request.
 func (s *Server) closeIdle() {
 	s.active.Range(func(k, v any) bool {
-		info := v.(*ConnInfo)
-		if info.Idle.Load() && !s.h1.parker.closeParked(info) {
+		info := v.(*proxy.ConnInfo)
+		if info.Idle.Load() && !s.h1.CloseParked(info) {
 			k.(net.Conn).Close()
 		}
 		return true
@@ -571,7 +575,7 @@ func (s *Server) Close() {
 	}
 	s.mu.Unlock()
 	s.active.Range(func(k, v any) bool {
-		if !s.h1.parker.closeParked(v.(*ConnInfo)) {
+		if !s.h1.CloseParked(v.(*proxy.ConnInfo)) {
 			k.(net.Conn).Close()
 		}
 		return true
@@ -606,6 +610,12 @@ func (s *Server) LocalCAHint() string {
 	}
 	return rt.TLS().LocalCAHint()
 }
+
+// Stats are the server's stub_status counters.
+func (s *Server) Stats() *proxy.Stats { return s.shared.Stats() }
+
+// Parked is how many idle HTTP/1 connections wait parked now (proxy/h1).
+func (s *Server) Parked() int { return s.h1.Parked() }
 
 // ErrorLog returns the current error log.
 func (s *Server) ErrorLog() *logs.ErrorLog { return s.shared.ErrorLog() }

@@ -3,7 +3,7 @@
 // read, writes go by raw system calls under send_timeout, files by
 // sendfile, idle waits end for the connection to park), and the state
 // they keep per connection beside the pipeline's ConnInfo.
-package proxy
+package h1
 
 import (
 	"bufio"
@@ -15,14 +15,14 @@ import (
 	"time"
 
 	"edge/internal/rawio"
-	"edge/proxy/h1"
+	"edge/proxy"
 )
 
 // h1conn is what the HTTP/1 adapter keeps of a connection beside what
 // the pipeline knows of it (ConnInfo). It lives in the connection's
 // wrapper, so it costs no allocation of its own.
 type h1conn struct {
-	*ConnInfo
+	*proxy.ConnInfo
 	// fh and dr are the header view and the body reader of the request
 	// being served (one at a time), kept here so that they cost no
 	// allocation per request.
@@ -60,7 +60,7 @@ type h1conn struct {
 	resumed      bool
 	parkToken    uint64
 	epollAdded   bool
-	h1           *h1.Server
+	h1           *Server
 	requestsBase int
 	lastRequests int
 }
@@ -104,7 +104,7 @@ type (
 
 // serveTCP1 serves a plain-TCP HTTP/1 connection to its end, or until
 // it parks, which it reports.
-func (s *h1Adapter) serveTCP1(tc *net.TCPConn, info *ConnInfo, network string) bool {
+func (s *Adapter) ServeTCP(tc *net.TCPConn, info *proxy.ConnInfo, network string) bool {
 	ec := &tcpEdgeConn{TCPConn: tc, parker: &s.parker}
 	ec.info = ec.st.init(info)
 	ec.raw.Init(tc, network)
@@ -114,28 +114,35 @@ func (s *h1Adapter) serveTCP1(tc *net.TCPConn, info *ConnInfo, network string) b
 
 // serveOther1 serves any other HTTP/1 connection: c is read and written
 // as it is (its raw reader and writer are set).
-func (s *h1Adapter) serveOther1(c net.Conn, info *ConnInfo) {
+func (s *Adapter) ServeConn(c net.Conn, info *proxy.ConnInfo) {
 	ec := &otherEdgeConn{Conn: c}
 	ec.info = ec.st.init(info)
 	s.serveHTTP1(ec)
 }
 
 // servePeeked1 serves an HTTP/1 connection whose first bytes r read.
-func (s *h1Adapter) servePeeked1(c net.Conn, r *bufio.Reader, info *ConnInfo) {
+func (s *Adapter) ServePeeked(c net.Conn, r *bufio.Reader, info *proxy.ConnInfo) {
 	ec := &peekedConn{otherEdgeConn{Conn: c}, r}
 	ec.info = ec.st.init(info)
 	s.serveHTTP1(ec)
 }
 
 // serveTLS1 serves HTTP/1 over a TLS connection whose handshake is done.
-func (s *h1Adapter) serveTLS1(tc *tls.Conn, info *ConnInfo) {
+func (s *Adapter) ServeTLS(tc *tls.Conn, info *proxy.ConnInfo) {
 	ec := &tlsEdgeConn{otherEdgeConn{Conn: tc}, tc}
 	ec.info = ec.st.init(info)
 	s.serveHTTP1(ec)
 }
 
+// CloseParked closes info's connection if it is parked (a stop) and
+// reports whether it was.
+func (s *Adapter) CloseParked(info *proxy.ConnInfo) bool { return s.parker.closeParked(info) }
+
+// Parked is how many connections wait parked now.
+func (s *Adapter) Parked() int { return s.parker.count() }
+
 // init makes c the adapter's state of info's connection.
-func (c *h1conn) init(info *ConnInfo) *h1conn {
+func (c *h1conn) init(info *proxy.ConnInfo) *h1conn {
 	c.ConnInfo = info
 	info.Adapter.Store(c)
 	return c

@@ -3,7 +3,7 @@
 // from the h1.Ctx, runs the pipeline and writes the Response back. The
 // engine reuses its buffers after the handler returns, so the strings
 // taken from it here are views that must not outlive the request.
-package proxy
+package h1
 
 import (
 	"bufio"
@@ -16,10 +16,11 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unsafe"
 
 	"edge/conf"
 	"edge/internal/rawio"
-	"edge/proxy/h1"
+	"edge/proxy"
 	"edge/proxy/limit"
 	"edge/proxy/logs"
 )
@@ -30,8 +31,8 @@ import (
 // "X.Forwarded-For" cannot reach PHP as HTTP_X_FORWARDED_FOR, which PHP
 // makes of "HTTP_X.FORWARDED_FOR").
 type fastHeaders struct {
-	h h1.Header
-	r *Request // for the serving server's settings
+	h Header
+	r *proxy.Request // for the serving server's settings
 	// lines counts the header lines (checkRequestHead); invalid those
 	// whose name has a byte outside [A-Za-z0-9_-], underscore those whose
 	// name is invalid only by an "_".
@@ -53,6 +54,9 @@ func (f *fastHeaders) Get(name string) string {
 	return v
 }
 
+// b2s views bytes as a string without copying; valid while the bytes are.
+func b2s(b []byte) string { return unsafe.String(unsafe.SliceData(b), len(b)) }
+
 // rawHasHeader reports whether a raw header block has a line for name
 // (lowercase), for the rare questions fasthttp's parsed view cannot answer.
 func rawHasHeader(raw []byte, name string) bool {
@@ -70,10 +74,10 @@ func rawHasHeader(raw []byte, name string) bool {
 	return false
 }
 
-func (f *fastHeaders) AppendAll(dst []HeaderKV) []HeaderKV {
+func (f *fastHeaders) AppendAll(dst []proxy.HeaderKV) []proxy.HeaderKV {
 	drop, underscores := f.dropsInvalid()
 	for k, v := range f.h.All() {
-		if drop && InvalidHeaderName(b2s(k), underscores) {
+		if drop && proxy.InvalidHeaderName(b2s(k), underscores) {
 			continue
 		}
 		// fasthttp adds "Connection: close" to an HTTP/1.0 request and a
@@ -83,7 +87,7 @@ func (f *fastHeaders) AppendAll(dst []HeaderKV) []HeaderKV {
 			!rawHasHeader(f.h.RawHeaders(), strings.ToLower(b2s(k))) {
 			continue
 		}
-		dst = append(dst, HeaderKV{b2s(k), b2s(v)})
+		dst = append(dst, proxy.HeaderKV{Name: b2s(k), Value: b2s(v)})
 	}
 	return dst
 }
@@ -91,11 +95,11 @@ func (f *fastHeaders) AppendAll(dst []HeaderKV) []HeaderKV {
 // appendArrived appends the header lines in the order they came, as
 // nginx keeps them: fasthttp lists Cookie (and a few others) apart from
 // the rest.
-func (f *fastHeaders) AppendArrived(dst []HeaderKV) []HeaderKV {
+func (f *fastHeaders) AppendArrived(dst []proxy.HeaderKV) []proxy.HeaderKV {
 	start := len(dst)
 	dst = f.AppendAll(dst)
 	raw := f.h.RawHeaders()
-	slices.SortStableFunc(dst[start:], func(a, b HeaderKV) int {
+	slices.SortStableFunc(dst[start:], func(a, b proxy.HeaderKV) int {
 		return rawLineAt(raw, a.Name) - rawLineAt(raw, b.Name)
 	})
 	return dst
@@ -117,11 +121,11 @@ func rawLineAt(raw []byte, name string) int {
 	return len(raw)
 }
 
-// h1Adapter serves the HTTP/1 connections of a Server.
-type h1Adapter struct {
+// Adapter serves the HTTP/1 connections of a Server.
+type Adapter struct {
 	// site returns the site in force; a request is served by the one
 	// current when it starts.
-	site func() *Site
+	site func() *proxy.Site
 	// errLog gets the engine's messages and the lines about connections.
 	errLog *logs.ErrorLog
 	// run runs a job on a worker goroutine (a parked connection whose
@@ -131,14 +135,14 @@ type h1Adapter struct {
 	parker parker // idle connections (park_linux.go)
 
 	mu      sync.Mutex
-	cur     *Site // the site servers were made for
-	servers map[*conf.ListenGroup]*h1.Server
+	cur     *proxy.Site // the site servers were made for
+	servers map[*conf.ListenGroup]*Server
 }
 
-// newH1Adapter makes the adapter of a Server (the arguments are
-// h1Adapter's fields).
-func newH1Adapter(site func() *Site, errLog *logs.ErrorLog, run func(job func()), parked func()) *h1Adapter {
-	a := &h1Adapter{site: site, errLog: errLog, run: run, parked: parked}
+// NewAdapter makes the adapter of a Server (the arguments are
+// Adapter's fields).
+func NewAdapter(site func() *proxy.Site, errLog *logs.ErrorLog, run func(job func()), parked func()) *Adapter {
+	a := &Adapter{site: site, errLog: errLog, run: run, parked: parked}
 	a.parker.s = a
 	return a
 }
@@ -150,9 +154,9 @@ const http1WriteBuffer = 16 << 10
 // http1Server makes the fasthttp server for a listen group; its limits
 // come from the group's default server, which nginx also uses to read a
 // request's headers before it knows the server.
-func (s *h1Adapter) http1Server(g *conf.ListenGroup) *h1.Server {
+func (s *Adapter) http1Server(g *conf.ListenGroup) *Server {
 	def := g.Default
-	return h1.NewServer(h1.Config{
+	return NewServer(Config{
 		Handler:            s.handleHTTP1,
 		ErrorHandler:       s.http1Error,
 		Logf:               func(format string, args ...any) { s.errLog.Logf(conf.LevelInfo, format, args...) },
@@ -175,7 +179,7 @@ func (s *h1Adapter) http1Server(g *conf.ListenGroup) *h1.Server {
 
 // serveHTTP1 serves an HTTP/1.x connection to its end, or until it
 // parks (park_linux.go), which it reports.
-func (s *h1Adapter) serveHTTP1(c net.Conn) bool {
+func (s *Adapter) serveHTTP1(c net.Conn) bool {
 	info := c.(edgeConn).h1conn()
 	info.head.begin()
 	info.h1 = s.engine(s.site(), info.Group)
@@ -184,7 +188,7 @@ func (s *h1Adapter) serveHTTP1(c net.Conn) bool {
 
 // resumeHTTP1 serves a parked connection whose client sent or closed,
 // with the engine instance it had.
-func (s *h1Adapter) resumeHTTP1(c *tcpEdgeConn) {
+func (s *Adapter) resumeHTTP1(c *tcpEdgeConn) {
 	c.info.Idle.Store(false)
 	c.info.resumed = true
 	if !s.runHTTP1(c, c.info) {
@@ -192,7 +196,7 @@ func (s *h1Adapter) resumeHTTP1(c *tcpEdgeConn) {
 	}
 }
 
-func (s *h1Adapter) runHTTP1(c net.Conn, info *h1conn) bool {
+func (s *Adapter) runHTTP1(c net.Conn, info *h1conn) bool {
 	err := info.h1.ServeConn(c)
 	if info.parking {
 		info.parking = false
@@ -220,7 +224,7 @@ func (s *h1Adapter) runHTTP1(c net.Conn, info *h1conn) bool {
 // connError logs, as nginx does at info, a response that send_timeout
 // cut: the client read nothing for that long. The line names the request
 // whose response fasthttp was writing.
-func (s *h1Adapter) connError(info *h1conn, err error) {
+func (s *Adapter) connError(info *h1conn, err error) {
 	var oe *net.OpError
 	if !errors.As(err, &oe) || !oe.Timeout() || oe.Op != "write" && oe.Op != "readfrom" {
 		return
@@ -232,7 +236,7 @@ func (s *h1Adapter) connError(info *h1conn, err error) {
 // context names the request (appendRequestContext); without one,
 // "server: " is the listening address, as in nginx's line for a
 // connection that had no request.
-func (s *h1Adapter) connTimedOut(info *h1conn, while string, context []byte) {
+func (s *Adapter) connTimedOut(info *h1conn, while string, context []byte) {
 	if len(context) == 0 {
 		server := "unix:"
 		if !info.Unix {
@@ -247,14 +251,14 @@ func (s *h1Adapter) connTimedOut(info *h1conn, while string, context []byte) {
 // engine returns the engine instance for g, made once per site (its
 // limits come from the plan); a site no longer in force gets one made
 // for the connection.
-func (s *h1Adapter) engine(rt *Site, g *conf.ListenGroup) *h1.Server {
+func (s *Adapter) engine(rt *proxy.Site, g *conf.ListenGroup) *Server {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.cur != rt {
 		if rt != s.site() {
 			return s.http1Server(g)
 		}
-		s.cur, s.servers = rt, map[*conf.ListenGroup]*h1.Server{}
+		s.cur, s.servers = rt, map[*conf.ListenGroup]*Server{}
 	}
 	fs := s.servers[g]
 	if fs == nil {
@@ -265,11 +269,11 @@ func (s *h1Adapter) engine(rt *Site, g *conf.ListenGroup) *h1.Server {
 }
 
 // handleHTTP1 is fasthttp's handler.
-func (s *h1Adapter) handleHTTP1(ctx h1.Ctx) {
+func (s *Adapter) handleHTTP1(ctx Ctx) {
 	rt := s.site()
 	info := ctx.Conn().(edgeConn).h1conn()
 	info.handlerStarts()
-	r := AcquireRequest()
+	r := proxy.AcquireRequest()
 	r.Conn = info.ConnInfo
 	r.ConnRequests = info.requestsBase + int(ctx.ConnRequestNum())
 	info.lastRequests = r.ConnRequests
@@ -316,22 +320,22 @@ func (s *h1Adapter) handleHTTP1(ctx h1.Ctx) {
 		rt.Infof(r, "client sent invalid request")
 		rt.BadRequest(r, status)
 		info.Linger = true
-		rt.writeHTTP1(ctx, info, r)
+		writeHTTP1(rt, ctx, info, r)
 		return
 	}
 	rt.Serve(r)
-	rt.writeHTTP1(ctx, info, r)
+	writeHTTP1(rt, ctx, info, r)
 }
 
 // writeHTTP1 writes r.Response() to fasthttp and runs the log phase (at once for
 // sized bodies, after the last byte for streams).
-func (rt *Site) writeHTTP1(ctx h1.Ctx, info *h1conn, r *Request) {
+func writeHTTP1(rt *proxy.Site, ctx Ctx, info *h1conn, r *proxy.Request) {
 	resp := r.Response()
-	info.lastRequest = AppendRequestContext(info.lastRequest[:0], r)
+	info.lastRequest = proxy.AppendRequestContext(info.lastRequest[:0], r)
 	if resp.Drop {
 		ctx.NoResponse()
 		rt.Done(r, 0)
-		ReleaseRequest(r)
+		proxy.ReleaseRequest(r)
 		return
 	}
 	ctx.SetStatus(resp.Status)
@@ -361,29 +365,29 @@ func (rt *Site) writeHTTP1(ctx h1.Ctx, info *h1conn, r *Request) {
 				rt.Infof(r, "%v while proxying upgraded connection", err)
 			}
 			rt.Done(r, 0)
-			ReleaseRequest(r)
+			proxy.ReleaseRequest(r)
 		})
 		return
 	}
 	head := resp.HeadOnly
 	switch {
 	case head || resp.Length <= http1WriteBuffer:
-	case resp.Kind == BodyBytes:
+	case resp.Kind == proxy.BodyBytes:
 		// fasthttp writes such a response as a full buffer (the headers
 		// and the start of the body), then the rest: the first write
 		// goes out with MSG_MORE so that the client is sent, and woken
 		// for, the whole response once.
 		info.more = moreFullBuffer
-	case resp.Kind == BodyFile:
+	case resp.Kind == proxy.BodyFile:
 		// fasthttp flushes the headers, then sendfile sends the file.
 		info.more = moreFirst
 	}
 	var pace *limit.Pacer
-	if !head && (resp.Kind == BodyBytes || resp.Kind == BodyFile || resp.Kind == BodyStream) {
+	if !head && (resp.Kind == proxy.BodyBytes || resp.Kind == proxy.BodyFile || resp.Kind == proxy.BodyStream) {
 		pace = rt.Pacer(r) // limit_rate (limitrate.go)
 	}
 	switch resp.Kind {
-	case BodyBytes:
+	case proxy.BodyBytes:
 		if pace != nil {
 			b := resp.Bytes
 			if resp.Pooled() {
@@ -391,7 +395,7 @@ func (rt *Site) writeHTTP1(ctx h1.Ctx, info *h1conn, r *Request) {
 				b = append([]byte(nil), b...)
 				resp.Release()
 			}
-			rt.pacedHTTP1(ctx, r, bytes.NewReader(b), nil, int64(len(b)), pace)
+			pacedHTTP1(rt, ctx, r, bytes.NewReader(b), nil, int64(len(b)), pace)
 			return
 		}
 		if resp.Pooled() {
@@ -404,8 +408,8 @@ func (rt *Site) writeHTTP1(ctx h1.Ctx, info *h1conn, r *Request) {
 			ctx.SkipBody()
 		}
 		rt.Done(r, sentLen(resp, head))
-		ReleaseRequest(r)
-	case BodyFile:
+		proxy.ReleaseRequest(r)
+	case proxy.BodyFile:
 		if head {
 			resp.File.Close()
 			ctx.SkipBody()
@@ -415,19 +419,19 @@ func (rt *Site) writeHTTP1(ctx h1.Ctx, info *h1conn, r *Request) {
 				resp.File.Close()
 				ctx.SetConnectionClose()
 			} else if pace != nil {
-				rt.pacedHTTP1(ctx, r, resp.File, resp.File, resp.Length, pace)
+				pacedHTTP1(rt, ctx, r, resp.File, resp.File, resp.Length, pace)
 				return
 			} else {
 				ctx.SetBodyStream(resp.File, int(resp.Length))
 			}
 		}
 		rt.Done(r, sentLen(resp, head))
-		ReleaseRequest(r)
-	case BodyStream:
+		proxy.ReleaseRequest(r)
+	case proxy.BodyStream:
 		if head {
 			ctx.SkipBody()
 			rt.Done(r, 0)
-			ReleaseRequest(r)
+			proxy.ReleaseRequest(r)
 			return
 		}
 		stream := resp.Stream
@@ -440,17 +444,17 @@ func (rt *Site) writeHTTP1(ctx h1.Ctx, info *h1conn, r *Request) {
 			}
 			ctx.SetBody(buf.Bytes())
 			rt.Done(r, int64(buf.Len()))
-			ReleaseRequest(r)
+			proxy.ReleaseRequest(r)
 			return
 		}
 		// Send the headers at once: a stream (server-sent events, a long
 		// poll) may take a while before its first byte.
 		length := resp.Length
 		ctx.StreamBody(func(w *bufio.Writer) {
-			cw := &CountWriter{W: w}
+			cw := &proxy.CountWriter{W: w}
 			var out io.Writer = cw
 			if pace != nil {
-				out = NewPacedWriter(cw, w.Flush, pace)
+				out = proxy.NewPacedWriter(cw, w.Flush, pace)
 			}
 			err := stream(out, w.Flush)
 			if err != nil && !errors.Is(err, net.ErrClosed) {
@@ -458,7 +462,7 @@ func (rt *Site) writeHTTP1(ctx h1.Ctx, info *h1conn, r *Request) {
 			}
 			_ = w.Flush()
 			rt.Done(r, cw.N)
-			ReleaseRequest(r)
+			proxy.ReleaseRequest(r)
 		})
 		if length >= 0 {
 			// A stream whose length is known (proxy_buffering off with the
@@ -474,7 +478,7 @@ func (rt *Site) writeHTTP1(ctx h1.Ctx, info *h1conn, r *Request) {
 			}
 		}
 		rt.Done(r, 0)
-		ReleaseRequest(r)
+		proxy.ReleaseRequest(r)
 	}
 }
 
@@ -482,10 +486,10 @@ func (rt *Site) writeHTTP1(ctx h1.Ctx, info *h1conn, r *Request) {
 // as nginx's write filter sends it, then each piece when its time comes
 // (a body handed to the engine whole would wait in its write buffer
 // behind the first pause). The log phase runs after the last byte.
-func (rt *Site) pacedHTTP1(ctx h1.Ctx, r *Request, src io.Reader, closer io.Closer, n int64, pace *limit.Pacer) {
+func pacedHTTP1(rt *proxy.Site, ctx Ctx, r *proxy.Request, src io.Reader, closer io.Closer, n int64, pace *limit.Pacer) {
 	ctx.StreamBody(func(w *bufio.Writer) {
-		cw := &CountWriter{W: w}
-		_, err := io.Copy(NewPacedWriter(cw, w.Flush, pace), io.LimitReader(src, n))
+		cw := &proxy.CountWriter{W: w}
+		_, err := io.Copy(proxy.NewPacedWriter(cw, w.Flush, pace), io.LimitReader(src, n))
 		if closer != nil {
 			closer.Close()
 		}
@@ -494,12 +498,12 @@ func (rt *Site) pacedHTTP1(ctx h1.Ctx, r *Request, src io.Reader, closer io.Clos
 		}
 		_ = w.Flush()
 		rt.Done(r, cw.N)
-		ReleaseRequest(r)
+		proxy.ReleaseRequest(r)
 	})
 	ctx.SetContentLength(int(n))
 }
 
-func sentLen(resp *Response, head bool) int64 {
+func sentLen(resp *proxy.Response, head bool) int64 {
 	if head {
 		return 0
 	}
@@ -510,7 +514,7 @@ func sentLen(resp *Response, head bool) int64 {
 // a head that overflows the read buffer is 414 when its request line is
 // longer than one large_client_header_buffers buffer, else 494 (sent as
 // 400); anything else 400. The connection is closed, lingering.
-func (s *h1Adapter) http1Error(ctx h1.Ctx, err error) {
+func (s *Adapter) http1Error(ctx Ctx, err error) {
 	rt := s.site()
 	var info *h1conn
 	if ec, ok := ctx.Conn().(edgeConn); ok {
@@ -521,7 +525,7 @@ func (s *h1Adapter) http1Error(ctx h1.Ctx, err error) {
 		ctx.SetConnectionClose()
 		return
 	}
-	if h1.AuthorityRefused(ctx, err) && servableAuthority(ctx.Header()) {
+	if AuthorityRefused(ctx, err) && servableAuthority(ctx.Header()) {
 		// A valid host fasthttp refuses (http1head.go): its head was
 		// read whole, so it is served, and the engine closes the
 		// connection after it.
@@ -533,14 +537,14 @@ func (s *h1Adapter) http1Error(ctx h1.Ctx, err error) {
 	// stretch the lingering close's reads.
 	info.handlerStarts()
 	status := 400
-	if h1.HeadTooLarge(err) {
+	if HeadTooLarge(err) {
 		status = 494
 		def := info.Group.Default
 		if info.head.lineTooLong(def.LargeHeaderBuffers*def.LargeHeaderBufferSize, def.LargeHeaderBufferSize) {
 			status = 414
 		}
 	}
-	if h1.BodyTooLarge(err) {
+	if BodyTooLarge(err) {
 		status = 413
 	}
 	if errors.Is(err, os.ErrDeadlineExceeded) {
@@ -583,13 +587,13 @@ func (s *h1Adapter) http1Error(ctx h1.Ctx, err error) {
 	ctx.SetBody(resp.Bytes)
 	ctx.SetConnectionClose()
 	rt.Done(r, resp.Length)
-	ReleaseRequest(r)
+	proxy.ReleaseRequest(r)
 }
 
 // errorRequest is the Request a failure of the engine is logged and
 // answered as: the default server's, with what headers were read.
-func errorRequest(rt *Site, ctx h1.Ctx, info *h1conn) *Request {
-	r := AcquireRequest()
+func errorRequest(rt *proxy.Site, ctx Ctx, info *h1conn) *proxy.Request {
+	r := proxy.AcquireRequest()
 	r.Conn = info.ConnInfo
 	r.Start = time.Now()
 	rt.AtDefault(r, info.Group.Default)
@@ -603,7 +607,7 @@ func errorRequest(rt *Site, ctx h1.Ctx, info *h1conn) *Request {
 // client_header_timeout: as nginx does, it logs at info and in the access
 // log with 408, and closes the connection without an answer (the engine
 // then writes its error response to a closed connection).
-func (s *h1Adapter) requestTimedOut(ctx h1.Ctx, info *h1conn, err error) {
+func (s *Adapter) requestTimedOut(ctx Ctx, info *h1conn, err error) {
 	rt := s.site()
 	r := errorRequest(rt, ctx, info)
 	// fasthttp resets the request after a failed body read, so its own
@@ -617,7 +621,7 @@ func (s *h1Adapter) requestTimedOut(ctx h1.Ctx, info *h1conn, err error) {
 	r.Response().Drop = true
 	_ = ctx.Conn().Close()
 	rt.Done(r, 0)
-	ReleaseRequest(r)
+	proxy.ReleaseRequest(r)
 }
 
 // deadlineReader reads a request body under client_body_timeout: while a
@@ -629,7 +633,7 @@ func (s *h1Adapter) requestTimedOut(ctx h1.Ctx, info *h1conn, err error) {
 type deadlineReader struct {
 	r   io.Reader
 	c   *rawio.Conn
-	req *Request
+	req *proxy.Request
 }
 
 func (d *deadlineReader) Read(p []byte) (int, error) {
@@ -682,7 +686,7 @@ var (
 // setReason gives the status line nginx's text: the application's, when
 // it named one for this status, else nginx's own where it differs from
 // the engine's. The common statuses keep the engine's ready-made line.
-func setReason(ctx h1.Ctx, resp *Response) {
+func setReason(ctx Ctx, resp *proxy.Response) {
 	if resp.Reason != "" && resp.ReasonFor == resp.Status {
 		ctx.SetReason([]byte(resp.Reason))
 	} else if r := nginxReason(resp.Status); r != nil {

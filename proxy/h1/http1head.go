@@ -6,7 +6,7 @@
 // would wait behind); servableAuthority, for a valid host that fasthttp
 // refuses; and the lingering close that lets such an answer reach a
 // client that is still sending.
-package proxy
+package h1
 
 import (
 	"bytes"
@@ -16,7 +16,7 @@ import (
 	"time"
 
 	"edge/conf"
-	"edge/proxy/h1"
+	"edge/proxy"
 )
 
 // checkRequestHead applies nginx's rules that fasthttp does not, with the
@@ -37,7 +37,7 @@ import (
 // finds invalid, and the place of the Host line, for the header view to
 // drop invalid names and for max_headers (tooManyHeaders). It allocates
 // nothing.
-func checkRequestHead(r *Request, info *h1conn, f *fastHeaders, def *conf.Server) int {
+func checkRequestHead(r *proxy.Request, info *h1conn, f *fastHeaders, def *conf.Server) int {
 	for i := 0; i < len(r.Method); i++ {
 		c := r.Method[i]
 		if (c < 'A' || c > 'Z') && c != '_' && c != '-' {
@@ -64,13 +64,13 @@ func checkRequestHead(r *Request, info *h1conn, f *fastHeaders, def *conf.Server
 		var class byte
 		i := 0
 		for ; i < len(raw); i++ {
-			c := NameClass[raw[i]]
-			if c == NameColon {
+			c := proxy.NameClass[raw[i]]
+			if c == proxy.NameColon {
 				break
 			}
 			class |= c
 		}
-		if class&NameRefused != 0 {
+		if class&proxy.NameRefused != 0 {
 			return 400
 		}
 		end := len(raw)
@@ -87,7 +87,7 @@ func checkRequestHead(r *Request, info *h1conn, f *fastHeaders, def *conf.Server
 		raw = raw[min(end+1, len(raw)):]
 		lines++
 		switch {
-		case class&NameInvalid != 0:
+		case class&proxy.NameInvalid != 0:
 			invalid++
 		case class != 0:
 			underscore++
@@ -515,7 +515,7 @@ func lingeringClose(c net.Conn) error {
 // which the engine did not read, and no Upgrade, whose tunnel its error
 // path cannot hand over. Malformed hosts stay refused
 // (docs/nginx-differences.md).
-func servableAuthority(h h1.Header) bool {
+func servableAuthority(h Header) bool {
 	if n := h.ContentLength(); n > 0 || n == -1 && h.IsHTTP11() || len(h.Peek("Upgrade")) > 0 {
 		return false
 	}
@@ -561,4 +561,8 @@ func ipvFuture(s string) bool {
 		}
 	}
 	return true
+}
+
+func isHex(c byte) bool {
+	return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F'
 }

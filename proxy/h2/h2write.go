@@ -6,13 +6,15 @@
 // per connection: what arrives while it is writing goes out together in
 // the next write, as nginx's event loop sends everything a loop iteration
 // produced. Nothing waits for a timer, so a lone response is not delayed.
-package proxy
+package h2
 
 import (
 	"crypto/tls"
 	"net"
 	"sync"
 	"time"
+
+	"edge/proxy"
 )
 
 // coalesceLimit bounds the bytes a connection may have waiting; a writer
@@ -23,7 +25,7 @@ const coalesceLimit = 256 << 10
 // straight to the underlying connection.
 type coalescedConn struct {
 	net.Conn
-	info    *ConnInfo
+	info    *proxy.ConnInfo
 	mu      sync.Mutex
 	cond    sync.Cond
 	pending []byte // bytes accepted but not yet written
@@ -36,7 +38,7 @@ type coalescedConn struct {
 	out   outFrames // the frames written, followed for the guard
 }
 
-func newCoalescedConn(c net.Conn, info *ConnInfo, guard *h2Guard) *coalescedConn {
+func newCoalescedConn(c net.Conn, info *proxy.ConnInfo, guard *h2Guard) *coalescedConn {
 	cc := &coalescedConn{Conn: c, info: info, guard: guard}
 	cc.cond.L = &cc.mu
 	return cc

@@ -3,7 +3,7 @@
 // the first request, as ngx_http_wait_request_handler does, under the
 // default server's client_header_timeout; a header nginx refuses closes
 // the connection. The parser is proxy/realip's (docs/access.md).
-package proxy
+package listen
 
 import (
 	"errors"
@@ -12,13 +12,14 @@ import (
 	"time"
 
 	"edge/conf"
+	"edge/proxy"
 	"edge/proxy/realip"
 )
 
 // readProxyHeader reads the PROXY header of a new connection into info
 // and returns the bytes the client sent past it; false when the
 // connection is to be closed.
-func (s *Server) readProxyHeader(rt *Site, c net.Conn, info *ConnInfo, g *conf.ListenGroup) ([]byte, bool) {
+func (s *Server) readProxyHeader(rt *proxy.Site, c net.Conn, info *proxy.ConnInfo, g *conf.ListenGroup) ([]byte, bool) {
 	// nginx parses what its first read holds: client_header_buffer_size
 	// (1k) on a plain listener, NGX_PROXY_PROTOCOL_MAX_HEADER on a TLS one.
 	max := 1024

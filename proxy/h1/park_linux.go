@@ -1,4 +1,4 @@
-package proxy
+package h1
 
 import (
 	"errors"
@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"edge/conf"
+	"edge/proxy"
 )
 
 // parker holds idle HTTP/1 keep-alive connections the way nginx's event
@@ -27,7 +28,7 @@ import (
 // descriptor that was closed and reused meanwhile: closing a descriptor
 // takes it out of the set.
 type parker struct {
-	s    *h1Adapter
+	s    *Adapter
 	once sync.Once
 	err  error // the epoll set could not be made: nothing parks
 
@@ -162,9 +163,16 @@ func (p *parker) take(token uint64) *tcpEdgeConn {
 	return c
 }
 
+// count is how many connections are parked.
+func (p *parker) count() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return len(p.conns)
+}
+
 // closeParked closes info's connection if it is parked (Shutdown, Close)
 // and reports whether it was.
-func (p *parker) closeParked(ci *ConnInfo) bool {
+func (p *parker) closeParked(ci *proxy.ConnInfo) bool {
 	info, _ := ci.Adapter.Load().(*h1conn)
 	if info == nil {
 		return false

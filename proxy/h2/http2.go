@@ -1,7 +1,7 @@
 // This file is the HTTP/2 adapter: the engine (package h2, x/net/http2)
 // serves each connection on net/http types; the handler fills the same
 // engine-neutral Request as the HTTP/1 adapter and writes the Response.
-package proxy
+package h2
 
 import (
 	"context"
@@ -17,7 +17,7 @@ import (
 	"time"
 
 	"edge/conf"
-	"edge/proxy/h2"
+	"edge/proxy"
 	"edge/proxy/logs"
 )
 
@@ -29,7 +29,7 @@ type connKey struct{}
 type h2Headers struct {
 	h    http.Header
 	host string
-	r    *Request // for its server's ignore_invalid_headers
+	r    *proxy.Request // for its server's ignore_invalid_headers
 }
 
 func (f *h2Headers) Get(name string) string {
@@ -39,20 +39,20 @@ func (f *h2Headers) Get(name string) string {
 	return f.h.Get(name)
 }
 
-func (f *h2Headers) AppendAll(dst []HeaderKV) []HeaderKV {
+func (f *h2Headers) AppendAll(dst []proxy.HeaderKV) []proxy.HeaderKV {
 	if f.host != "" {
-		dst = append(dst, HeaderKV{"Host", f.host})
+		dst = append(dst, proxy.HeaderKV{Name: "Host", Value: f.host})
 	}
 	// nginx's HTTP/2 module drops the names HTTP/1 drops
 	// (ngx_http_v2_validate_header): "x.forwarded-for" must not become
 	// HTTP_X_FORWARDED_FOR.
 	drop := f.r != nil && f.r.Server() != nil && f.r.Server().IgnoreInvalidHeaders
 	for k, vs := range f.h {
-		if drop && InvalidHeaderName(k, f.r.Server().UnderscoresInHeaders) {
+		if drop && proxy.InvalidHeaderName(k, f.r.Server().UnderscoresInHeaders) {
 			continue
 		}
 		for _, v := range vs {
-			dst = append(dst, HeaderKV{k, v})
+			dst = append(dst, proxy.HeaderKV{Name: k, Value: v})
 		}
 	}
 	return dst
@@ -80,7 +80,7 @@ func (f *h2Headers) TooManyHeaders(_, srv *conf.Server, _ bool) bool {
 		return n > srv.MaxHeaders
 	}
 	for k, vs := range f.h {
-		if InvalidHeaderName(k, srv.UnderscoresInHeaders) {
+		if proxy.InvalidHeaderName(k, srv.UnderscoresInHeaders) {
 			n -= len(vs)
 		}
 	}
@@ -89,7 +89,7 @@ func (f *h2Headers) TooManyHeaders(_, srv *conf.Server, _ bool) bool {
 
 // h2conn is one HTTP/2 connection's state shared by its streams.
 type h2conn struct {
-	info     *ConnInfo
+	info     *proxy.ConnInfo
 	guard    *h2Guard
 	requests atomic.Int64
 }
@@ -103,24 +103,24 @@ func (w infoWriter) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// h2Adapter serves the HTTP/2 connections of a Server.
-type h2Adapter struct {
+// Adapter serves the HTTP/2 connections of a Server.
+type Adapter struct {
 	// site returns the site in force; a stream is served by the one
 	// current when it starts.
-	site func() *Site
+	site func() *proxy.Site
 	// errLog gets the lines about connections; log, which writes to it
 	// at [info], the engine's messages.
 	errLog *logs.ErrorLog
 	log    *log.Logger
 }
 
-func newH2Adapter(site func() *Site, errLog *logs.ErrorLog) *h2Adapter {
-	return &h2Adapter{site: site, errLog: errLog, log: log.New(infoWriter{errLog}, "", 0)}
+func NewAdapter(site func() *proxy.Site, errLog *logs.ErrorLog) *Adapter {
+	return &Adapter{site: site, errLog: errLog, log: log.New(infoWriter{errLog}, "", 0)}
 }
 
 // serveHTTP2 serves an HTTP/2 connection (TLS with ALPN "h2", or h2c
 // with prior knowledge).
-func (s *h2Adapter) serveHTTP2(c net.Conn, info *ConnInfo) {
+func (s *Adapter) Serve(c net.Conn, info *proxy.ConnInfo) {
 	rt := s.site()
 	def := info.Group.Default
 	// nginx's header_limit: all of large_client_header_buffers.
@@ -135,7 +135,7 @@ func (s *h2Adapter) serveHTTP2(c net.Conn, info *ConnInfo) {
 	if info.TLS != nil {
 		wc = tlsCoalescedConn{wc.(*coalescedConn)}
 	}
-	h2.ServeConn(ctx, wc, http.HandlerFunc(s.handleHTTP2), h2.Options{
+	ServeConn(ctx, wc, http.HandlerFunc(s.handleHTTP2), Options{
 		IdleTimeout:          def.Loc.KeepaliveTimeout,
 		MaxConcurrentStreams: uint32(def.HTTP2MaxConcurrentStreams),
 		// The protocol's default (RFC 9113 6.5.2); x/net/http2 would
@@ -190,7 +190,7 @@ func validH2Path(p string) bool {
 type h2Body struct {
 	body  io.Reader
 	w     readDeadliner // the stream's ResponseWriter
-	r     *Request
+	r     *proxy.Request
 	armed bool
 }
 
@@ -216,7 +216,7 @@ func (b *h2Body) Read(p []byte) (int, error) {
 }
 
 // handleHTTP2 is the net/http handler for one stream.
-func (s *h2Adapter) handleHTTP2(w http.ResponseWriter, req *http.Request) {
+func (s *Adapter) handleHTTP2(w http.ResponseWriter, req *http.Request) {
 	rt := s.site()
 	hc := req.Context().Value(connKey{}).(*h2conn)
 	if req.Context().Err() != nil {
@@ -224,7 +224,7 @@ func (s *h2Adapter) handleHTTP2(w http.ResponseWriter, req *http.Request) {
 		// nginx, no work outlives its stream.
 		return
 	}
-	r := AcquireRequest()
+	r := proxy.AcquireRequest()
 	r.Conn = hc.info
 	r.Ctx = req.Context()
 	r.ConnRequests = int(hc.requests.Add(1))
@@ -254,15 +254,15 @@ func (s *h2Adapter) handleHTTP2(w http.ResponseWriter, req *http.Request) {
 	} else {
 		rt.Serve(r)
 	}
-	rt.writeHTTP2(w, r, hc.guard.lastRequest())
+	writeHTTP2(rt, w, r, hc.guard.lastRequest())
 }
 
 // writeHTTP2 writes r.Response() to net/http and runs the log phase. last says
 // the client has opened keepalive_requests streams: x/net/http2 turns the
 // response's "Connection: close" into a GOAWAY.
-func (rt *Site) writeHTTP2(w http.ResponseWriter, r *Request, last bool) {
+func writeHTTP2(rt *proxy.Site, w http.ResponseWriter, r *proxy.Request, last bool) {
 	resp := r.Response()
-	defer ReleaseRequest(r)
+	defer proxy.ReleaseRequest(r)
 	if resp.Drop {
 		rt.Done(r, 0)
 		panic(http.ErrAbortHandler)
@@ -287,17 +287,17 @@ func (rt *Site) writeHTTP2(w http.ResponseWriter, r *Request, last bool) {
 	var err error
 	if !resp.HeadOnly {
 		if pace := rt.Pacer(r); pace != nil { // limit_rate (limitrate.go)
-			w = pacedResponse{w, NewPacedWriter(w, http2Flush(w), pace)}
+			w = pacedResponse{w, proxy.NewPacedWriter(w, http2Flush(w), pace)}
 		}
 		switch resp.Kind {
-		case BodyBytes:
+		case proxy.BodyBytes:
 			var n int
 			n, err = w.Write(resp.Bytes)
 			sent = int64(n)
-		case BodyFile:
+		case proxy.BodyFile:
 			sent, err = io.Copy(w, io.NewSectionReader(resp.File, resp.Offset, resp.Length))
-		case BodyStream:
-			cw := &CountWriter{W: w}
+		case proxy.BodyStream:
+			cw := &proxy.CountWriter{W: w}
 			fl, _ := w.(http.Flusher)
 			err = resp.Stream(cw, func() error {
 				if fl != nil {
@@ -308,7 +308,7 @@ func (rt *Site) writeHTTP2(w http.ResponseWriter, r *Request, last bool) {
 			sent = cw.N
 		}
 	}
-	if resp.Kind == BodyFile && resp.File != nil {
+	if resp.Kind == proxy.BodyFile && resp.File != nil {
 		resp.File.Close()
 	}
 	resp.Release()
@@ -332,7 +332,7 @@ func http2Flush(w http.ResponseWriter) func() error {
 // pacedResponse is an HTTP/2 response writer whose body writes are paced.
 type pacedResponse struct {
 	http.ResponseWriter
-	pw *PacedWriter
+	pw *proxy.PacedWriter
 }
 
 func (p pacedResponse) Write(b []byte) (int, error) { return p.pw.Write(b) }
