@@ -36,7 +36,7 @@ var NameClass = func() (t [256]byte) {
 	return t
 }()
 
-// invalidName reports whether nginx would find a header name invalid.
+// InvalidHeaderName reports whether nginx would find a header name invalid.
 func InvalidHeaderName(name string, underscores bool) bool {
 	var class byte
 	for i := 0; i < len(name); i++ {

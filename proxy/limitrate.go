@@ -57,7 +57,7 @@ func (rt *Site) sizeValue(r *Request, s *conf.Script) int64 {
 	return n
 }
 
-// pacer gives the response's pacer, nil when its rate is 0.
+// Pacer gives the response's pacer, nil when its rate is 0.
 func (rt *Site) Pacer(r *Request) *limit.Pacer {
 	st := &r.acc.rate
 	if r.loc == nil {
@@ -118,7 +118,7 @@ func (s *paceState) took(n int64) {
 	s.pending += n
 }
 
-// pacedWriter writes through w at the pace, flushing each piece so that
+// PacedWriter writes through w at the pace, flushing each piece so that
 // it leaves at its time.
 type PacedWriter struct {
 	w     io.Writer

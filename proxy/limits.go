@@ -19,7 +19,7 @@ type limitState struct {
 }
 
 // release gives back the limit_conn counters the request holds (the
-// request's end, releaseRequest).
+// request's end, ReleaseRequest).
 func (s *limitState) release() { s.hold.Release() }
 
 // limits runs limit_req and limit_conn for the request's location: the

@@ -36,7 +36,7 @@ func (rl requestLog) logf(r *Request, level conf.Level, format string, args ...a
 	rl.l.Write(level, 0, msg)
 }
 
-// appendRequestContext appends the part of nginx's context of an error
+// AppendRequestContext appends the part of nginx's context of an error
 // log line that names r: ", server: NAME, request: "...", host: "..."".
 func AppendRequestContext(b []byte, r *Request) []byte {
 	b = append(b, ", server: "...)

@@ -1,8 +1,8 @@
 // This file holds edge's engine-neutral view of a request and the response
-// value the pipeline produces. The HTTP/1.x and HTTP/2 adapters (http1.go
-// over package h1, http2.go over package h2) fill a Request from their
-// engine's view and write a Response out; only h1 and h2 import an engine
-// (imports_test.go).
+// value the pipeline produces. The HTTP/1.x and HTTP/2 adapters (packages
+// proxy/h1 and proxy/h2, each beside its engine) fill a Request from their
+// engine's view and write a Response out; only they import an engine, and
+// the pipeline imports neither (imports_test.go).
 package proxy
 
 import (
@@ -23,17 +23,17 @@ import (
 	"edge/proxy/realip"
 )
 
-// headerSource reads request headers from an engine.
+// HeaderSource reads request headers from an engine.
 type HeaderSource interface {
-	// get returns the first value of a header (name in any case).
+	// Get returns the first value of a header (name in any case).
 	Get(name string) string
-	// appendAll appends every header line to dst, in order. It takes a
+	// AppendAll appends every header line to dst, in order. It takes a
 	// slice rather than a callback so that a caller's state stays on its
 	// stack: a closure called through the interface escapes.
 	AppendAll(dst []HeaderKV) []HeaderKV
 }
 
-// headerKV is one request header line.
+// HeaderKV is one request header line.
 type HeaderKV struct{ Name, Value string }
 
 // ConnInfo is what a request knows of its connection.
@@ -46,40 +46,44 @@ type ConnInfo struct {
 	TLS    *tls.ConnectionState
 	Group  *conf.ListenGroup
 	Port   string // the local port as text, for $server_port
-	// remoteText and localText are $remote_addr and $server_addr, made
-	// once per connection rather than per request (remoteAddr, localAddr).
+	// RemoteText and LocalText are $remote_addr and $server_addr, made
+	// once per connection rather than per request (RemoteAddr, LocalAddr).
 	RemoteText, LocalText string
-	// idle is true while the connection waits for its next request, so a
+	// Idle is true while the connection waits for its next request, so a
 	// graceful stop may close it.
 	Idle atomic.Bool
-	// conn is the accepted connection.
+	// Conn is the accepted connection.
 	Conn net.Conn
-	// raw reads and writes it (under TLS, the records): its write timeout
+	// Raw reads and writes it (under TLS, the records): its write timeout
 	// is send_timeout, and its read timeout client_body_timeout while a
-	// body is read (deadlineReader), each between two successive
-	// operations as nginx's are.
+	// body is read (proxy/h1's deadlineReader), each between two
+	// successive operations as nginx's are.
 	Raw *rawio.Conn
-	// sendTimeout and bodyTimeout start as the default server's. Over
-	// HTTP/1, useLocation replaces sendTimeout with the answering
-	// location's and sets keepalive, the wait for the next request, to
+	// SendTimeout and BodyTimeout start as the default server's. Over
+	// HTTP/1, useLocation replaces SendTimeout with the answering
+	// location's and sets Keepalive, the wait for the next request, to
 	// its keepalive_timeout; a body is read under its location's
-	// client_body_timeout (Request.bodyTimeout).
+	// client_body_timeout (Request.BodyTimeout).
 	SendTimeout time.Duration
 	BodyTimeout time.Duration
 	Keepalive   time.Duration
-	// plainHTTP: the client sent plain HTTP to a TLS port; each request
+	// PlainHTTP: the client sent plain HTTP to a TLS port; each request
 	// gets nginx's 497 (handle).
 	PlainHTTP bool
-	// linger makes the HTTP/1 wrappers' Close drain what the client still
-	// sends before closing (after an error response; lingeringClose).
+	// Linger makes the HTTP/1 wrappers' Close drain what the client still
+	// sends before closing (after an error response; proxy/h1's
+	// lingeringClose).
 	Linger bool
-	// proxy is the PROXY protocol header a proxy_protocol listener read
+	// Proxy is the PROXY protocol header a proxy_protocol listener read
 	// (access.go), nil otherwise.
 	Proxy *realip.Header
-	// finish ends the connection's accounting (Server.serveConn).
+	// Finish ends the connection's accounting (proxy/listen's serveConn
+	// sets it; an adapter that keeps a connection past it, parked, calls
+	// it when the connection ends).
 	Finish func()
-	// adapter is the engine adapter's own state of the connection
-	// (the HTTP/1 adapter's h1conn), which the listener hands back to it.
+	// Adapter is the engine adapter's own state of the connection
+	// (proxy/h1's h1conn), which the pipeline does not look at: the
+	// listener hands the ConnInfo back to the adapter (CloseParked).
 	Adapter atomic.Value
 }
 
@@ -108,7 +112,7 @@ type Request struct {
 	Conn          *ConnInfo
 	ConnRequests  int // requests on this connection so far, this one included
 	Start         time.Time
-	// ctx is the HTTP/2 stream's context, which a reset cancels, so that
+	// Ctx is the HTTP/2 stream's context, which a reset cancels, so that
 	// upstream work stops with its stream; nil on HTTP/1.
 	Ctx context.Context
 
@@ -217,7 +221,7 @@ type Response struct {
 	pooled *bytes.Buffer
 }
 
-// release returns a pooled body buffer; Bytes must not be used after.
+// Release returns a pooled body buffer; Bytes must not be used after.
 func (resp *Response) Release() {
 	if resp.pooled != nil {
 		respBuffers.Put(resp.pooled)
@@ -321,15 +325,15 @@ func (r *Request) headerBytes() int64 {
 	return n
 }
 
-// remoteAddr is the client's address as text ($remote_addr).
+// RemoteAddr is the client's address as text ($remote_addr).
 func (c *ConnInfo) RemoteAddr() string {
-	if c.RemoteText == "" { // a ConnInfo made without serveConn (tests)
+	if c.RemoteText == "" { // a ConnInfo made without a listener (tests)
 		return c.Remote.Addr().Unmap().String()
 	}
 	return c.RemoteText
 }
 
-// localAddr is the address the connection came in on ($server_addr).
+// LocalAddr is the address the connection came in on ($server_addr).
 func (c *ConnInfo) LocalAddr() string {
 	if c.LocalText == "" {
 		return c.Local.Addr().Unmap().String()
@@ -352,7 +356,7 @@ func (info *ConnInfo) useLocation(l *conf.Location) {
 	}
 }
 
-// useRaw makes raw the connection's reader and writer, which bounds its
+// UseRaw makes raw the connection's reader and writer, which bounds its
 // writes by send_timeout.
 func (info *ConnInfo) UseRaw(raw *rawio.Conn) {
 	info.Raw = raw
@@ -362,7 +366,7 @@ func (info *ConnInfo) UseRaw(raw *rawio.Conn) {
 // b2s views bytes as a string without copying; valid while the bytes are.
 func b2s(b []byte) string { return unsafe.String(unsafe.SliceData(b), len(b)) }
 
-// countWriter counts body bytes for $body_bytes_sent.
+// CountWriter counts body bytes for $body_bytes_sent.
 type CountWriter struct {
 	W io.Writer
 	N int64
@@ -374,7 +378,7 @@ func (c *CountWriter) Write(p []byte) (int, error) {
 	return n, err
 }
 
-// bodyTimeout is client_body_timeout: that of the location reading the
+// BodyTimeout is client_body_timeout: that of the location reading the
 // body (nginx's), or the default server's before one is chosen.
 func (r *Request) BodyTimeout() time.Duration {
 	if r.loc != nil {

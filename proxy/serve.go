@@ -1,5 +1,5 @@
 // This file is the engine-neutral entry of a request: both adapters call
-// serve() with a filled Request, then write out r.resp and call done().
+// Serve with a filled Request, then write out r.Response() and call Done.
 // It validates the Host and the request target, picks the server{} and
 // runs the pipeline.
 package proxy
@@ -37,7 +37,7 @@ func (rt *Site) liveGroup(g *conf.ListenGroup) *conf.ListenGroup {
 	return g
 }
 
-// serve runs one request. Every path leaves a complete r.resp.
+// Serve runs one request. Every path leaves a complete r.resp.
 func (rt *Site) Serve(r *Request) {
 	r.rt = rt
 	if rt.plan.HTTP == nil || r.Conn.Group == nil {
@@ -140,9 +140,10 @@ func (rt *Site) acmeChallenge(r *Request) bool {
 }
 
 // headerCounter is a header view that applies max_headers itself: the
-// engines count header lines in their own ways (http1head.go, http2.go).
+// engines count header lines in their own ways (proxy/h1's http1head.go,
+// proxy/h2's http2.go).
 type headerCounter interface {
-	// tooMany reports whether the request has more header lines than
+	// TooManyHeaders reports whether the request has more header lines than
 	// max_headers allows, srv being its server and def the default one;
 	// absolute says the request line named the host.
 	TooManyHeaders(def, srv *conf.Server, absolute bool) bool
@@ -155,7 +156,7 @@ func (r *Request) tooManyHeaders(def *conf.Server, absolute bool) bool {
 	return ok && c.TooManyHeaders(def, r.srv, absolute)
 }
 
-// badRequest answers before a server was chosen, with the default
+// BadRequest answers before a server was chosen, with the default
 // server's settings, and closes the connection like nginx.
 func (rt *Site) BadRequest(r *Request, status int) {
 	r.uri = "/"
@@ -164,7 +165,7 @@ func (rt *Site) BadRequest(r *Request, status int) {
 	rt.headerFilter(r)
 }
 
-// done runs the log phase once the body is out (or failed).
+// Done runs the log phase once the body is out (or failed).
 func (rt *Site) Done(r *Request, sent int64) {
 	r.bodySent = sent
 	rt.accessLog(r)

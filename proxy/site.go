@@ -22,7 +22,7 @@ import (
 // Version is edge's own version.
 const Version = "0.1.0"
 
-// site is the per-plan state requests use: what one configuration serves
+// Site is the per-plan state requests use: what one configuration serves
 // (its servers, logs, FastCGI targets, TLS state), named for that and not
 // "runtime", which is the standard package.
 type Site struct {
@@ -46,7 +46,7 @@ type Site struct {
 	caches map[string]*cache.Zone // fastcgi_cache_path zones by name (fastcgi_cache.go)
 }
 
-// newSite opens what a plan needs. It fails (and the caller keeps the
+// NewSite opens what a plan needs. It fails (and the caller keeps the
 // old site) when a log file cannot be opened.
 func NewSite(plan *conf.Plan, shared *Shared) (*Site, error) {
 	rt := &Site{
@@ -108,7 +108,7 @@ func NewSite(plan *conf.Plan, shared *Shared) (*Site, error) {
 	return rt, nil
 }
 
-// shared is what outlives runtimes: the file cache, log files, counters.
+// Shared is what outlives runtimes: the file cache, log files, counters.
 type Shared struct {
 	files    *fileCache
 	logFiles *logs.Files

@@ -1,10 +1,12 @@
 // This file is the pipeline's surface for the packages around it. An
 // engine adapter (proxy/h1, proxy/h2) takes a Request from
-// acquireRequest, fills it from its engine (method, target, protocol,
-// Host, a headerSource, the body, the connection's ConnInfo), calls
-// Site.serve, writes r.Response() out and calls Site.done once the body is
-// out, then releaseRequest. The listener (proxy/listen) makes the shared
-// state once, a Site per plan, and a ConnInfo per connection.
+// AcquireRequest, fills it from its engine (method, target, protocol,
+// Host, a HeaderSource, the body, the connection's ConnInfo), calls
+// Site.Serve, writes r.Response() out, calls Site.Done once the body is
+// out, then ReleaseRequest. The listener (proxy/listen) makes the Shared
+// state once, a Site per plan (NewSite), and a ConnInfo per connection.
+// Nothing here or in the pipeline names an engine, a socket's listener
+// or parking (imports_test.go).
 package proxy
 
 import (
@@ -23,7 +25,7 @@ func (r *Request) Response() *Response { return r.resp }
 // Server is the server{} serving r; nil before one is chosen.
 func (r *Request) Server() *conf.Server { return r.srv }
 
-// atDefault makes r, which an adapter answers before the pipeline runs
+// AtDefault makes r, which an adapter answers before the pipeline runs
 // (a head it refuses), the default server srv's, as nginx logs and
 // answers such a request.
 func (rt *Site) AtDefault(r *Request, srv *conf.Server) {
@@ -32,44 +34,44 @@ func (rt *Site) AtDefault(r *Request, srv *conf.Server) {
 	r.loc = srv.Loc
 }
 
-// infof writes an [info] line about r to the error log, with nginx's
+// Infof writes an [info] line about r to the error log, with nginx's
 // context of the request.
 func (rt *Site) Infof(r *Request, format string, args ...any) {
 	rt.log.infof(r, format, args...)
 }
 
-// timeNow is the site's clock.
+// Now is the site's clock.
 func (rt *Site) Now() time.Time { return rt.now() }
 
-// errorLog is the error log the site writes.
+// ErrorLog is the error log the site writes.
 func (rt *Site) ErrorLog() *logs.ErrorLog { return rt.errLog }
 
-// tlsState is the site's TLS termination; nil without ssl listeners or
+// TLS is the site's TLS termination; nil without ssl listeners or
 // ACME.
 func (rt *Site) TLS() *tlsterm.State { return rt.tls }
 
-// isPooled reports whether Bytes is a pooled buffer that release gives
+// Pooled reports whether Bytes is a pooled buffer that release gives
 // back, which an adapter writing later must copy first.
 func (resp *Response) Pooled() bool { return resp.pooled != nil }
 
-// count is the number of header lines.
+// Len is the number of header lines.
 func (h *ResponseHeader) Len() int { return len(h.list) }
 
-// at is the i-th header line.
+// At is the i-th header line.
 func (h *ResponseHeader) At(i int) (name, value string) {
 	return h.list[i].name, h.list[i].value
 }
 
-// newPacedWriter writes through w at pace p (limit_rate), calling flush
+// NewPacedWriter writes through w at pace p (limit_rate), calling flush
 // after each piece.
 func NewPacedWriter(w io.Writer, flush func() error, p *limit.Pacer) *PacedWriter {
 	return &PacedWriter{w: w, flush: flush, pace: paceState{p: p}}
 }
 
-// flushNow flushes what was written.
+// Flush flushes what was written.
 func (pw *PacedWriter) Flush() error { return pw.flush() }
 
-// newShared makes the state that outlives plans; current returns the
+// NewShared makes the state that outlives plans; current returns the
 // site in force (the FPM pools' status pages ask it).
 func NewShared(errLog *logs.ErrorLog, now func() time.Time, current func() *Site) *Shared {
 	sh := &Shared{
@@ -84,23 +86,23 @@ func NewShared(errLog *logs.ErrorLog, now func() time.Time, current func() *Site
 	return sh
 }
 
-// errorLog is the one error log every plan writes through.
+// ErrorLog is the one error log every plan writes through.
 func (sh *Shared) ErrorLog() *logs.ErrorLog { return sh.errLog }
 
-// counters are stub_status's counters.
+// Stats are stub_status's counters.
 func (sh *Shared) Stats() *Stats { return sh.stats }
 
-// logs are the log files, kept across plans.
+// Logs are the log files, kept across plans.
 func (sh *Shared) Logs() *logs.Files { return sh.logFiles }
 
-// startPools starts the php-fpm pools plan runs before it serves; undo
+// StartPools starts the php-fpm pools plan runs before it serves; undo
 // stops what it started, for a plan that fails later.
 func (sh *Shared) StartPools(plan *conf.Plan) (undo func(), err error) { return sh.fpm.apply(plan) }
 
-// commitPools makes plan's pools current once it serves (fpmManager.commit).
+// CommitPools makes plan's pools current once it serves (fpmManager.commit).
 func (sh *Shared) CommitPools(plan *conf.Plan) { sh.fpm.commit(plan) }
 
-// stop stops the php-fpm pools (gracefully: letting requests finish)
+// Stop stops the php-fpm pools (gracefully: letting requests finish)
 // and closes the cache zones.
 func (sh *Shared) Stop(graceful bool) {
 	sh.fpm.shutdown(graceful)

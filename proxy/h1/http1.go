@@ -1,6 +1,7 @@
-// This file is the HTTP/1.x adapter: the engine (package h1, on fasthttp)
-// serves each connection; the handler fills an engine-neutral Request
-// from the h1.Ctx, runs the pipeline and writes the Response back. The
+// This file is the HTTP/1.x adapter: the engine (h1.go, on fasthttp)
+// serves each connection; the handler fills an engine-neutral
+// proxy.Request from the Ctx, runs the pipeline and writes the Response
+// back. The
 // engine reuses its buffers after the handler returns, so the strings
 // taken from it here are views that must not outlive the request.
 package h1
@@ -42,7 +43,7 @@ type fastHeaders struct {
 	hostAt int
 }
 
-// get needs no filter: the names asked for are valid ones, which an
+// Get needs no filter: the names asked for are valid ones, which an
 // invalid name cannot equal.
 func (f *fastHeaders) Get(name string) string {
 	v := b2s(f.h.Peek(name))
@@ -92,7 +93,7 @@ func (f *fastHeaders) AppendAll(dst []proxy.HeaderKV) []proxy.HeaderKV {
 	return dst
 }
 
-// appendArrived appends the header lines in the order they came, as
+// AppendArrived appends the header lines in the order they came, as
 // nginx keeps them: fasthttp lists Cookie (and a few others) apart from
 // the rest.
 func (f *fastHeaders) AppendArrived(dst []proxy.HeaderKV) []proxy.HeaderKV {
@@ -121,7 +122,8 @@ func rawLineAt(raw []byte, name string) int {
 	return len(raw)
 }
 
-// Adapter serves the HTTP/1 connections of a Server.
+// Adapter serves the HTTP/1 connections of a listener (proxy/listen's
+// Server), each request on the site in force when it starts.
 type Adapter struct {
 	// site returns the site in force; a request is served by the one
 	// current when it starts.
@@ -139,7 +141,7 @@ type Adapter struct {
 	servers map[*conf.ListenGroup]*Server
 }
 
-// NewAdapter makes the adapter of a Server (the arguments are
+// NewAdapter makes the adapter of a listener (the arguments are
 // Adapter's fields).
 func NewAdapter(site func() *proxy.Site, errLog *logs.ErrorLog, run func(job func()), parked func()) *Adapter {
 	a := &Adapter{site: site, errLog: errLog, run: run, parked: parked}
@@ -233,7 +235,7 @@ func (s *Adapter) connError(info *h1conn, err error) {
 }
 
 // connTimedOut logs at info, as nginx words it, a client that timed out.
-// context names the request (appendRequestContext); without one,
+// context names the request (proxy.AppendRequestContext); without one,
 // "server: " is the listening address, as in nginx's line for a
 // connection that had no request.
 func (s *Adapter) connTimedOut(info *h1conn, while string, context []byte) {

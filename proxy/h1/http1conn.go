@@ -43,7 +43,7 @@ type h1conn struct {
 	// writes follow: it goes out with MSG_MORE (tcpEdgeConn.Write).
 	more moreWrites
 	// lastRequest names the connection's latest HTTP/1 request as an error
-	// log line does (appendRequestContext): fasthttp writes a response
+	// log line does (proxy.AppendRequestContext): fasthttp writes a response
 	// after the handler has returned, and a send_timeout that cuts it is
 	// logged naming the request, as nginx's line does.
 	lastRequest []byte
@@ -102,7 +102,7 @@ type (
 	}
 )
 
-// serveTCP1 serves a plain-TCP HTTP/1 connection to its end, or until
+// ServeTCP serves a plain-TCP HTTP/1 connection to its end, or until
 // it parks, which it reports.
 func (s *Adapter) ServeTCP(tc *net.TCPConn, info *proxy.ConnInfo, network string) bool {
 	ec := &tcpEdgeConn{TCPConn: tc, parker: &s.parker}
@@ -112,7 +112,7 @@ func (s *Adapter) ServeTCP(tc *net.TCPConn, info *proxy.ConnInfo, network string
 	return s.serveHTTP1(ec)
 }
 
-// serveOther1 serves any other HTTP/1 connection: c is read and written
+// ServeConn serves any other HTTP/1 connection: c is read and written
 // as it is (its raw reader and writer are set).
 func (s *Adapter) ServeConn(c net.Conn, info *proxy.ConnInfo) {
 	ec := &otherEdgeConn{Conn: c}
@@ -120,14 +120,14 @@ func (s *Adapter) ServeConn(c net.Conn, info *proxy.ConnInfo) {
 	s.serveHTTP1(ec)
 }
 
-// servePeeked1 serves an HTTP/1 connection whose first bytes r read.
+// ServePeeked serves an HTTP/1 connection whose first bytes r read.
 func (s *Adapter) ServePeeked(c net.Conn, r *bufio.Reader, info *proxy.ConnInfo) {
 	ec := &peekedConn{otherEdgeConn{Conn: c}, r}
 	ec.info = ec.st.init(info)
 	s.serveHTTP1(ec)
 }
 
-// serveTLS1 serves HTTP/1 over a TLS connection whose handshake is done.
+// ServeTLS serves HTTP/1 over a TLS connection whose handshake is done.
 func (s *Adapter) ServeTLS(tc *tls.Conn, info *proxy.ConnInfo) {
 	ec := &tlsEdgeConn{otherEdgeConn{Conn: tc}, tc}
 	ec.info = ec.st.init(info)
@@ -156,7 +156,7 @@ func (c *tlsEdgeConn) ConnectionState() tls.ConnectionState { return c.tc.Connec
 // The wrappers' writes are bounded by send_timeout as nginx's are: the
 // connection's rawio.Conn cuts a write only when send_timeout passes
 // without a byte going out, so a large download on a slow link is not
-// cut while it moves (ConnInfo.useRaw). ReadFrom sends files with
+// cut while it moves (proxy.ConnInfo.UseRaw). ReadFrom sends files with
 // sendfile under the same rule.
 func (c *tcpEdgeConn) Write(p []byte) (int, error) {
 	if more := c.info.more; more != moreNone {

@@ -35,7 +35,7 @@ import (
 //
 // The pass also counts in f the header lines, those whose name nginx
 // finds invalid, and the place of the Host line, for the header view to
-// drop invalid names and for max_headers (tooManyHeaders). It allocates
+// drop invalid names and for max_headers (TooManyHeaders). It allocates
 // nothing.
 func checkRequestHead(r *proxy.Request, info *h1conn, f *fastHeaders, def *conf.Server) int {
 	for i := 0; i < len(r.Method); i++ {
@@ -120,7 +120,7 @@ func (f *fastHeaders) dropsInvalid() (drop, underscores bool) {
 	return f.kept(s) < f.lines, s.UnderscoresInHeaders
 }
 
-// tooMany applies max_headers (nginx 1.29.8, and Debian's 1.22.1
+// TooManyHeaders applies max_headers (nginx 1.29.8, and Debian's 1.22.1
 // since deb12u11: a flood of tiny header lines costs a server far more
 // than their bytes) to an HTTP/1 request once its server srv is known.
 // nginx checks each line against the server chosen so far: def, the

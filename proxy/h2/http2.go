@@ -1,4 +1,4 @@
-// This file is the HTTP/2 adapter: the engine (package h2, x/net/http2)
+// This file is the HTTP/2 adapter: the engine (h2.go, x/net/http2)
 // serves each connection on net/http types; the handler fills the same
 // engine-neutral Request as the HTTP/1 adapter and writes the Response.
 package h2
@@ -67,7 +67,7 @@ type h2stream struct {
 
 var streamPool = sync.Pool{New: func() any { return new(h2stream) }}
 
-// tooMany applies max_headers: nginx counts the regular fields against
+// TooManyHeaders applies max_headers: nginx counts the regular fields against
 // the server the request is for (measured: 999 get 200, 1001 get 400).
 // Invalid names are looked at only when all the fields together are too
 // many: the common request costs one count.
@@ -103,7 +103,8 @@ func (w infoWriter) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// Adapter serves the HTTP/2 connections of a Server.
+// Adapter serves the HTTP/2 connections of a listener (proxy/listen's
+// Server), each stream on the site in force when it starts.
 type Adapter struct {
 	// site returns the site in force; a stream is served by the one
 	// current when it starts.
@@ -114,11 +115,13 @@ type Adapter struct {
 	log    *log.Logger
 }
 
+// NewAdapter makes the adapter of a listener: site and errLog are
+// Adapter's fields.
 func NewAdapter(site func() *proxy.Site, errLog *logs.ErrorLog) *Adapter {
 	return &Adapter{site: site, errLog: errLog, log: log.New(infoWriter{errLog}, "", 0)}
 }
 
-// serveHTTP2 serves an HTTP/2 connection (TLS with ALPN "h2", or h2c
+// Serve serves an HTTP/2 connection (TLS with ALPN "h2", or h2c
 // with prior knowledge).
 func (s *Adapter) Serve(c net.Conn, info *proxy.ConnInfo) {
 	rt := s.site()
@@ -162,7 +165,7 @@ func (s *Adapter) Serve(c net.Conn, info *proxy.ConnInfo) {
 // header_limit (large_client_header_buffers) counts names and values
 // only, x/net adds 32 bytes a field (RFC 7541 4.1), so the budget has
 // room for max_headers fields' overhead; max_headers itself is applied
-// with the server's (Request.tooManyHeaders).
+// with the server's (TooManyHeaders).
 func h2HeaderBudget(def *conf.Server) int {
 	return def.LargeHeaderBuffers*def.LargeHeaderBufferSize + 32*def.MaxHeaders
 }

@@ -9,7 +9,7 @@ import (
 
 // burstMemory gives memory back to the system after a burst of
 // connections: their TLS handshakes' garbage, and the buffers of those
-// that parked (park_linux.go), stay in the heap and the engines' pools
+// that parked (proxy/h1's park_linux.go), stay in the heap and the engines' pools
 // until two collections, which on a server that then goes quiet may be
 // minutes away (the runtime's forced collection is every two minutes).
 // nginx frees a connection's buffers as it goes idle. A burst of at least

@@ -1,7 +1,14 @@
-// This file holds the Server: the listeners, the accept loops, the
-// connection cap (worker_connections), and Apply, which starts or reloads
-// a plan. Listeners whose address is in both the old and the new plan are
-// kept open across a reload, so no connection is refused while it happens.
+// Package listen is edge's HTTP server as cmd/edge runs it: the Server
+// with its listeners, the accept loops, the connection cap
+// (worker_connections), the choice of protocol for a connection (TLS by
+// the listen's ssl flag, then HTTP/2 by ALPN or the h2c preface, else
+// HTTP/1.x), the PROXY protocol header (proxyproto.go), the memory given
+// back after a burst (burst.go), and Apply, which starts or reloads a
+// plan: the pipeline's site for it (package proxy) and the sockets.
+// Listeners whose address is in both the old and the new plan are kept
+// open across a reload, so no connection is refused while it happens.
+// The connections themselves are served by the adapters, proxy/h1 and
+// proxy/h2.
 package listen
 
 import (
@@ -339,7 +346,7 @@ func (s *Server) accept(l *listener) {
 // for every connection, which was 7% of edge's CPU with a new connection
 // per request; a kept goroutine has its stack grown already. Idle workers
 // exit after workerIdle, and at once past maxIdleWorkers: connections
-// that park (park_linux.go) leave their workers idle by the thousand,
+// that park (proxy/h1's park_linux.go) leave their workers idle by the thousand,
 // each holding its grown stack.
 type workerPool struct {
 	mu    sync.Mutex
@@ -410,7 +417,7 @@ func (p *workerPool) retire(ch chan func()) bool {
 // serveConn picks the protocol for a connection: TLS by the group's ssl
 // flag, then HTTP/2 by ALPN or the h2c preface, else HTTP/1.x. done ends
 // the connection's accounting; it runs when the connection ends, here or,
-// for one that parked (park_linux.go), when the parker or a resumed
+// for one that parked (proxy/h1's park_linux.go), when the parker or a resumed
 // serve ends it.
 func (s *Server) serveConn(l *listener, c net.Conn, done func()) {
 	g := l.group.Load()
