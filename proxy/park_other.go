@@ -10,3 +10,4 @@ const parkAfter = 0
 
 func (p *parker) park(*tcpEdgeConn) bool     { return false }
 func (p *parker) closeParked(*connInfo) bool { return false }
+func (p *parker) stop()                      {}

@@ -177,4 +177,13 @@ func TestParkedShutdown(t *testing.T) {
 			t.Fatalf("connection %d after Shutdown: %v, want EOF", i, err)
 		}
 	}
+	// The parker's loop closed its epoll set and pipe, and parks no more.
+	waitFor(t, "the parker's descriptors closed", func() bool {
+		s.parker.mu.Lock()
+		defer s.parker.mu.Unlock()
+		return s.parker.closed
+	})
+	if s.parker.park(&tcpEdgeConn{}) {
+		t.Error("a connection parked after Shutdown")
+	}
 }

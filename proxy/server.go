@@ -852,6 +852,7 @@ func (s *Server) Shutdown(ctx context.Context) error {
 		s.closeIdle()
 		select {
 		case <-done:
+			s.parker.stop()
 			s.shared.fpm.shutdown(true)
 			s.shared.caches.closeAll()
 			s.shared.logFiles.Close()
@@ -892,6 +893,7 @@ func (s *Server) Close() {
 		}
 		return true
 	})
+	s.parker.stop()
 	s.shared.fpm.shutdown(false)
 	s.shared.caches.closeAll()
 }
