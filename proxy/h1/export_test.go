@@ -12,3 +12,14 @@ const (
 	WriteBuffer = http1WriteBuffer
 	ParkAfter   = parkAfter
 )
+
+// ParkerClosed reports whether the parker's loop closed its epoll set
+// and pipe.
+func (s *Adapter) ParkerClosed() bool {
+	s.parker.mu.Lock()
+	defer s.parker.mu.Unlock()
+	return s.parker.closed
+}
+
+// ParksAfterStop reports whether a connection could still park.
+func (s *Adapter) ParksAfterStop() bool { return s.parker.park(&tcpEdgeConn{}) }

@@ -138,6 +138,9 @@ func (s *Adapter) ServeTLS(tc *tls.Conn, info *proxy.ConnInfo) {
 // reports whether it was.
 func (s *Adapter) CloseParked(info *proxy.ConnInfo) bool { return s.parker.closeParked(info) }
 
+// StopParking closes the parker's epoll set and pipe (a stopped server).
+func (s *Adapter) StopParking() { s.parker.stop() }
+
 // Parked is how many connections wait parked now.
 func (s *Adapter) Parked() int { return s.parker.count() }
 

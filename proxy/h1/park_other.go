@@ -13,3 +13,4 @@ const parkAfter = 0
 func (p *parker) park(*tcpEdgeConn) bool           { return false }
 func (p *parker) closeParked(*proxy.ConnInfo) bool { return false }
 func (p *parker) count() int                       { return 0 }
+func (p *parker) stop()                            {}

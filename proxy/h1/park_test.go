@@ -84,7 +84,7 @@ func TestParkedConnections(t *testing.T) {
 			}
 			break
 		}
-		waitFor(t, "parking", func() bool { return s.Parked() == 1 })
+		waitFor(t, "parking", func() bool { return s.HTTP1().Parked() == 1 })
 	}
 	if _, err := br.ReadByte(); err != io.EOF {
 		t.Fatalf("after the last request: %v, want EOF", err)
@@ -104,11 +104,11 @@ func TestParkedTimeout(t *testing.T) {
 	c.SetDeadline(time.Now().Add(60 * time.Second))
 	br := bufio.NewReader(c)
 	getOn(t, c, br)
-	waitFor(t, "parking", func() bool { return s.Parked() == 1 })
+	waitFor(t, "parking", func() bool { return s.HTTP1().Parked() == 1 })
 	if _, err := br.ReadByte(); err != io.EOF {
 		t.Fatalf("a parked connection past keepalive_timeout: %v, want EOF", err)
 	}
-	waitFor(t, "the connection's end", func() bool { return s.Stats().Active.Load() == 0 && s.Parked() == 0 })
+	waitFor(t, "the connection's end", func() bool { return s.Stats().Active.Load() == 0 && s.HTTP1().Parked() == 0 })
 }
 
 // TestParkedClientCloses: a client that closes a parked connection ends
@@ -122,9 +122,9 @@ func TestParkedClientCloses(t *testing.T) {
 	c.SetDeadline(time.Now().Add(60 * time.Second))
 	br := bufio.NewReader(c)
 	getOn(t, c, br)
-	waitFor(t, "parking", func() bool { return s.Parked() == 1 })
+	waitFor(t, "parking", func() bool { return s.HTTP1().Parked() == 1 })
 	c.Close()
-	waitFor(t, "the connection's end", func() bool { return s.Stats().Active.Load() == 0 && s.Parked() == 0 })
+	waitFor(t, "the connection's end", func() bool { return s.Stats().Active.Load() == 0 && s.HTTP1().Parked() == 0 })
 
 	c, err = net.Dial("tcp", addr)
 	if err != nil {
@@ -134,11 +134,11 @@ func TestParkedClientCloses(t *testing.T) {
 	c.SetDeadline(time.Now().Add(60 * time.Second))
 	br = bufio.NewReader(c)
 	getOn(t, c, br)
-	waitFor(t, "parking", func() bool { return s.Parked() == 1 })
+	waitFor(t, "parking", func() bool { return s.HTTP1().Parked() == 1 })
 	io.WriteString(c, "GET /a.txt HTTP/1.1\r\n")
-	waitFor(t, "the resumed connection", func() bool { return s.Parked() == 0 })
+	waitFor(t, "the resumed connection", func() bool { return s.HTTP1().Parked() == 0 })
 	time.Sleep(2 * h1.ParkAfter) // a head in progress must not park
-	if n := s.Parked(); n != 0 {
+	if n := s.HTTP1().Parked(); n != 0 {
 		t.Fatalf("a connection parked in the middle of a head")
 	}
 	io.WriteString(c, "Host: x\r\n\r\n")
@@ -163,7 +163,7 @@ func TestParkedShutdown(t *testing.T) {
 		getOn(t, c, bufio.NewReader(c))
 		conns = append(conns, c)
 	}
-	waitFor(t, "parking", func() bool { return s.Parked() == 5 })
+	waitFor(t, "parking", func() bool { return s.HTTP1().Parked() == 5 })
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	if err := s.Shutdown(ctx); err != nil {
@@ -173,5 +173,10 @@ func TestParkedShutdown(t *testing.T) {
 		if _, err := c.Read(make([]byte, 1)); err != io.EOF {
 			t.Fatalf("connection %d after Shutdown: %v, want EOF", i, err)
 		}
+	}
+	// The parker's loop closed its epoll set and pipe, and parks no more.
+	waitFor(t, "the parker's descriptors closed", s.HTTP1().ParkerClosed)
+	if s.HTTP1().ParksAfterStop() {
+		t.Error("a connection parked after Shutdown")
 	}
 }

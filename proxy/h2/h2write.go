@@ -34,6 +34,15 @@ type coalescedConn struct {
 	writing bool   // the writer goroutine is running
 	closing bool
 
+	// The writer leaves a connection that wrote nothing for writerIdle,
+	// with its buffers, and the next write starts another: an idle h2
+	// connection then holds no goroutine of edge's own (issue 20: its
+	// stack was 8 KiB of the 45 KB an idle connection cost).
+	lastWrite time.Time   // when the writer last found nothing pending
+	idle      *time.Timer // checks an idle writer; armed while it waits
+	armed     bool
+	retire    bool // the writer is to leave
+
 	guard *h2Guard  // the client's frames, checked as they are read
 	out   outFrames // the frames written, followed for the guard
 }
@@ -61,15 +70,59 @@ func (c *coalescedConn) Write(p []byte) (int, error) {
 	}
 	c.pending = append(c.pending, p...)
 	c.out.scan(p, c.guard)
-	if !c.writing {
-		// One writer per connection for its whole life: a goroutine made
-		// per burst would grow its stack through crypto/tls every time.
-		c.writing = true
-		go c.writeLoop()
-	}
+	c.startWriter()
 	c.cond.Broadcast()
 	c.mu.Unlock()
 	return len(p), nil
+}
+
+// writerIdle is how long the writer waits for more before it leaves. A
+// busy connection keeps one writer (a goroutine made per burst would
+// grow its stack through crypto/tls every time); one that waits for its
+// next page as long as an HTTP/1 connection waits before it parks
+// (proxy/h1's parkAfter) gives it back.
+const writerIdle = 250 * time.Millisecond
+
+// startWriter makes sure a writer runs; c.mu is held.
+func (c *coalescedConn) startWriter() {
+	c.retire = false
+	if !c.writing {
+		c.writing = true
+		go c.writeLoop()
+	}
+}
+
+// idleCheck runs writerIdle after the writer began to wait: the writer
+// leaves if nothing came since, or the check comes again when it could.
+func (c *coalescedConn) idleCheck() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.armed = false
+	if !c.writing || len(c.pending) > 0 || c.closing {
+		return
+	}
+	if left := writerIdle - time.Since(c.lastWrite); left > 0 {
+		c.armed = true
+		c.idle.Reset(left)
+		return
+	}
+	c.retire = true
+	c.cond.Broadcast()
+}
+
+// waitIdle notes that the writer found nothing to write and makes sure a
+// check will come; c.mu is held.
+func (c *coalescedConn) waitIdle() {
+	c.lastWrite = time.Now()
+	if c.armed {
+		return
+	}
+	c.armed = true
+	if c.idle == nil {
+		c.idle = time.AfterFunc(writerIdle, c.idleCheck)
+	} else {
+		c.idle.Reset(writerIdle)
+	}
 }
 
 // writeLoop writes whatever is pending, in order, until the connection is
@@ -78,11 +131,17 @@ func (c *coalescedConn) writeLoop() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	for {
-		for len(c.pending) == 0 && !c.closing && c.err == nil {
+		if len(c.pending) == 0 && !c.closing && c.err == nil {
+			c.waitIdle()
+		}
+		for len(c.pending) == 0 && !c.closing && c.err == nil && !c.retire {
 			c.cond.Wait()
 		}
 		if len(c.pending) == 0 || c.err != nil {
-			c.writing = false
+			if c.retire && !c.closing && c.err == nil {
+				c.spare = nil // an idle connection keeps no buffer
+			}
+			c.writing, c.retire = false, false
 			c.cond.Broadcast()
 			return
 		}
@@ -116,16 +175,16 @@ func (c *coalescedConn) Close() error {
 		// stream; a second one must not name a later one (RFC 9113 6.8).
 		if c.err == nil && c.out.aligned() && !c.out.goAway {
 			c.pending = append(c.pending, goAwayFrame(c.guard.lastStream.Load())...)
-			if !c.writing {
-				c.writing = true
-				go c.writeLoop()
-			}
+			c.startWriter()
 		}
 	}
 	c.closing = true
 	c.cond.Broadcast()
 	for c.writing {
 		c.cond.Wait()
+	}
+	if c.idle != nil {
+		c.idle.Stop()
 	}
 	c.mu.Unlock()
 	return c.Conn.Close()

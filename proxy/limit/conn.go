@@ -139,6 +139,9 @@ type ConnHold struct {
 	nodes []*connNode
 }
 
+// Holds reports whether h holds a counter.
+func (h *ConnHold) Holds() bool { return len(h.nodes) > 0 }
+
 // Release gives back every counter; later calls do nothing.
 func (h *ConnHold) Release() {
 	for i, n := range h.nodes {

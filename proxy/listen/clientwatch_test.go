@@ -1,6 +1,7 @@
 package listen_test
 
 import (
+	"edge/proxy"
 	"edge/proxy/internal/plantest"
 	"edge/proxy/internal/servetest"
 	"io"
@@ -60,7 +61,7 @@ http {
 				t.Fatal(err)
 			}
 			io.WriteString(cc, "GET /slow HTTP/1.1\r\nHost: x\r\n\r\n")
-			time.Sleep(3 * time.Millisecond) // the request reaches the upstream, the watch starts (after proxy's clientWatchAfter, 1 ms)
+			time.Sleep(3 * proxy.ClientWatchAfter) // the request reaches the upstream, the watch starts
 			cc.Close()
 			if c.ignore != "" {
 				select {

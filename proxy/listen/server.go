@@ -548,6 +548,7 @@ func (s *Server) Shutdown(ctx context.Context) error {
 		s.closeIdle()
 		select {
 		case <-done:
+			s.h1.StopParking()
 			s.shared.Stop(true)
 			s.shared.Logs().Close()
 			return nil
@@ -587,6 +588,7 @@ func (s *Server) Close() {
 		}
 		return true
 	})
+	s.h1.StopParking()
 	s.shared.Stop(false)
 }
 
@@ -621,8 +623,9 @@ func (s *Server) LocalCAHint() string {
 // Stats are the server's stub_status counters.
 func (s *Server) Stats() *proxy.Stats { return s.shared.Stats() }
 
-// Parked is how many idle HTTP/1 connections wait parked now (proxy/h1).
-func (s *Server) Parked() int { return s.h1.Parked() }
+// HTTP1 is the server's HTTP/1 adapter (its parked connections, for
+// tests).
+func (s *Server) HTTP1() *h1.Adapter { return s.h1 }
 
 // ErrorLog returns the current error log.
 func (s *Server) ErrorLog() *logs.ErrorLog { return s.shared.ErrorLog() }
