@@ -346,8 +346,8 @@ func (s *Server) accept(l *listener) {
 // for every connection, which was 7% of edge's CPU with a new connection
 // per request; a kept goroutine has its stack grown already. Idle workers
 // exit after workerIdle, and at once past maxIdleWorkers: connections
-// that park (proxy/h1's park_linux.go) leave their workers idle by the thousand,
-// each holding its grown stack.
+// that park (proxy/h1's park_linux.go) leave their workers idle by the
+// thousand, each holding its grown stack.
 type workerPool struct {
 	mu    sync.Mutex
 	ready []chan func() // idle workers, most recently used last
@@ -415,10 +415,10 @@ func (p *workerPool) retire(ch chan func()) bool {
 }
 
 // serveConn picks the protocol for a connection: TLS by the group's ssl
-// flag, then HTTP/2 by ALPN or the h2c preface, else HTTP/1.x. done ends
-// the connection's accounting; it runs when the connection ends, here or,
-// for one that parked (proxy/h1's park_linux.go), when the parker or a resumed
-// serve ends it.
+// flag, then HTTP/2 by ALPN or the h2c preface, else HTTP/1.x, and hands
+// it to that adapter. done ends the connection's accounting; it runs
+// when the connection ends, here or, for one that parked (proxy/h1's
+// park_linux.go), when the parker or a resumed serve ends it.
 func (s *Server) serveConn(l *listener, c net.Conn, done func()) {
 	g := l.group.Load()
 	if m := l.byLocal.Load(); m != nil {
