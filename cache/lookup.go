@@ -79,8 +79,9 @@ type Lookup struct {
 	// Background: a STALE answer whose update the caller runs.
 	Background bool
 	// ErrorStatus, on a HIT without an Entry, is a 502 or 504 remembered
-	// by Failed: the caller answers it without asking the upstream, as
-	// nginx does for a cached error.
+	// by Failed, or an intercepted error remembered by Intercepted: the
+	// caller answers it without asking the upstream, as nginx does for a
+	// cached error.
 	ErrorStatus int
 
 	z       *Zone
@@ -504,10 +505,36 @@ func (l *Lookup) Failed(status int) {
 	if ttl <= 0 {
 		return
 	}
+	l.rememberError(status, l.z.now().Unix()+int64(ttl/time.Second))
+}
+
+// Intercepted records an error status whose body the location's
+// error_page replaces (*_intercept_errors): when the response is
+// cacheable, by its headers (Cache-Control, X-Accel-Expires, Expires) or
+// else by fastcgi_cache_valid, the status is remembered in the index
+// until then, and lookups meanwhile are a HIT with ErrorStatus, so the
+// error page answers without asking the upstream
+// (ngx_http_upstream_intercept_errors sets r->cache->error from
+// valid_sec, nginx ticket #1382). A response that is not cacheable
+// (no-cache, Set-Cookie, no valid time) is not remembered. Nothing is
+// written to disk: an entry already stored stays and serves again once
+// the error expires.
+func (l *Lookup) Intercepted(status int, fields []Field) {
+	if !l.store || l.finished {
+		return
+	}
+	if f := l.Decide(status, fields); f.OK() {
+		l.rememberError(status, f.ValidUntil)
+	}
+}
+
+// rememberError keeps status in the lookup's node until the unix second
+// until.
+func (l *Lookup) rememberError(status int, until int64) {
 	z := l.z
 	z.mu.Lock()
 	if n := l.n; n != nil && n.prev != nil {
-		n.errStatus, n.errUntil = status, z.now().Unix()+int64(ttl/time.Second)
+		n.errStatus, n.errUntil = status, until
 	}
 	z.mu.Unlock()
 }

@@ -340,6 +340,15 @@ func (rt *site) cacheResponse(r *Request, status int, fields []cache.Field) bool
 	return false
 }
 
+// cacheIntercepted tells the lookup that the upstream's error status is
+// answered by an error_page (*_intercept_errors), which remembers it when
+// the response is cacheable (Lookup.Intercepted).
+func (rt *site) cacheIntercepted(r *Request, status int, fields []cache.Field) {
+	if l := r.cache.l; l != nil {
+		l.Intercepted(status, fields)
+	}
+}
+
 // cacheStore stores the upstream's buffered response when it is
 // cacheable and *_no_cache does not say otherwise. fields are the
 // upstream's header lines in order (for the decision); the head stored is
