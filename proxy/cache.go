@@ -111,8 +111,8 @@ type requestCache struct {
 // differs from the other handler.
 type cacheUse struct {
 	cfg *conf.Cache
-	// ignore is the handler's *_ignore_headers (lowercased).
-	ignore []string
+	// ignore is the cache's part of the handler's *_ignore_headers.
+	ignore cache.Ignore
 	// defaultKey gives the key when the location has no *_cache_key
 	// (nil: "", every URL shares one entry, as fastcgi_cache without a
 	// key).
@@ -170,8 +170,7 @@ func (rt *site) cacheZone(r *Request, c *conf.Cache) *cache.Zone {
 }
 
 // cachePolicy is the location's settings as cache/ takes them.
-func cachePolicy(c *conf.Cache, ignore []string) cache.Policy {
-	ig, _ := cache.ParseIgnore(ignore) // checked by conf
+func cachePolicy(c *conf.Cache, ig cache.Ignore) cache.Policy {
 	return cache.Policy{Valid: c.Valid, Ignore: ig, MinUses: c.MinUses, Lock: c.Lock, LockTimeout: c.LockTimeout,
 		LockAge: c.LockAge, UseStale: c.UseStale, BackgroundUpdate: c.BackgroundUpdate, Revalidate: c.Revalidate}
 }

@@ -18,7 +18,7 @@ func (rt *site) fastcgiCacheUse(r *Request, b *backend) cacheUse {
 	if !configured(&r.loc.FastCGICache) {
 		return cacheUse{cfg: &r.loc.FastCGICache}
 	}
-	return cacheUse{cfg: &r.loc.FastCGICache, ignore: r.loc.FastCGI.IgnoreHeaders,
+	return cacheUse{cfg: &r.loc.FastCGICache, ignore: r.loc.FastCGI.IgnoreCache,
 		background: func(l *cache.Lookup) { rt.backgroundUpdate(r, b, l) }}
 }
 
