@@ -12,7 +12,6 @@ import (
 	"errors"
 	"io/fs"
 	"os"
-	"strings"
 	"syscall"
 	"time"
 )
@@ -537,14 +536,4 @@ func (l *Lookup) rememberError(status int, until int64) {
 		n.errStatus, n.errUntil = status, until
 	}
 	z.mu.Unlock()
-}
-
-// headerValue is the first value of a field, "" when absent.
-func headerValue(fields []Field, name string) string {
-	for _, f := range fields {
-		if strings.EqualFold(f.Name, name) {
-			return f.Value
-		}
-	}
-	return ""
 }

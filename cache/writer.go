@@ -87,11 +87,11 @@ func (l *Lookup) Store(status int, fields []Field, fr Freshness, o StoreOptions)
 		Date:                 z.now().Unix(),
 		StaleWhileRevalidate: fr.StaleWhileRevalidate,
 		StaleIfError:         fr.StaleIfError,
-		ETag:                 headerValue(fields, "ETag"),
-		LastModified:         headerValue(fields, "Last-Modified"),
+		ETag:                 FieldValue(fields, "ETag"),
+		LastModified:         FieldValue(fields, "Last-Modified"),
 		Vary:                 strings.Clone(fr.Vary),
 	}
-	encoded := headerValue(fields, "Content-Encoding") != ""
+	encoded := FieldValue(fields, "Content-Encoding") != ""
 	target := l.primary
 	if m.Vary != "" {
 		m.AEFolded = (o.GzipLevel != 0 || o.Brotli != nil) && !encoded && hasName(splitList(m.Vary), "Accept-Encoding")

@@ -511,20 +511,9 @@ func storeBackground(l *cache.Lookup, loc *conf.Location, status int, fields, he
 	if err := readUpTo(&buf, body, 64<<20); err != nil {
 		return
 	}
-	o := cacheStoreOptions(loc, status, fieldValue(head, "Content-Encoding"), fieldValue(head, "Content-Type"), int64(buf.Len()))
+	o := cacheStoreOptions(loc, status, cache.FieldValue(head, "Content-Encoding"), cache.FieldValue(head, "Content-Type"), int64(buf.Len()))
 	if w := l.Store(status, head, fr, o); w != nil {
 		w.Write(buf.Bytes())
 		_ = w.Commit()
 	}
-}
-
-func hasField(fields []cache.Field, name string) bool { return fieldValue(fields, name) != "" }
-
-func fieldValue(fields []cache.Field, name string) string {
-	for _, f := range fields {
-		if strings.EqualFold(f.Name, name) {
-			return f.Value
-		}
-	}
-	return ""
 }

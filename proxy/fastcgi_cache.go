@@ -82,7 +82,7 @@ func (rt *site) backgroundUpdate(r *Request, b *backend, l *cache.Lookup) {
 			}
 			head = append(head, fd)
 		}
-		if !hasField(head, "Content-Type") {
+		if cache.FieldValue(head, "Content-Type") == "" {
 			head = append(head, cache.Field{Name: "Content-Type", Value: loc.DefaultType})
 		}
 		storeBackground(l, loc, resp.Status, fields, head, resp.Body)
