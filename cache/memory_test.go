@@ -278,3 +278,28 @@ func TestMemoryConcurrent(t *testing.T) {
 	default:
 	}
 }
+
+// TestMemoryHitMovesUp: a HIT from memory makes its entry the most
+// recently used one, so the bound drops another (the move happens when
+// the lookup ends, in Done, which saves the HIT a lock of its own).
+func TestMemoryHitMovesUp(t *testing.T) {
+	tz := openZone(t, ZoneConfig{MemoryEntries: 2})
+	tz.fill(t, key("a"), basePolicy, "body a")
+	tz.fill(t, key("b"), basePolicy, "body b")
+	l := tz.Lookup(context.Background(), key("a"), basePolicy)
+	if l.Status != StatusHit || l.Entry == nil || l.Entry.Data == nil {
+		t.Fatalf("a: %v, want a HIT from memory", l.Status)
+	}
+	l.Entry.Close()
+	l.Done()
+	tz.fill(t, key("c"), basePolicy, "body c")
+	inMemory := func(k string) bool {
+		tz.mu.Lock()
+		defer tz.mu.Unlock()
+		n := tz.nodes[HashKey(key(k).Key)]
+		return n != nil && n.data != nil
+	}
+	if !inMemory("a") || inMemory("b") || !inMemory("c") {
+		t.Errorf("in memory: a %v, b %v, c %v; want a and c (b least recently used)", inMemory("a"), inMemory("b"), inMemory("c"))
+	}
+}
