@@ -102,16 +102,26 @@ func brotliWriter(w io.Writer, level, window int) *brotli.Writer {
 	return brotli.NewWriterOptions(w, brotli.WriterOptions{Quality: level, LGWin: window})
 }
 
-// releaseCompressors gives the writer's compressors back to their pools
-// (Reset at the next use discards whatever state they have).
-func (w *Writer) releaseCompressors() {
+// releaseGzip and releaseBrotli give the writer's compressor back to its
+// pool (Reset at the next use discards whatever state it has) and drop
+// its variant.
+func (w *Writer) releaseGzip() {
 	if w.gz != nil && w.gzLevel >= 0 && w.gzLevel < len(gzipWriters) {
 		gzipWriters[w.gzLevel].Put(w.gz)
 	}
+	w.gz = nil
+}
+
+func (w *Writer) releaseBrotli() {
 	if w.br != nil && w.brLevel >= 0 && w.brLevel < len(brotliWriters) && w.brWindow >= 0 && w.brWindow < len(brotliWriters[0]) {
 		brotliWriters[w.brLevel][w.brWindow].Put(w.br)
 	}
-	w.gz, w.br = nil, nil
+	w.br = nil
+}
+
+func (w *Writer) releaseCompressors() {
+	w.releaseGzip()
+	w.releaseBrotli()
 }
 
 // Store starts storing the upstream's response: status and fields are the
@@ -221,15 +231,15 @@ func (w *Writer) Write(p []byte) (int, error) {
 		if w.gz != nil && w.err == nil {
 			_, w.err = w.gz.Write(p)
 			if w.gzBuf.Len() > maxGzipBuffer {
-				gzipWriters[w.gzLevel].Put(w.gz)
-				w.gz, w.gzBuf = nil, bytes.Buffer{}
+				w.releaseGzip()
+				w.gzBuf = bytes.Buffer{}
 			}
 		}
 		if w.br != nil && w.err == nil {
 			_, w.err = w.br.Write(p)
 			if w.brBuf.Len() > maxGzipBuffer {
-				brotliWriters[w.brLevel][w.brWindow].Put(w.br)
-				w.br, w.brBuf = nil, bytes.Buffer{}
+				w.releaseBrotli()
+				w.brBuf = bytes.Buffer{}
 			}
 		}
 	}
