@@ -151,6 +151,7 @@ func (rt *site) badRequest(r *Request, status int) {
 // done runs the log phase once the body is out (or failed).
 func (rt *site) done(r *Request, sent int64) {
 	r.bodySent = sent
+	r.up.settle()
 	rt.accessLog(r)
 }
 
