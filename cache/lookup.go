@@ -12,7 +12,6 @@ import (
 	"errors"
 	"io/fs"
 	"os"
-	"strings"
 	"syscall"
 	"time"
 )
@@ -79,8 +78,9 @@ type Lookup struct {
 	// Background: a STALE answer whose update the caller runs.
 	Background bool
 	// ErrorStatus, on a HIT without an Entry, is a 502 or 504 remembered
-	// by Failed: the caller answers it without asking the upstream, as
-	// nginx does for a cached error.
+	// by Failed, or an intercepted error remembered by Intercepted: the
+	// caller answers it without asking the upstream, as nginx does for a
+	// cached error.
 	ErrorStatus int
 
 	z       *Zone
@@ -94,6 +94,9 @@ type Lookup struct {
 
 	updating bool // this lookup owns n.updating
 	finished bool
+	// fromMemory: a HIT on the bytes the index keeps, which Done moves up
+	// the memory list (useData).
+	fromMemory bool
 }
 
 // step is what one pass of the lookup found.
@@ -243,6 +246,14 @@ func (l *Lookup) once(deadline time.Time) (step, <-chan struct{}, time.Time) {
 
 	now := z.now()
 	sec := now.Unix()
+	if e != nil && sec <= e.ValidUntil && read == nil && exists && e.Meta == meta {
+		// A fresh HIT on what the index already held changes nothing in
+		// it, so it takes the lock once more only in Done (which also
+		// moves a memory entry up its list): two locks per HIT, not
+		// three.
+		l.Entry, l.Status, l.fromMemory = e, StatusHit, e.Data != nil
+		return stepDone, nil, time.Time{}
+	}
 	z.mu.Lock()
 	defer z.mu.Unlock()
 	if e != nil {
@@ -356,7 +367,10 @@ func (l *Lookup) Done() {
 	}
 	l.finished = true
 	l.z.mu.Lock()
-	if l.n != nil {
+	if n := l.n; n != nil {
+		if l.fromMemory && n.prev != nil {
+			l.z.useData(n)
+		}
 		l.release()
 	}
 	l.z.mu.Unlock()
@@ -504,20 +518,36 @@ func (l *Lookup) Failed(status int) {
 	if ttl <= 0 {
 		return
 	}
+	l.rememberError(status, l.z.now().Unix()+int64(ttl/time.Second))
+}
+
+// Intercepted records an error status whose body the location's
+// error_page replaces (*_intercept_errors): when the response is
+// cacheable, by its headers (Cache-Control, X-Accel-Expires, Expires) or
+// else by fastcgi_cache_valid, the status is remembered in the index
+// until then, and lookups meanwhile are a HIT with ErrorStatus, so the
+// error page answers without asking the upstream
+// (ngx_http_upstream_intercept_errors sets r->cache->error from
+// valid_sec, nginx ticket #1382). A response that is not cacheable
+// (no-cache, Set-Cookie, no valid time) is not remembered. Nothing is
+// written to disk: an entry already stored stays and serves again once
+// the error expires.
+func (l *Lookup) Intercepted(status int, fields []Field) {
+	if !l.store || l.finished {
+		return
+	}
+	if f := l.Decide(status, fields); f.OK() {
+		l.rememberError(status, f.ValidUntil)
+	}
+}
+
+// rememberError keeps status in the lookup's node until the unix second
+// until.
+func (l *Lookup) rememberError(status int, until int64) {
 	z := l.z
 	z.mu.Lock()
 	if n := l.n; n != nil && n.prev != nil {
-		n.errStatus, n.errUntil = status, z.now().Unix()+int64(ttl/time.Second)
+		n.errStatus, n.errUntil = status, until
 	}
 	z.mu.Unlock()
-}
-
-// headerValue is the first value of a field, "" when absent.
-func headerValue(fields []Field, name string) string {
-	for _, f := range fields {
-		if strings.EqualFold(f.Name, name) {
-			return f.Value
-		}
-	}
-	return ""
 }

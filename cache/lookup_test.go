@@ -356,3 +356,44 @@ func TestCachedError(t *testing.T) {
 	}
 	l.Done()
 }
+
+// TestInterceptedError: an error status an error_page answers is
+// remembered as nginx's ngx_http_upstream_intercept_errors does (ticket
+// #1382): for its Cache-Control max-age even when no
+// fastcgi_cache_valid names it, for fastcgi_cache_valid's time without
+// headers, and not at all when the response is not cacheable (no-cache),
+// nor without a valid time.
+func TestInterceptedError(t *testing.T) {
+	rules, _ := ValidRules([]string{"401"}, time.Minute)
+	pol := Policy{Valid: rules}
+	tz := openZone(t, ZoneConfig{})
+	intercept := func(k string, status int, fields ...Field) {
+		t.Helper()
+		l := tz.Lookup(context.Background(), key(k), pol)
+		if l.Status != StatusMiss {
+			t.Fatalf("%s: first lookup %v", k, l.Status)
+		}
+		l.Intercepted(status, fields)
+		l.Done()
+	}
+	cached := func(k string, status int) {
+		t.Helper()
+		l := tz.Lookup(context.Background(), key(k), pol)
+		defer l.Done()
+		if l.Status != StatusHit || l.ErrorStatus != status || l.Entry != nil {
+			t.Errorf("%s: %v %d, want HIT with %d", k, l.Status, l.ErrorStatus, status)
+		}
+	}
+	intercept("maxage", 404, Field{"Cache-Control", "max-age=1"})
+	cached("maxage", 404)
+	intercept("valid", 401)
+	cached("valid", 401)
+	intercept("nocache", 401, Field{"Cache-Control", "no-cache"})
+	tz.want(t, key("nocache"), pol, StatusMiss, "")
+	intercept("novalid", 404)
+	tz.want(t, key("novalid"), pol, StatusMiss, "")
+	// max-age=1 ends after its second; the valid rule's minute does not.
+	tz.clock.Add(2 * time.Second)
+	tz.want(t, key("maxage"), pol, StatusMiss, "")
+	cached("valid", 401)
+}

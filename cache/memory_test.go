@@ -3,6 +3,7 @@ package cache
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"strings"
 	"sync"
@@ -276,5 +277,79 @@ func TestMemoryConcurrent(t *testing.T) {
 	case e := <-errs:
 		t.Fatal(e)
 	default:
+	}
+}
+
+// TestMemoryHitMovesUp: a HIT from memory makes its entry the most
+// recently used one, so the bound drops another (the move happens when
+// the lookup ends, in Done, which saves the HIT a lock of its own).
+func TestMemoryHitMovesUp(t *testing.T) {
+	tz := openZone(t, ZoneConfig{MemoryEntries: 2})
+	tz.fill(t, key("a"), basePolicy, "body a")
+	tz.fill(t, key("b"), basePolicy, "body b")
+	l := tz.Lookup(context.Background(), key("a"), basePolicy)
+	if l.Status != StatusHit || l.Entry == nil || l.Entry.Data == nil {
+		t.Fatalf("a: %v, want a HIT from memory", l.Status)
+	}
+	l.Entry.Close()
+	l.Done()
+	tz.fill(t, key("c"), basePolicy, "body c")
+	inMemory := func(k string) bool {
+		tz.mu.Lock()
+		defer tz.mu.Unlock()
+		n := tz.nodes[HashKey(key(k).Key)]
+		return n != nil && n.data != nil
+	}
+	if !inMemory("a") || inMemory("b") || !inMemory("c") {
+		t.Errorf("in memory: a %v, b %v, c %v; want a and c (b least recently used)", inMemory("a"), inMemory("b"), inMemory("c"))
+	}
+}
+
+// TestStoreMemoryMatchesFile: the bytes a stored entry keeps in memory
+// are the entry file's, byte for byte, however the body was written (one
+// piece, many pieces, empty) and whatever variants it has; the writer
+// builds them while the body is written, with the header put in front at
+// Commit, and its compressors come from pools shared between entries.
+func TestStoreMemoryMatchesFile(t *testing.T) {
+	tz := openZone(t, ZoneConfig{})
+	page := strings.Repeat("<p>kept in memory, compressed twice</p>\n", 300)
+	fields := []Field{{"Content-Type", "text/html"}, {"ETag", `"v1"`}}
+	for i, c := range []struct {
+		body  string
+		piece int
+		o     StoreOptions
+	}{
+		{page, len(page), StoreOptions{GzipLevel: 1}},
+		{page, 1000, StoreOptions{GzipLevel: 6, Brotli: &BrotliOptions{Level: 4, Window: 18}}},
+		{page, 7, StoreOptions{}},
+		{"", 1, StoreOptions{GzipLevel: 1}},
+		{page, 4096, StoreOptions{GzipLevel: 1}}, // the pooled gzip writer again
+	} {
+		k := key(fmt.Sprint("k", i))
+		l := tz.Lookup(context.Background(), k, basePolicy)
+		w := l.Store(200, fields, l.Decide(200, fields), c.o)
+		for p := c.body; len(p) > 0; {
+			n := min(c.piece, len(p))
+			io.WriteString(w, p[:n])
+			p = p[n:]
+		}
+		if err := w.Commit(); err != nil {
+			t.Fatal(err)
+		}
+		l.Done()
+		file, err := os.ReadFile(tz.path(HashKey(k.Key)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		e, body := tz.hit(t, k.Key)
+		if e.Data == nil || string(e.Data) != string(file) {
+			t.Fatalf("case %d: memory (%d bytes) is not the file (%d bytes)", i, len(e.Data), len(file))
+		}
+		if body != c.body {
+			t.Errorf("case %d: body %d bytes, want %d", i, len(body), len(c.body))
+		}
+		if (c.o.GzipLevel != 0) != (e.Gzip.Len > 0) {
+			t.Errorf("case %d: gzip variant %d bytes", i, e.Gzip.Len)
+		}
 	}
 }

@@ -19,6 +19,17 @@ type Field struct {
 	Name, Value string
 }
 
+// FieldValue is the first value of the field name (any case) in fields,
+// "" when absent.
+func FieldValue(fields []Field, name string) string {
+	for _, f := range fields {
+		if strings.EqualFold(f.Name, name) {
+			return f.Value
+		}
+	}
+	return ""
+}
+
 // Ignore, ValidRule and their parsers live in cache/cachecfg, which conf
 // imports to check fastcgi_ignore_headers and fastcgi_cache_valid (conf
 // cannot import cache, whose expires policy reads conf's types).

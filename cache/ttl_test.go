@@ -163,3 +163,16 @@ func TestDecideWindowsAndVary(t *testing.T) {
 		t.Fatalf("vary %q", f.Vary)
 	}
 }
+
+// TestFieldValue: the first line of a name, in any case, and "" for a
+// name that is absent (one helper for cache and proxy alike).
+func TestFieldValue(t *testing.T) {
+	fields := []Field{{"Content-Type", "text/html"}, {"set-cookie", "a=1"}, {"Set-Cookie", "b=2"}}
+	for _, tc := range []struct{ name, want string }{
+		{"content-type", "text/html"}, {"SET-COOKIE", "a=1"}, {"ETag", ""},
+	} {
+		if got := FieldValue(fields, tc.name); got != tc.want {
+			t.Errorf("FieldValue(%q) = %q, want %q", tc.name, got, tc.want)
+		}
+	}
+}

@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 
 	"github.com/andybalholm/brotli"
@@ -44,23 +45,83 @@ type BrotliOptions struct {
 // Commit reports it and stores nothing. Every Writer ends with Commit (the
 // body is complete) or Abort (it is not), before the Lookup's Done.
 type Writer struct {
-	l      *Lookup
-	target Hash
-	meta   *Meta
-	head   string
-	f      *os.File
-	n      int64
-	gz     *gzip.Writer
-	gzBuf  bytes.Buffer
-	br     *brotli.Writer
-	brBuf  bytes.Buffer
-	// mem holds the identity body as written while the entry may be
-	// kept in memory (memory.go); keep turns false when it outgrows
-	// MemoryEntryLimit.
+	l        *Lookup
+	target   Hash
+	meta     *Meta
+	head     string
+	f        *os.File
+	n        int64
+	gz       *gzip.Writer
+	gzBuf    bytes.Buffer
+	br       *brotli.Writer
+	brBuf    bytes.Buffer
+	gzLevel  int
+	brLevel  int
+	brWindow int
+	// mem is the entry file's bytes as they will be kept in memory
+	// (memory.go): room for the header, then the identity body as
+	// written, so that Commit adds the header and the compressed variants
+	// without copying the body again. keep turns false (and mem nil) when
+	// the body outgrows MemoryEntryLimit.
 	mem    []byte
+	hl     int
 	keep   bool
 	err    error
 	closed bool
+}
+
+// The compressors a Writer uses, kept between entries: a gzip writer's
+// state is some 800 KB, a brotli one's more, against a 45 KB page
+// (BenchmarkStore). By level, and for brotli by window.
+var (
+	gzipWriters   [10]sync.Pool
+	brotliWriters [12][25]sync.Pool
+)
+
+func gzipWriter(w io.Writer, level int) *gzip.Writer {
+	if level >= 0 && level < len(gzipWriters) {
+		if zw, _ := gzipWriters[level].Get().(*gzip.Writer); zw != nil {
+			zw.Reset(w)
+			return zw
+		}
+	}
+	zw, err := gzip.NewWriterLevel(w, level)
+	if err != nil {
+		return nil
+	}
+	return zw
+}
+
+func brotliWriter(w io.Writer, level, window int) *brotli.Writer {
+	if level >= 0 && level < len(brotliWriters) && window >= 0 && window < len(brotliWriters[0]) {
+		if zw, _ := brotliWriters[level][window].Get().(*brotli.Writer); zw != nil {
+			zw.Reset(w)
+			return zw
+		}
+	}
+	return brotli.NewWriterOptions(w, brotli.WriterOptions{Quality: level, LGWin: window})
+}
+
+// releaseGzip and releaseBrotli give the writer's compressor back to its
+// pool (Reset at the next use discards whatever state it has) and drop
+// its variant.
+func (w *Writer) releaseGzip() {
+	if w.gz != nil && w.gzLevel >= 0 && w.gzLevel < len(gzipWriters) {
+		gzipWriters[w.gzLevel].Put(w.gz)
+	}
+	w.gz = nil
+}
+
+func (w *Writer) releaseBrotli() {
+	if w.br != nil && w.brLevel >= 0 && w.brLevel < len(brotliWriters) && w.brWindow >= 0 && w.brWindow < len(brotliWriters[0]) {
+		brotliWriters[w.brLevel][w.brWindow].Put(w.br)
+	}
+	w.br = nil
+}
+
+func (w *Writer) releaseCompressors() {
+	w.releaseGzip()
+	w.releaseBrotli()
 }
 
 // Store starts storing the upstream's response: status and fields are the
@@ -87,11 +148,11 @@ func (l *Lookup) Store(status int, fields []Field, fr Freshness, o StoreOptions)
 		Date:                 z.now().Unix(),
 		StaleWhileRevalidate: fr.StaleWhileRevalidate,
 		StaleIfError:         fr.StaleIfError,
-		ETag:                 headerValue(fields, "ETag"),
-		LastModified:         headerValue(fields, "Last-Modified"),
+		ETag:                 FieldValue(fields, "ETag"),
+		LastModified:         FieldValue(fields, "Last-Modified"),
 		Vary:                 strings.Clone(fr.Vary),
 	}
-	encoded := headerValue(fields, "Content-Encoding") != ""
+	encoded := FieldValue(fields, "Content-Encoding") != ""
 	target := l.primary
 	if m.Vary != "" {
 		m.AEFolded = (o.GzipLevel != 0 || o.Brotli != nil) && !encoded && hasName(splitList(m.Vary), "Accept-Encoding")
@@ -113,21 +174,18 @@ func (l *Lookup) Store(status int, fields []Field, fr Freshness, o StoreOptions)
 		z.report("open() \"%s\" failed (%v)", dir, err)
 		return nil
 	}
-	w := &Writer{l: l, target: target, meta: m, head: head, f: f}
+	w := &Writer{l: l, target: target, meta: m, head: head, f: f, hl: int(headerLen(m, head))}
 	z.mu.Lock()
-	w.keep = z.keepsInMemory(headerLen(m, head))
+	w.keep = z.keepsInMemory(int64(w.hl))
 	z.mu.Unlock()
-	if _, err := f.Seek(headerLen(m, w.head), io.SeekStart); err != nil {
+	if _, err := f.Seek(int64(w.hl), io.SeekStart); err != nil {
 		w.err = err
 	}
 	if o.GzipLevel != 0 && !encoded {
-		w.gz, err = gzip.NewWriterLevel(&w.gzBuf, o.GzipLevel)
-		if err != nil {
-			w.gz = nil
-		}
+		w.gz, w.gzLevel = gzipWriter(&w.gzBuf, o.GzipLevel), o.GzipLevel
 	}
 	if o.Brotli != nil && !encoded {
-		w.br = brotli.NewWriterOptions(&w.brBuf, brotli.WriterOptions{Quality: o.Brotli.Level, LGWin: o.Brotli.Window})
+		w.br, w.brLevel, w.brWindow = brotliWriter(&w.brBuf, o.Brotli.Level, o.Brotli.Window), o.Brotli.Level, o.Brotli.Window
 	}
 	return w
 }
@@ -153,22 +211,35 @@ func (w *Writer) Write(p []byte) (int, error) {
 		n, w.err = w.f.Write(p)
 		w.n += int64(n)
 		if w.keep {
-			if len(w.mem)+len(p) > MemoryEntryLimit {
+			switch {
+			case w.n > MemoryEntryLimit:
 				w.keep, w.mem = false, nil
-			} else {
+			case w.mem == nil:
+				// The first piece is often the whole body (a buffered
+				// response): room for it, the header, and as much again
+				// by half for the compressed variants, which HTML takes
+				// to a fifth to a third.
+				size := w.hl + len(p)
+				if w.gz != nil || w.br != nil {
+					size += len(p) / 2
+				}
+				w.mem = append(make([]byte, w.hl, size), p...)
+			default:
 				w.mem = append(w.mem, p...)
 			}
 		}
 		if w.gz != nil && w.err == nil {
 			_, w.err = w.gz.Write(p)
 			if w.gzBuf.Len() > maxGzipBuffer {
-				w.gz, w.gzBuf = nil, bytes.Buffer{}
+				w.releaseGzip()
+				w.gzBuf = bytes.Buffer{}
 			}
 		}
 		if w.br != nil && w.err == nil {
 			_, w.err = w.br.Write(p)
 			if w.brBuf.Len() > maxGzipBuffer {
-				w.br, w.brBuf = nil, bytes.Buffer{}
+				w.releaseBrotli()
+				w.brBuf = bytes.Buffer{}
 			}
 		}
 	}
@@ -199,6 +270,7 @@ func (w *Writer) Commit() error {
 			_, err = w.f.Write(w.brBuf.Bytes())
 		}
 	}
+	w.releaseCompressors()
 	var hdr []byte
 	if err == nil {
 		hdr = encodeHeader(m, w.head)
@@ -225,12 +297,15 @@ func (w *Writer) Commit() error {
 	// read-only.
 	var data []byte
 	var kept *os.File
-	if w.keep && m.size <= MemoryEntryLimit {
+	if w.keep && m.size <= MemoryEntryLimit && len(hdr) == w.hl {
 		if f, err := openEntryFile(final); err == nil {
 			if dev, ino, size, err := fileID(f); err == nil && dev == m.dev && ino == m.ino && size == m.size {
 				kept = f
-				data = make([]byte, 0, m.size)
-				data = append(append(append(append(data, hdr...), w.mem...), w.gzBuf.Bytes()...), w.brBuf.Bytes()...)
+				if w.mem == nil { // an empty body
+					w.mem = make([]byte, w.hl, m.size)
+				}
+				copy(w.mem, hdr)
+				data = append(append(w.mem, w.gzBuf.Bytes()...), w.brBuf.Bytes()...)
 			} else {
 				f.Close()
 			}
@@ -262,6 +337,7 @@ func (w *Writer) Abort() {
 		return
 	}
 	w.closed = true
+	w.releaseCompressors()
 	w.f.Close()
 	os.Remove(w.f.Name())
 }

@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"edge/cache/cachecfg"
 )
 
 // FastCGI is a location's FastCGI settings (inherited).
@@ -31,10 +33,13 @@ type FastCGI struct {
 	RequestBuffering bool // default on
 	// KeepConn reuses FastCGI connections. nginx's default is off; edge's
 	// default is on, bounded below the pool's worker count (see docs).
-	KeepConn           bool
-	HideHeaders        []string // lowercased
-	PassHeaders        []string // lowercased
-	IgnoreHeaders      []string // X-Accel-Redirect, X-Accel-Buffering, ...
+	KeepConn      bool
+	HideHeaders   []string // lowercased
+	PassHeaders   []string // lowercased
+	IgnoreHeaders []string // X-Accel-Redirect, X-Accel-Buffering, ...
+	// IgnoreCache is IgnoreHeaders' part that fastcgi_cache reads, parsed
+	// once here (ignoreHeaders).
+	IgnoreCache        cachecfg.Ignore
 	NextUpstream       []string // error, timeout, invalid_header, http_500, ..., off
 	NextUpstreamTries  int
 	PassRequestHeaders bool // default on
@@ -149,7 +154,8 @@ func init() {
 		flag("fastcgi_ignore_client_abort", func(x *FastCGI) *bool { return &x.IgnoreClientAbort }, false),
 		list("fastcgi_hide_header", func(x *FastCGI) *[]string { return &x.HideHeaders }, true),
 		list("fastcgi_pass_header", func(x *FastCGI) *[]string { return &x.PassHeaders }, true),
-		value("fastcgi_ignore_headers", ctxHSL, take1More, atLoc, func(l *LocConf) *[]string { return &l.FastCGI.IgnoreHeaders }, nil, parseFastCGIIgnoreHeaders),
+		ignoreHeaders("fastcgi_ignore_headers", func(l *LocConf) *[]string { return &l.FastCGI.IgnoreHeaders },
+			func(l *LocConf) *cachecfg.Ignore { return &l.FastCGI.IgnoreCache }),
 		value("fastcgi_next_upstream", ctxHSL, take1More, atLoc, func(l *LocConf) *[]string { return &l.FastCGI.NextUpstream }, []string{"error", "timeout"}, parseFastCGINextUpstream),
 		numSlot("fastcgi_next_upstream_tries", ctxHSL, atLoc, func(l *LocConf) *int { return &l.FastCGI.NextUpstreamTries }, 0),
 		list("fastcgi_catch_stderr", func(x *FastCGI) *[]string { return &x.CatchStderr }, false),
@@ -261,6 +267,29 @@ func parseSplitPathInfo(c *compiler, d *Directive) (*Regex, error) {
 
 var fastcgiIgnorable = map[string]bool{"x-accel-redirect": true, "x-accel-expires": true, "x-accel-limit-rate": true,
 	"x-accel-buffering": true, "x-accel-charset": true, "expires": true, "cache-control": true, "set-cookie": true, "vary": true}
+
+// ignoreHeaders is the entry of fastcgi_ignore_headers or
+// proxy_ignore_headers: the names, lowercased, for the X-Accel-* checks,
+// and the bits the cache reads (cachecfg.Ignore), parsed here once rather
+// than at every cache lookup. Both inherit together; Dump shows the names.
+func ignoreHeaders(name string, names func(*LocConf) *[]string, bits func(*LocConf) *cachecfg.Ignore) *spec {
+	s := &spec{name: name, ctx: ctxHSL, args: take1More, set: func(c *compiler, f *frame, d *Directive) error {
+		list, err := parseFastCGIIgnoreHeaders(c, d)
+		if err != nil {
+			return err
+		}
+		ig, err := cachecfg.ParseIgnore(list)
+		if err != nil {
+			return emergf(d, "invalid value in \"%s\" directive", d.Name)
+		}
+		*names(atLoc(f)), *bits(atLoc(f)) = list, ig
+		return nil
+	}}
+	list := field(names, nil)
+	sl := fields(list, field(bits, 0))
+	sl.show = list.show
+	return s.setSlot(sl)
+}
 
 func parseFastCGIIgnoreHeaders(c *compiler, d *Directive) ([]string, error) {
 	var list []string

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"edge/cache/cachecfg"
 	"edge/proxy/httpproxy"
 )
 
@@ -40,6 +41,9 @@ type Proxy struct {
 	NextUpstreamTries   int
 	NextUpstreamTimeout time.Duration
 	IgnoreHeaders       []string // lowercased X-Accel-* and friends
+	// IgnoreCache is IgnoreHeaders' part that proxy_cache reads, parsed
+	// once (ignoreHeaders).
+	IgnoreCache cachecfg.Ignore
 	// Method is proxy_method (nil: the request's).
 	Method            *Script
 	IgnoreClientAbort bool
@@ -149,7 +153,8 @@ func init() {
 		value("proxy_next_upstream", ctxHSL, take1More, atLoc, func(l *LocConf) *[]string { return &l.Proxy.NextUpstream }, []string{"error", "timeout"}, parseProxyNextUpstream),
 		numSlot("proxy_next_upstream_tries", ctxHSL, atLoc, func(l *LocConf) *int { return &l.Proxy.NextUpstreamTries }, 0),
 		msecSlot("proxy_next_upstream_timeout", ctxHSL, atLoc, func(l *LocConf) *time.Duration { return &l.Proxy.NextUpstreamTimeout }, 0),
-		value("proxy_ignore_headers", ctxHSL, take1More, atLoc, func(l *LocConf) *[]string { return &l.Proxy.IgnoreHeaders }, nil, parseFastCGIIgnoreHeaders),
+		ignoreHeaders("proxy_ignore_headers", func(l *LocConf) *[]string { return &l.Proxy.IgnoreHeaders },
+			func(l *LocConf) *cachecfg.Ignore { return &l.Proxy.IgnoreCache }),
 		value("proxy_method", ctxHSL, take1, atLoc, func(l *LocConf) **Script { return &l.Proxy.Method }, nil, func(c *compiler, d *Directive) (*Script, error) {
 			return c.compileScript(d, d.Args[0])
 		}),

@@ -111,8 +111,8 @@ type requestCache struct {
 // differs from the other handler.
 type cacheUse struct {
 	cfg *conf.Cache
-	// ignore is the handler's *_ignore_headers (lowercased).
-	ignore []string
+	// ignore is the cache's part of the handler's *_ignore_headers.
+	ignore cache.Ignore
 	// defaultKey gives the key when the location has no *_cache_key
 	// (nil: "", every URL shares one entry, as fastcgi_cache without a
 	// key).
@@ -170,8 +170,7 @@ func (rt *Site) cacheZone(r *Request, c *conf.Cache) *cache.Zone {
 }
 
 // cachePolicy is the location's settings as cache/ takes them.
-func cachePolicy(c *conf.Cache, ignore []string) cache.Policy {
-	ig, _ := cache.ParseIgnore(ignore) // checked by conf
+func cachePolicy(c *conf.Cache, ig cache.Ignore) cache.Policy {
 	return cache.Policy{Valid: c.Valid, Ignore: ig, MinUses: c.MinUses, Lock: c.Lock, LockTimeout: c.LockTimeout,
 		LockAge: c.LockAge, UseStale: c.UseStale, BackgroundUpdate: c.BackgroundUpdate, Revalidate: c.Revalidate}
 }
@@ -340,6 +339,15 @@ func (rt *Site) cacheResponse(r *Request, status int, fields []cache.Field) bool
 	return false
 }
 
+// cacheIntercepted tells the lookup that the upstream's error status is
+// answered by an error_page (*_intercept_errors), which remembers it when
+// the response is cacheable (Lookup.Intercepted).
+func (rt *Site) cacheIntercepted(r *Request, status int, fields []cache.Field) {
+	if l := r.cache.l; l != nil {
+		l.Intercepted(status, fields)
+	}
+}
+
 // cacheStore stores the upstream's buffered response when it is
 // cacheable and *_no_cache does not say otherwise. fields are the
 // upstream's header lines in order (for the decision); the head stored is
@@ -503,20 +511,9 @@ func storeBackground(l *cache.Lookup, loc *conf.Location, status int, fields, he
 	if err := readUpTo(&buf, body, 64<<20); err != nil {
 		return
 	}
-	o := cacheStoreOptions(loc, status, fieldValue(head, "Content-Encoding"), fieldValue(head, "Content-Type"), int64(buf.Len()))
+	o := cacheStoreOptions(loc, status, cache.FieldValue(head, "Content-Encoding"), cache.FieldValue(head, "Content-Type"), int64(buf.Len()))
 	if w := l.Store(status, head, fr, o); w != nil {
 		w.Write(buf.Bytes())
 		_ = w.Commit()
 	}
-}
-
-func hasField(fields []cache.Field, name string) bool { return fieldValue(fields, name) != "" }
-
-func fieldValue(fields []cache.Field, name string) string {
-	for _, f := range fields {
-		if strings.EqualFold(f.Name, name) {
-			return f.Value
-		}
-	}
-	return ""
 }

@@ -204,6 +204,7 @@ func (rt *Site) fastcgiResponse(r *Request, b *backend, srv *upServer, resp *fas
 	}
 	if f.InterceptErrors && status >= 300 && r.loc.ErrorPages[status] != nil {
 		resp.Close()
+		rt.cacheIntercepted(r, status, fields)
 		out.Header.reset()
 		return stepDone, status
 	}

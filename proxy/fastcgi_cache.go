@@ -18,7 +18,7 @@ func (rt *Site) fastcgiCacheUse(r *Request, b *backend) cacheUse {
 	if !configured(&r.loc.FastCGICache) {
 		return cacheUse{cfg: &r.loc.FastCGICache}
 	}
-	return cacheUse{cfg: &r.loc.FastCGICache, ignore: r.loc.FastCGI.IgnoreHeaders,
+	return cacheUse{cfg: &r.loc.FastCGICache, ignore: r.loc.FastCGI.IgnoreCache,
 		background: func(l *cache.Lookup) { rt.backgroundUpdate(r, b, l) }}
 }
 
@@ -82,7 +82,7 @@ func (rt *Site) backgroundUpdate(r *Request, b *backend, l *cache.Lookup) {
 			}
 			head = append(head, fd)
 		}
-		if !hasField(head, "Content-Type") {
+		if cache.FieldValue(head, "Content-Type") == "" {
 			head = append(head, cache.Field{Name: "Content-Type", Value: loc.DefaultType})
 		}
 		storeBackground(l, loc, resp.Status, fields, head, resp.Body)

@@ -41,6 +41,12 @@ type upstreamTry struct {
 	connectTime, headerTime, responseTime time.Duration
 	bytes                                 int64
 	pass                                  bool // the first try of a later pass: " : " before it
+	// unsettled: the response was read (finish) but the upstream part of
+	// the request is not over for nginx, which sets the response time
+	// when it finalizes the upstream, after the header filters: until
+	// settle, $upstream_response_time shows "-" for this try
+	// (nginx-tests proxy.t 19).
+	unsettled bool
 }
 
 func (u *upstreamState) used() bool { return len(u.tries) > 0 }
@@ -50,6 +56,7 @@ func (u *upstreamState) begin(addr string, now time.Time, pass bool) *upstreamTr
 	if u.tries == nil {
 		u.tries = u.buf[:0]
 	}
+	u.settle() // a try before this one is over
 	u.tries = append(u.tries, upstreamTry{addr: addr, start: now, connectTime: -1, headerTime: -1, responseTime: -1, pass: pass})
 	return &u.tries[len(u.tries)-1]
 }
@@ -57,10 +64,20 @@ func (u *upstreamState) begin(addr string, now time.Time, pass bool) *upstreamTr
 // last is the latest try; only called once there is one.
 func (u *upstreamState) last() *upstreamTry { return &u.tries[len(u.tries)-1] }
 
-// finish ends the latest try's response: its time and length.
+// finish ends the latest try's response: its time and length. The time
+// shows once the request settles.
 func (u *upstreamState) finish(now time.Time, bytes int64) {
 	t := u.last()
-	t.responseTime, t.bytes = now.Sub(t.start), bytes
+	t.responseTime, t.bytes, t.unsettled = now.Sub(t.start), bytes, true
+}
+
+// settle is where nginx finalizes the upstream: an internal redirect
+// (error_page, X-Accel-Redirect), an error answer, the log phase. From
+// then on the latest try's response time shows.
+func (u *upstreamState) settle() {
+	if len(u.tries) > 0 {
+		u.last().unsettled = false
+	}
 }
 
 // backends holds the FastCGI targets of one site.
@@ -625,6 +642,9 @@ func (t *upstreamTry) field(id conf.VarID) string {
 		// 0.000 for a kept connection, as nginx prints it.
 		return upstreamSeconds(t.connectTime)
 	case conf.VarUpstreamResponseTime:
+		if t.unsettled {
+			return "-"
+		}
 		if t.responseTime < 0 { // closed before its body was read
 			return upstreamSeconds(t.headerTime)
 		}

@@ -6,7 +6,11 @@
 // Entries are checked against the disk again once they are older than the
 // validity (open_file_cache_valid, 1 s by default in edge), which is the
 // only way edge's answers can differ from nginx without a cache: a file
-// changed less than that ago may be served in its previous state.
+// changed less than that ago may be served in its previous state. A path
+// that is missing or cannot be opened is looked at again on every use, as
+// nginx's open_file_cache does by default (open_file_cache_errors off): a
+// file created now (an upload, a page cache's HTML, a deploy) is served
+// at once.
 package proxy
 
 import (
@@ -81,7 +85,19 @@ func (c *fileCache) get(path string) *fileEntry {
 	c.mu.RLock()
 	e := c.m[path]
 	c.mu.RUnlock()
-	if e != nil {
+	switch {
+	case e == nil:
+		e = c.load(path, nil)
+	case e.info.err != nil:
+		// An error is never served from the cache (nginx's
+		// open_file_cache_errors off): the path is looked at again.
+		fresh := c.load(path, e)
+		if fresh == e {
+			e.used.Store(now.Unix())
+			return e
+		}
+		e = fresh
+	default:
 		checked := e.checked.Load()
 		if now.UnixNano()-checked < int64(c.valid) {
 			e.used.Store(now.Unix())
@@ -97,8 +113,6 @@ func (c *fileCache) get(path string) *fileEntry {
 			return e
 		}
 		e = fresh
-	} else {
-		e = c.load(path, nil)
 	}
 	e.used.Store(now.Unix())
 	c.mu.Lock()
@@ -121,16 +135,27 @@ func (c *fileCache) stat(path string) fileInfo {
 
 // load reads a path's state; it returns old when nothing changed.
 func (c *fileCache) load(path string, old *fileEntry) *fileEntry {
-	e := &fileEntry{path: path}
-	e.checked.Store(c.now().UnixNano())
-	st, err := os.Stat(path)
+	// A missing path is looked at on every use: syscall.Stat into a
+	// stack value costs it no FileInfo and no PathError (2.0 -> 1.6 µs,
+	// 4 -> 2 allocations, BenchmarkFileCacheMissing).
+	var sys syscall.Stat_t
+	err := syscall.Stat(path, &sys)
+	var st fs.FileInfo
+	if err == nil {
+		st, err = os.Stat(path)
+	}
 	if err != nil {
-		e.info.err = classify(err)
-		if old != nil && old.info.err == e.info.err {
+		cls := classify(err)
+		if old != nil && old.info.err == cls {
 			return old
 		}
+		e := &fileEntry{path: path}
+		e.checked.Store(c.now().UnixNano())
+		e.info.err = cls
 		return e
 	}
+	e := &fileEntry{path: path}
+	e.checked.Store(c.now().UnixNano())
 	e.info = fileInfo{exists: true, isDir: st.IsDir(), mode: st.Mode(), size: st.Size(), mtime: st.ModTime()}
 	if old != nil && old.info.exists && old.info.size == e.info.size && old.info.mtime.Equal(e.info.mtime) && old.info.isDir == e.info.isDir {
 		return old

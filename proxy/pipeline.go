@@ -209,6 +209,7 @@ func (rt *Site) internalRedirect(r *Request, uri string) (step, int) {
 // so "index /front.php$request_uri" keeps "?a=b" in the URI, as nginx
 // does.
 func (rt *Site) redirectTo(r *Request, uri, args string) (step, int) {
+	r.up.settle()
 	r.uriChanges--
 	if r.uriChanges <= 0 {
 		rt.log.errorf(r, "rewrite or internal redirection cycle while internally redirecting to \"%s\"", uri)
@@ -230,6 +231,7 @@ func (rt *Site) namedRedirect(r *Request, name string) (step, int) {
 		rt.log.errorf(r, "could not find named location \"%s\"", name)
 		return stepDone, 500
 	}
+	r.up.settle()
 	r.uriChanges--
 	if r.uriChanges <= 0 {
 		rt.log.errorf(r, "rewrite or internal redirection cycle while redirect to named location \"%s\"", name)
@@ -243,6 +245,8 @@ func (rt *Site) namedRedirect(r *Request, name string) (step, int) {
 // finish turns a status from a phase into a response: an error_page
 // redirect, or a built-in page (ngx_http_special_response_handler).
 func (rt *Site) finish(r *Request, status int) step {
+	// An error answer finalizes the upstream in nginx first.
+	r.up.settle()
 	// ngx_http_finalize_request terminates a request finalized with 408
 	// (a timed-out body, or "return 408") without a response, like 444.
 	if status == 444 || status == 408 {

@@ -20,7 +20,7 @@ func (rt *Site) proxyCacheUse(r *Request, b *backend, req *httpproxy.Request, tl
 	if !configured(&r.loc.ProxyCache) {
 		return cacheUse{cfg: &r.loc.ProxyCache}
 	}
-	return cacheUse{cfg: &r.loc.ProxyCache, ignore: r.loc.Proxy.IgnoreHeaders,
+	return cacheUse{cfg: &r.loc.ProxyCache, ignore: r.loc.Proxy.IgnoreCache,
 		defaultKey: func() string {
 			// proxy_cache_key's default (ngx_http_proxy_merge_loc_conf).
 			return rt.builtin(r, conf.VarScheme) + r.px.host + rt.builtin(r, conf.VarRequestURI)

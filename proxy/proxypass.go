@@ -479,6 +479,7 @@ func (rt *Site) proxyResponse(r *Request, t *httpproxy.Target, p *conf.ProxyPass
 	}
 	if pc.InterceptErrors && resp.Status >= 300 && l.ErrorPages[resp.Status] != nil {
 		resp.Close()
+		rt.cacheIntercepted(r, resp.Status, fields)
 		r.up.finish(rt.now(), 0)
 		return stepDone, resp.Status
 	}

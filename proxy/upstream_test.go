@@ -4,6 +4,8 @@ package proxy
 
 import (
 	"fmt"
+	"regexp"
+	"strings"
 	"testing"
 	"time"
 
@@ -85,5 +87,55 @@ http {
 		if _, terr := rt.backends.forTarget(target, f); terr == nil || terr.status != want {
 			t.Errorf("forTarget(%q): %+v, want %d", target, terr, want)
 		}
+	}
+}
+
+// TestUpstreamResponseTimeSettles: $upstream_response_time is "-" for the
+// server that answered while the header filters run (add_header), as
+// nginx sets it only when it finalizes the upstream, and a time in the
+// log phase; an error_page after an intercepted error sees the time, as
+// nginx finalizes the upstream before the redirect (nginx-tests proxy.t
+// 19 and its "response time - next").
+func TestUpstreamResponseTimeSettles(t *testing.T) {
+	ok := startRecordingBackend(t, "HTTP/1.1 200 OK\r\nContent-Length: 2\r\nConnection: close\r\n\r\nok")
+	missing := startRecordingBackend(t, "HTTP/1.1 404 Not Found\r\nContent-Length: 4\r\nConnection: close\r\n\r\nnone")
+	text := strings.NewReplacer("OK", ok.addr, "MISSING", missing.addr).Replace(`
+events {}
+http {
+    server {
+        listen 8080;
+        root {{ROOT}}/html;
+        add_header X-Response $upstream_response_time;
+        add_header X-Header $upstream_header_time;
+        location /p/ { proxy_pass http://OK/; }
+        location /i/ { proxy_pass http://MISSING/; proxy_intercept_errors on; error_page 404 = /shown; }
+        location = /shown { return 200 "page\n"; }
+    }
+}
+`)
+	rt, _ := testPipeline(t, text, nil)
+	seconds := regexp.MustCompile(`^\d+\.\d{3}$`)
+
+	r := serveFake(t, rt, "GET", "/p/x", nil)
+	if r.resp.Status != 200 {
+		t.Fatalf("status %d", r.resp.Status)
+	}
+	if got := r.resp.Header.Get("X-Response"); got != "-" {
+		t.Errorf("add_header $upstream_response_time = %q, want \"-\"", got)
+	}
+	if got := r.resp.Header.Get("X-Header"); !seconds.MatchString(got) {
+		t.Errorf("add_header $upstream_header_time = %q, want seconds", got)
+	}
+	rt.Done(r, 2)
+	if got := r.upstreamVar(conf.VarUpstreamResponseTime); !seconds.MatchString(got) {
+		t.Errorf("$upstream_response_time in the log phase = %q, want seconds", got)
+	}
+
+	r = serveFake(t, rt, "GET", "/i/x", nil)
+	if r.resp.Status != 200 {
+		t.Fatalf("intercepted: status %d", r.resp.Status)
+	}
+	if got := r.resp.Header.Get("X-Response"); !seconds.MatchString(got) {
+		t.Errorf("after error_page, add_header $upstream_response_time = %q, want seconds", got)
 	}
 }

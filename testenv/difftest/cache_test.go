@@ -116,6 +116,8 @@ server {
     location /lock/       { fastcgi_pass {{FPM}}; fastcgi_cache_valid 1m; fastcgi_cache_lock on; }
     location /gz/         { fastcgi_pass {{FPM}}; fastcgi_cache_valid 1m; gzip on; gzip_vary on; gzip_min_length 1; }
     location /down/       { fastcgi_pass 127.0.0.1:1; fastcgi_cache_valid 1m; }
+    location /intercept/  { fastcgi_pass {{FPM}}; fastcgi_cache_valid 401 1m; fastcgi_intercept_errors on; error_page 401 404 = /intercepted; }
+    location = /intercepted { return 403; }
 }
 # no fastcgi_cache_key: every URL shares one entry.
 server {
@@ -191,6 +193,13 @@ func TestFastCGICacheDifferential(t *testing.T) {
 		cget("inner_404_hit", "/outer/inner/?id=b&status=404"),
 		cget("outer_200", "/outer/?id=a"),
 		cget("outer_200_hit", "/outer/?id=a"),
+		// an intercepted error is remembered when cacheable (ticket #1382).
+		cget("intercept_maxage", "/intercept/?id=a&status=404"+h("Cache-Control: max-age=60")),
+		cget("intercept_maxage_hit", "/intercept/?id=a&status=404"+h("Cache-Control: max-age=60")).wanting("HIT", ""),
+		cget("intercept_valid", "/intercept/?id=b&status=401"),
+		cget("intercept_valid_hit", "/intercept/?id=b&status=401").wanting("HIT", ""),
+		cget("intercept_nocache", "/intercept/?id=c&status=401"+h("Cache-Control: no-cache")),
+		cget("intercept_nocache_again", "/intercept/?id=c&status=401"+h("Cache-Control: no-cache")),
 		// Set-Cookie, Cache-Control substrings, s-maxage, Expires, X-Accel-Expires, Vary.
 	}
 	steps = append(steps, headerDecisionSteps()...)

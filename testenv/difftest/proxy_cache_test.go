@@ -75,6 +75,8 @@ server {
     location /updating/   { proxy_pass http://{{UP}}; proxy_cache_valid 1s; proxy_cache_use_stale updating; }
     location /locktimeout/ { proxy_pass http://{{UP}}; proxy_cache_valid 1m; proxy_cache_lock on; proxy_cache_lock_timeout 1s; }
     location /lock/       { proxy_pass http://{{UP}}; proxy_cache_valid 1m; proxy_cache_lock on; }
+    location /intercept/  { proxy_pass http://{{UP}}; proxy_cache_valid 401 1m; proxy_intercept_errors on; error_page 401 404 = /intercepted; }
+    location = /intercepted { return 403; }
 }
 `
 
@@ -141,6 +143,18 @@ func TestProxyCacheDifferential(t *testing.T) {
 		cget("inner_404_hit", "/outer/inner/?id=b&status=404"),
 		cget("outer_200", "/outer/?id=a"),
 		cget("outer_200_hit", "/outer/?id=a"),
+		// An intercepted error is remembered when it is cacheable (nginx
+		// ticket #1382): by max-age without a valid rule, by the rule
+		// without headers, never with no-cache; the error page then
+		// answers without the upstream.
+		cget("intercept_maxage", "/intercept/?id=a&status=404"+h("Cache-Control: max-age=60")),
+		cget("intercept_maxage_hit", "/intercept/?id=a&status=404"+h("Cache-Control: max-age=60")).wanting("HIT", ""),
+		cget("intercept_valid", "/intercept/?id=b&status=401"),
+		cget("intercept_valid_hit", "/intercept/?id=b&status=401").wanting("HIT", ""),
+		cget("intercept_nocache", "/intercept/?id=c&status=401"+h("Cache-Control: no-cache")),
+		cget("intercept_nocache_again", "/intercept/?id=c&status=401"+h("Cache-Control: no-cache")),
+		cget("intercept_no_ttl", "/intercept/?id=d&status=404"),
+		cget("intercept_no_ttl_again", "/intercept/?id=d&status=404"),
 	}
 	steps = append(steps, headerDecisionSteps()...)
 	steps = append(steps, []cacheStep{
