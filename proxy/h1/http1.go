@@ -150,7 +150,7 @@ func NewAdapter(site func() *proxy.Site, errLog *logs.ErrorLog, run func(job fun
 }
 
 // http1WriteBuffer is the size of fasthttp's write buffer: a response
-// longer than it leaves in two writes (see ConnInfo.more).
+// longer than it leaves in two writes (see h1conn.more).
 const http1WriteBuffer = 16 << 10
 
 // http1Server makes the fasthttp server for a listen group; its limits
@@ -551,7 +551,7 @@ func (s *Adapter) http1Error(ctx Ctx, err error) {
 	}
 	if errors.Is(err, os.ErrDeadlineExceeded) {
 		if info.head.total == 0 {
-			// The read that timed out noted it (ConnInfo.received), and
+			// The read that timed out noted it (h1conn.received), and
 			// serveHTTP1 logs it: no answer, as in nginx.
 			_ = ctx.Conn().Close()
 			return

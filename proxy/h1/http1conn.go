@@ -29,7 +29,7 @@ type h1conn struct {
 	fh fastHeaders
 	dr deadlineReader
 	// bodyPreRead is set while the engine reads the start of a body
-	// before the handler runs (ConnInfo.received).
+	// before the handler runs (h1conn.received).
 	bodyPreRead bool
 	// waitTimedOut: the connection sent nothing before client_header_timeout.
 	waitTimedOut bool
@@ -177,7 +177,7 @@ func (c *tcpEdgeConn) Write(p []byte) (int, error) {
 	return c.raw.Write(p)
 }
 
-// Read shows what the client sent to the head watch (ConnInfo.read).
+// Read shows what the client sent to the head watch (h1conn.read).
 // The engine's wait for the next request on a kept connection ends after
 // parkAfter, as if the client had closed, for the connection to park
 // (park_linux.go) rather than hold a goroutine and the engine's buffers.
@@ -205,7 +205,7 @@ func (c *tcpEdgeConn) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// Close lingers after an error response (ConnInfo.linger). The response
+// Close lingers after an error response (ConnInfo.Linger). The response
 // is out, so a graceful stop may close the connection as an idle one. A
 // connection about to park stays open.
 func (c *tcpEdgeConn) Close() error {
@@ -286,7 +286,7 @@ func sendFile(raw *rawio.Conn, f *os.File, n int64, r io.Reader) (sent int64, er
 var writeHook func(c *net.TCPConn, more bool)
 
 // Every wrapper bounds the wait between two requests by the last
-// request's keepalive_timeout (ConnInfo.readDeadline).
+// request's keepalive_timeout (h1conn.readDeadline).
 // The wait for the next request ends after parkAfter instead, for the
 // connection to park (Read).
 func (c *tcpEdgeConn) SetReadDeadline(t time.Time) error {
@@ -304,7 +304,7 @@ func (c *tcpEdgeConn) SetReadDeadline(t time.Time) error {
 }
 
 // The connection's rawio.Conn bounds every write by send_timeout
-// (ConnInfo.raw); over TLS it writes the records.
+// (ConnInfo.Raw); over TLS it writes the records.
 func (c *otherEdgeConn) Write(p []byte) (int, error) { return c.Conn.Write(p) }
 
 func (c *otherEdgeConn) Read(p []byte) (int, error) { return c.info.read(c.Conn, p) }

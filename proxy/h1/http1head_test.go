@@ -386,7 +386,7 @@ func crlfHead(data []byte) []byte {
 }
 
 // feedHead passes data to a head watch the way the wrappers' Read does
-// (ConnInfo.read): the engine's buffer holds bufSize bytes, and the client
+// (h1conn.read): the engine's buffer holds bufSize bytes, and the client
 // sends chunk bytes at a time. It returns what the engine reads, up to
 // the watch's error (a bare CR), which ends the connection.
 func feedHead(w *headWatch, data []byte, bufSize, chunk int) ([]byte, error) {

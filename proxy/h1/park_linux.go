@@ -16,7 +16,7 @@ import (
 // connection cost edge 18 KB, a goroutine and fasthttp's 32 KiB reader,
 // against nginx's 0.5 KB). A connection that has waited parkAfter for its
 // next request leaves the engine (tcpEdgeConn.Read makes the wait end
-// like a close, which the engine's Close lets through: ConnInfo.parking)
+// like a close, which the engine's Close lets through: h1conn.parking)
 // and waits here; when the client sends again, or closes, a worker serves
 // it from where it stood (Server.resumeHTTP1). keepalive_timeout is kept
 // by the same loop, in one queue per timeout: connections park in time

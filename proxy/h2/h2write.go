@@ -148,7 +148,7 @@ func (c *coalescedConn) writeLoop() {
 		data := c.pending
 		c.pending = c.spare[:0]
 		c.mu.Unlock()
-		_, err := c.Conn.Write(data) // bounded by send_timeout (ConnInfo.raw)
+		_, err := c.Conn.Write(data) // bounded by send_timeout (ConnInfo.Raw)
 		c.mu.Lock()
 		if cap(data) <= coalesceLimit*2 {
 			c.spare = data[:0]
