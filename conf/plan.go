@@ -8,6 +8,8 @@ package conf
 import (
 	"net/netip"
 	"time"
+
+	"edge/proxy/resolver"
 )
 
 // Plan is a compiled configuration.
@@ -336,6 +338,11 @@ type LocConf struct {
 	FastCGI FastCGI
 
 	Proxy Proxy
+	// Resolver is the resolver directive's (nil: none, nginx's "no
+	// resolver defined"); ResolverTimeout bounds one name's resolution
+	// (default 30s).
+	Resolver        *resolver.Resolver
+	ResolverTimeout time.Duration
 	// FastCGICache is fastcgi_cache and its companions, ProxyCache
 	// proxy_cache and its (cache.go).
 	FastCGICache Cache

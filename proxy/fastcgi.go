@@ -15,6 +15,7 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"net/netip"
 	"os"
 	"slices"
 	"strings"
@@ -57,7 +58,9 @@ func (rt *site) fastcgi(r *Request) (step, int) {
 	b := rt.backends.byPass[l.Content.FastCGI]
 	if p := l.Content.FastCGI; p.Script != nil {
 		var terr *targetError
-		if b, terr = rt.backends.forTarget(rt.eval(r, p.Script), &l.FastCGI); terr != nil {
+		if b, terr = rt.backends.forTarget(rt.eval(r, p.Script), &l.FastCGI, func(host string) ([]netip.Addr, *targetError) {
+			return rt.resolveHost(r, host)
+		}); terr != nil {
 			rt.log.errorf(r, "%s", terr.msg)
 			return stepDone, terr.status
 		}

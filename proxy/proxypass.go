@@ -193,10 +193,11 @@ func (pb *proxyBackends) hideHeaders(l *conf.Location) *httpproxy.HideHeaders {
 }
 
 // proxyTarget is the location's proxy_pass URL, evaluated when it has
-// variables, with the upstream{} its host names.
-func (rt *site) proxyTarget(r *Request, p *conf.ProxyPass) (httpproxy.Target, *conf.Upstream, int) {
+// variables, with its backend: the upstream{} its host names, its
+// address, or the addresses the resolver gave for its host name.
+func (rt *site) proxyTarget(r *Request, p *conf.ProxyPass) (httpproxy.Target, *backend, int) {
 	if p.Script == nil {
-		return p.Target, p.Upstream, 0
+		return p.Target, rt.proxies.get(&p.Target, p.Upstream), 0
 	}
 	url := rt.eval(r, p.Script)
 	t, err := httpproxy.ParseTarget(url)
@@ -209,10 +210,14 @@ func (rt *site) proxyTarget(r *Request, p *conf.ProxyPass) (httpproxy.Target, *c
 		u = findUpstream(rt.plan.HTTP.Upstreams, t.Host)
 	}
 	if u == nil && t.Network == "tcp" && net.ParseIP(t.Host) == nil {
-		rt.log.errorf(r, "no resolver defined to resolve %s", t.Host)
-		return t, nil, 502
+		addrs, terr := rt.resolveHost(r, t.Host)
+		if terr != nil {
+			rt.log.errorf(r, "%s", terr.msg)
+			return t, nil, terr.status
+		}
+		return t, resolvedProxyBackend(&t, addrs), 0
 	}
-	return t, u, 0
+	return t, rt.proxies.get(&t, u), 0
 }
 
 // proxyPass sends the request to the location's HTTP upstream.
@@ -220,11 +225,10 @@ func (rt *site) proxyPass(r *Request) (step, int) {
 	l := r.loc
 	p := l.Content.Proxy
 	pc := &l.Proxy
-	target, up, status := rt.proxyTarget(r, p)
+	target, b, status := rt.proxyTarget(r, p)
 	if status != 0 {
 		return stepDone, status
 	}
-	b := rt.proxies.get(&target, up)
 	r.px = proxyVars{host: target.ProxyHost, port: target.ProxyPort}
 
 	method := r.Method

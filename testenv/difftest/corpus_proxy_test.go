@@ -16,6 +16,10 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"edge/testenv"
+
+	"golang.org/x/net/dns/dnsmessage"
 )
 
 // startBackend starts the echo backend on a free loopback port and
@@ -253,5 +257,58 @@ var _ = addScenario(scenario{
 		get("rewrite_break", "/rw/x?y=2"),
 		get("dead_upstream_502", "/dead/x"),
 		get("proxy_method", "/method/x"),
+	}),
+})
+
+// startDNS starts the DNS server the resolver scenario's names are in.
+func startDNS(t *testing.T) string {
+	return testenv.StartDNS(t, map[string]testenv.DNSRecord{
+		"backend.test": {Addrs: []string{"127.0.0.1"}, TTL: 60},
+		"alias.test":   {CNAME: "backend.test", Addrs: []string{"127.0.0.1"}, TTL: 60},
+		"chain.test":   {CNAME: "backend.test", TTL: 60},
+		"empty.test":   {TTL: 60},
+		"fail.test":    {RCode: dnsmessage.RCodeServerFailure},
+		"big.test":     {Addrs: []string{"127.0.0.1"}, TTL: 60, Truncate: true},
+	}).Addr
+}
+
+// proxyResolver passes to names a variable gives, with a resolver (the
+// test's DNS server) and without one.
+const proxyResolver = `
+server {
+    listen {{LISTEN}};
+    server_name localhost;
+    root {{ROOT}};
+    resolver {{DNS}};
+    resolver_timeout 5s;
+    location /r/ {
+        set $name $arg_name;
+        proxy_pass http://$name:{{BACKEND_PORT}}/echo/;
+    }
+}
+server {
+    listen {{LISTEN}};
+    server_name nores;
+    location / {
+        set $name backend.test;
+        proxy_pass http://$name:{{BACKEND_PORT}}/echo/;
+    }
+}
+`
+
+var _ = addScenario(scenario{
+	name: "proxy_resolver",
+	http: proxyResolver,
+	cases: cases([]reqCase{
+		get("resolved_name", "/r/x?name=backend.test"),
+		get("resolved_name_upper", "/r/x?name=BACKEND.test"),
+		get("resolved_cname_with_address", "/r/x?name=alias.test"),
+		get("resolved_cname_alone", "/r/x?name=chain.test"),
+		get("resolved_over_tcp", "/r/x?name=big.test"),
+		get("resolved_ip", "/r/x?name=127.0.0.1"),
+		get("nxdomain_502", "/r/x?name=nx.test"),
+		get("no_address_502", "/r/x?name=empty.test"),
+		get("servfail_502", "/r/x?name=fail.test"),
+		get("no_resolver_502", "/x", "Host: nores"),
 	}),
 })
