@@ -325,6 +325,9 @@ func (rt *site) proxyPass(r *Request) (step, int) {
 			}
 			st := e.Status()
 			t.status, t.responseTime = st, end.Sub(t.start)
+			if e.Connected {
+				t.connectTime = e.ConnectTime
+			}
 			if e.Kind == httpproxy.KindCanceled {
 				rt.clientClosed(r, ctx)
 			} else {
@@ -335,7 +338,7 @@ func (rt *site) proxyPass(r *Request) (step, int) {
 			resend := body == nil || seekable || !e.Sent
 			return st, proxyNextAllows(pc.NextUpstream, e) && httpproxy.Retryable(err, method, nonIdem) && resend && inTime(end)
 		}
-		t.connectTime, t.headerTime, t.status = 0, end.Sub(t.start), resp.Status
+		t.connectTime, t.headerTime, t.status = resp.ConnectTime, end.Sub(t.start), resp.Status
 		if more && proxyNextStatus(pc.NextUpstream, resp.Status) && (httpproxy.Idempotent(method) || nonIdem) && inTime(end) {
 			resp.Close()
 			t.responseTime = rt.now().Sub(t.start)

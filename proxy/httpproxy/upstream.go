@@ -341,15 +341,21 @@ func (u *Upstream) Do(ctx context.Context, req *Request) (*Response, error) {
 		}
 	}
 	for {
+		t0 := time.Now()
 		c, reused, err := u.get(ctx)
 		if err != nil {
 			return nil, err
 		}
+		connectTime := time.Since(t0)
 		resp, resend, err := u.roundTrip(ctx, c, req, body, bodyLen)
 		if err == nil {
+			resp.ConnectTime = connectTime
 			return resp, nil
 		}
 		var e *Error
+		if errors.As(err, &e) {
+			e.Connected, e.ConnectTime = true, connectTime
+		}
 		retry := reused && (resend || start >= 0) && errors.As(err, &e) && e.Kind == KindClosed &&
 			!req.NoRetry && (req.NonIdempotent || Idempotent(req.Method))
 		switch {
