@@ -173,6 +173,21 @@ func (pb *proxyBackends) get(t *httpproxy.Target, u *conf.Upstream) *backend {
 	return b
 }
 
+// close closes the idle upstream connections of every backend and keeps
+// none after the responses under way: the site's plan was replaced. The
+// next plan's backends open their own, as nginx's new workers do.
+func (pb *proxyBackends) close() {
+	pb.mu.Lock()
+	defer pb.mu.Unlock()
+	for _, b := range pb.byKey {
+		for _, s := range b.servers {
+			if k := s.http.Keepalive; k != nil {
+				k.Close()
+			}
+		}
+	}
+}
+
 // hideHeaders returns a location's proxy_hide_header/proxy_pass_header
 // set, made once.
 func (pb *proxyBackends) hideHeaders(l *conf.Location) *httpproxy.HideHeaders {

@@ -186,7 +186,10 @@ func (s *Server) Apply(plan *conf.Plan) error {
 		opened = append(opened, l)
 	}
 	// Commit: from here nothing fails.
-	s.rt.Store(rt)
+	if prev := s.rt.Swap(rt); prev != nil {
+		// nginx's old workers close their idle upstream connections.
+		prev.proxies.close()
+	}
 	rt.tls.Commit(rt.errLog)
 	s.connSem.Store(&sem)
 	for _, l := range opened {
