@@ -140,6 +140,12 @@ func backendAnswer(c net.Conn, target, head string, body []byte, self string, ke
 		}
 		_, _ = io.WriteString(c, "0\r\n\r\n")
 		return true
+	case strings.HasPrefix(path, "/trailers"):
+		// A chunked body with a trailer: nginx 1.22 passes neither the
+		// fields nor (for proxy_pass) anything but the Trailer header.
+		fmt.Fprintf(c, "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nTransfer-Encoding: chunked\r\nTrailer: X-Checksum\r\n%s\r\n", conn)
+		fmt.Fprintf(c, "%x\r\n%s\r\n0\r\nX-Checksum: abc\r\n\r\n", len(echo), echo)
+		return true
 	case strings.HasPrefix(path, "/close"):
 		fmt.Fprintf(c, "HTTP/1.0 200 OK\r\nContent-Type: text/plain\r\n\r\n%s", echo)
 		return false
@@ -205,6 +211,7 @@ server {
         proxy_pass http://{{BACKEND}}/status/;
     }
     location /chunked { proxy_pass http://{{BACKEND}}; }
+    location /trailers { proxy_http_version 1.1; proxy_pass http://{{BACKEND}}; }
     location /close { proxy_pass http://{{BACKEND}}; }
     location ~ ^/re/(.*)$ { proxy_pass http://{{BACKEND}}/echo/$1$is_args$args; }
     location /rw/ {
@@ -252,6 +259,8 @@ var _ = addScenario(scenario{
 		get("intercept_500_no_page", "/intercept/500"),
 		get("chunked_response", "/chunked/x"),
 		get10("chunked_response_http10", "/chunked/x"),
+		get("chunked_trailer_dropped", "/trailers/x", "TE: trailers"),
+		get("chunked_trailer_dropped_unbuffered", "/stream/trailers/x", "TE: trailers"),
 		get("close_delimited", "/close/x"),
 		get("regex_location_variables", "/re/a/b?z=1"),
 		get("rewrite_break", "/rw/x?y=2"),
