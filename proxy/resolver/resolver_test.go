@@ -70,31 +70,32 @@ func TestResolveRotatesAndCaches(t *testing.T) {
 	if n := d.Asked("multi.test"); n != 1 {
 		t.Fatalf("asked %d times within the TTL, want 1", n)
 	}
-	clk.add(61 * time.Second)
-	if _, err := r.Resolve(context.Background(), "multi.test", 5*time.Second); err != nil {
-		t.Fatal(err)
-	}
-	if n := d.Asked("multi.test"); n != 2 {
-		t.Fatalf("asked %d times after the TTL, want 2", n)
-	}
+	wantKept(t, r, clk, d, "multi.test", 60*time.Second)
 }
 
 func TestResolveValidOverridesTTL(t *testing.T) {
 	d := testenv.StartDNS(t, map[string]testenv.DNSRecord{"a.test": {Addrs: []string{"127.0.0.9"}, TTL: 1}})
 	r, clk := newResolver(t, d, Config{IPv4: true, Valid: 30 * time.Second})
-	for range 2 {
-		if _, err := r.Resolve(context.Background(), "a.test", 5*time.Second); err != nil {
-			t.Fatal(err)
+	if _, err := r.Resolve(context.Background(), "a.test", 5*time.Second); err != nil {
+		t.Fatal(err)
+	}
+	wantKept(t, r, clk, d, "a.test", 30*time.Second)
+}
+
+// wantKept checks that name, resolved just now, is answered from the
+// cache until keep has passed, and asked again after.
+func wantKept(t *testing.T, r *Resolver, clk *clock, d *testenv.DNS, name string, keep time.Duration) {
+	t.Helper()
+	asked := d.Asked(name)
+	for _, step := range []struct {
+		after time.Duration
+		want  int
+	}{{keep - time.Second, asked}, {2 * time.Second, asked + 1}} {
+		clk.add(step.after)
+		_, _ = r.Resolve(context.Background(), name, 5*time.Second)
+		if n := d.Asked(name); n != step.want {
+			t.Errorf("%s: asked %d times, want %d (kept %v)", name, n, step.want, keep)
 		}
-		clk.add(20 * time.Second)
-	}
-	if n := d.Asked("a.test"); n != 1 {
-		t.Fatalf("asked %d times within valid=30s, want 1", n)
-	}
-	clk.add(20 * time.Second)
-	_, _ = r.Resolve(context.Background(), "a.test", 5*time.Second)
-	if n := d.Asked("a.test"); n != 2 {
-		t.Fatalf("asked %d times after valid=, want 2", n)
 	}
 }
 
@@ -132,15 +133,7 @@ func TestResolveErrors(t *testing.T) {
 		t.Errorf("a truncated answer was not asked again over TCP")
 	}
 	// An error is kept 10 seconds.
-	_, _ = r.Resolve(context.Background(), "nx.test", 5*time.Second)
-	if n := d.Asked("nx.test"); n != 1 {
-		t.Errorf("NXDOMAIN asked %d times within 10s, want 1", n)
-	}
-	clk.add(11 * time.Second)
-	_, _ = r.Resolve(context.Background(), "nx.test", 5*time.Second)
-	if n := d.Asked("nx.test"); n != 2 {
-		t.Errorf("NXDOMAIN asked %d times after 10s, want 2", n)
-	}
+	wantKept(t, r, clk, d, "nx.test", 10*time.Second)
 }
 
 func TestResolveTimeoutAndNextServer(t *testing.T) {
