@@ -128,7 +128,9 @@ func (bs *backends) forTarget(target string, f *conf.FastCGI, resolve func(host 
 			return nil, &targetError{500, "no port in upstream \"" + target + "\""}
 		}
 		p.Address, named = "", true
-	case network == "tcp" && net.ParseIP(host) == nil:
+	case network == "tcp" && net.ParseIP(host) == nil && !bs.plan.HTTP.NamedPasses[strings.ToLower(address)]:
+		// A name no fastcgi_pass or proxy_pass without variables names
+		// with this port (those are dialled by name, as the static one).
 		if resolve == nil {
 			return nil, &targetError{502, "no resolver defined to resolve " + host}
 		}

@@ -224,7 +224,7 @@ func (rt *site) proxyTarget(r *Request, p *conf.ProxyPass) (httpproxy.Target, *b
 	if t.Network == "tcp" && t.Port == "" {
 		u = findUpstream(rt.plan.HTTP.Upstreams, t.Host)
 	}
-	if u == nil && t.Network == "tcp" && net.ParseIP(t.Host) == nil {
+	if u == nil && t.Network == "tcp" && net.ParseIP(t.Host) == nil && !rt.plan.HTTP.NamedPasses[strings.ToLower(t.Address)] {
 		addrs, terr := rt.resolveHost(r, t.Host)
 		if terr != nil {
 			rt.log.errorf(r, "%s", terr.msg)

@@ -302,6 +302,13 @@ server {
         set $name backend.test;
         proxy_pass http://$name:{{BACKEND_PORT}}/echo/;
     }
+    # A name and port a proxy_pass without variables names is nginx's
+    # implicit upstream: the one with variables uses it, no resolver.
+    location /static/ { proxy_pass http://localhost:{{BACKEND_PORT}}/echo/; }
+    location /implicit/ {
+        set $name LocalHost;
+        proxy_pass http://$name:{{BACKEND_PORT}}/echo/;
+    }
 }
 `
 
@@ -319,5 +326,6 @@ var _ = addScenario(scenario{
 		get("no_address_502", "/r/x?name=empty.test"),
 		get("servfail_502", "/r/x?name=fail.test"),
 		get("no_resolver_502", "/x", "Host: nores"),
+		get("implicit_upstream_no_resolver", "/implicit/x", "Host: nores"),
 	}),
 })

@@ -59,6 +59,7 @@ func TestResolverAgainstNginx(t *testing.T) {
 		{"/r/x?name=empty.test", "localhost", 502, "empty.test could not be resolved (3: Host not found)"},
 		{"/r/x?name=slow.test", "localhost", 502, "slow.test could not be resolved (110: Operation timed out)"},
 		{"/x", "nores", 502, "no resolver defined to resolve backend.test"},
+		{"/implicit/x", "nores", 200, ""},
 		{"/php/?name=backend.test", "localhost", 200, ""},
 		{"/php/?name=nx2.test", "localhost", 502, "nx2.test could not be resolved (3: Host not found)"},
 	}
