@@ -480,6 +480,9 @@ func (rt *site) roundTrip(r *Request, b *backend, req *fastcgi.Request, body io.
 		}
 		status, what := fastcgiErrorStatus(err)
 		t.status, t.responseTime = status, end.Sub(t.start)
+		if ce := (*fastcgi.ConnectedError)(nil); errors.As(err, &ce) {
+			t.connectTime = ce.ConnectTime
+		}
 		if !errors.Is(err, fastcgi.ErrStderrCaught) {
 			// nginx logs nothing more than the stderr line it caught.
 			rt.log.errorf(r, "%s (%v) while %s, upstream: \"fastcgi://%s\"", what, err, "reading response header from upstream", srv.addr)
