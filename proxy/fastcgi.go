@@ -326,7 +326,12 @@ func passedByConf(f *conf.FastCGI, lname string) bool {
 // io.Copy from an io.LimitReader, without allocating one).
 func readUpTo(buf *bytes.Buffer, r io.Reader, limit int) error {
 	for buf.Len() < limit {
-		buf.Grow(min(32<<10, limit-buf.Len()))
+		// Grown only when little room is left: growing before every read
+		// made a 1 KiB answer's buffer 96 KiB (32 KiB, then twice that
+		// plus 32 KiB for the read that finds the end).
+		if buf.Available() < 4<<10 {
+			buf.Grow(min(32<<10, limit-buf.Len()))
+		}
 		free := buf.AvailableBuffer()
 		free = free[:min(cap(free), limit-buf.Len())]
 		n, err := r.Read(free)
