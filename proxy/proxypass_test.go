@@ -254,4 +254,14 @@ http {
 	if c := get(); c != "2" {
 		t.Fatalf("after the reload: connection %s, want a new one (2)", c)
 	}
+	// Stopping closes the current configuration's too.
+	s.Close()
+	select {
+	case n := <-closed:
+		if n != 2 {
+			t.Fatalf("connection %d closed at stop, want 2", n)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the idle upstream connection is still open after Close")
+	}
 }

@@ -855,6 +855,7 @@ func (s *Server) Shutdown(ctx context.Context) error {
 		s.closeIdle()
 		select {
 		case <-done:
+			s.closeUpstreams()
 			s.shared.fpm.shutdown(true)
 			s.shared.caches.closeAll()
 			s.shared.logFiles.Close()
@@ -895,8 +896,17 @@ func (s *Server) Close() {
 		}
 		return true
 	})
+	s.closeUpstreams()
 	s.shared.fpm.shutdown(false)
 	s.shared.caches.closeAll()
+}
+
+// closeUpstreams closes the current plan's idle proxy_pass connections
+// (at exit, as nginx's exiting workers close theirs).
+func (s *Server) closeUpstreams() {
+	if rt := s.rt.Load(); rt != nil {
+		rt.proxies.close()
+	}
 }
 
 // ReopenLogs reopens every log file (USR1).
