@@ -8,47 +8,31 @@ import (
 	"bufio"
 	"bytes"
 	"net"
-	"net/netip"
 	"strings"
 	"testing"
-	"time"
 )
 
 func BenchmarkProxyPass1K(b *testing.B) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { ln.Close() })
 	answer := []byte("HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: 1024\r\n\r\n" + strings.Repeat("x", 1024))
-	go func() {
+	addr := serveLoopback(b, func(c net.Conn, _ int) {
+		br := bufio.NewReader(c)
 		for {
-			c, err := ln.Accept()
+			line, err := br.ReadSlice('\n')
 			if err != nil {
 				return
 			}
-			go func() {
-				defer c.Close()
-				br := bufio.NewReader(c)
-				for {
-					line, err := br.ReadSlice('\n')
-					if err != nil {
-						return
-					}
-					if bytes.Equal(line, []byte("\r\n")) {
-						if _, err := c.Write(answer); err != nil {
-							return
-						}
-					}
+			if bytes.Equal(line, []byte("\r\n")) {
+				if _, err := c.Write(answer); err != nil {
+					return
 				}
-			}()
+			}
 		}
-	}()
+	})
 	root := b.TempDir()
 	plan := loadTestPlan(b, root, `events {}
 http {
     access_log off;
-    upstream up { server `+ln.Addr().String()+`; keepalive 8; }
+    upstream up { server `+addr+`; keepalive 8; }
     server {
         listen 127.0.0.1:8080;
         location / { proxy_http_version 1.1; proxy_set_header Connection ""; proxy_pass http://up/1k; }
@@ -56,18 +40,7 @@ http {
 }
 `)
 	rt := testSite(b, plan)
-	info := &connInfo{id: 1, start: time.Now(), remote: netip.MustParseAddrPort("127.0.0.1:50000"),
-		local: netip.MustParseAddrPort("127.0.0.1:8080"), port: "8080", group: plan.HTTP.Listens[0]}
-	get := func() *Request {
-		r := acquireRequest()
-		r.conn = info
-		r.start = time.Now()
-		r.Method, r.RawTarget, r.Proto = "GET", "/x", "HTTP/1.1"
-		r.HostHeader = "example.com"
-		r.Header = browserHeaders
-		rt.serve(r)
-		return r
-	}
+	get := pipelineGet(rt, plan, "/x")
 	r := get()
 	if r.resp.Status != 200 || r.resp.Length != 1024 {
 		b.Fatalf("status %d, length %d", r.resp.Status, r.resp.Length)

@@ -28,42 +28,52 @@ type recordingBackend struct {
 
 func startRecordingBackend(t *testing.T, resp string) *recordingBackend {
 	t.Helper()
+	b := &recordingBackend{}
+	b.addr = serveLoopback(t, func(c net.Conn, _ int) {
+		br := bufio.NewReader(c)
+		var head strings.Builder
+		for {
+			line, err := br.ReadString('\n')
+			if err != nil {
+				return
+			}
+			head.WriteString(line)
+			if line == "\r\n" {
+				break
+			}
+		}
+		b.mu.Lock()
+		b.heads = append(b.heads, head.String())
+		b.mu.Unlock()
+		target := strings.Fields(head.String())[1]
+		fmt.Fprintf(c, strings.ReplaceAll(strings.ReplaceAll(resp, "BACKEND", b.addr), "%s", "%[1]s"), target)
+	})
+	return b
+}
+
+// serveLoopback accepts connections on a free loopback port until the
+// test ends and runs serve on each (numbered from 1), closing it after;
+// it returns the address.
+func serveLoopback(t testing.TB, serve func(c net.Conn, n int)) string {
+	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { ln.Close() })
-	b := &recordingBackend{addr: ln.Addr().String()}
-	resp = strings.ReplaceAll(resp, "BACKEND", b.addr)
 	go func() {
-		for {
+		for n := 1; ; n++ {
 			c, err := ln.Accept()
 			if err != nil {
 				return
 			}
 			go func() {
 				defer c.Close()
-				br := bufio.NewReader(c)
-				var head strings.Builder
-				for {
-					line, err := br.ReadString('\n')
-					if err != nil {
-						return
-					}
-					head.WriteString(line)
-					if line == "\r\n" {
-						break
-					}
-				}
-				b.mu.Lock()
-				b.heads = append(b.heads, head.String())
-				b.mu.Unlock()
-				target := strings.Fields(head.String())[1]
-				fmt.Fprintf(c, strings.ReplaceAll(resp, "%s", "%[1]s"), target)
+				serve(c, n)
 			}()
 		}
 	}()
-	return b
+	return ln.Addr().String()
 }
 
 func (b *recordingBackend) last() string {
@@ -175,36 +185,20 @@ http {
 // the configuration (nginx's old workers close theirs), and the new
 // configuration opens its own.
 func TestReloadClosesIdleUpstreamConnections(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ln.Close() })
 	closed := make(chan int, 16) // the number of the connection that ended
-	accepted := 0
-	go func() {
+	addr := serveLoopback(t, func(c net.Conn, n int) {
+		br := bufio.NewReader(c)
 		for {
-			c, err := ln.Accept()
+			line, err := br.ReadString('\n')
 			if err != nil {
+				closed <- n
 				return
 			}
-			accepted++
-			go func(n int) {
-				defer c.Close()
-				br := bufio.NewReader(c)
-				for {
-					line, err := br.ReadString('\n')
-					if err != nil {
-						closed <- n
-						return
-					}
-					if line == "\r\n" {
-						fmt.Fprintf(c, "HTTP/1.1 200 OK\r\nContent-Length: 1\r\n\r\n%d", n)
-					}
-				}
-			}(accepted)
+			if line == "\r\n" {
+				fmt.Fprintf(c, "HTTP/1.1 200 OK\r\nContent-Length: 1\r\n\r\n%d", n)
+			}
 		}
-	}()
+	})
 	port := testenv.FreePort(t)
 	text := fmt.Sprintf(`error_log stderr emerg;
 events {}
@@ -216,7 +210,7 @@ http {
         location / { proxy_http_version 1.1; proxy_set_header Connection ""; proxy_pass http://up; }
     }
 }
-`, ln.Addr(), port)
+`, addr, port)
 	s := NewServer(Options{ErrorLog: silentLog()})
 	if err := s.Apply(loadTestPlan(t, t.TempDir(), text)); err != nil {
 		t.Fatal(err)
