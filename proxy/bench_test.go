@@ -194,24 +194,7 @@ func BenchmarkStatic1K(b *testing.B) {
 func benchStaticPipeline(b *testing.B) {
 	plan, _ := benchSite(b)
 	rt := testSite(b, plan)
-	info := &connInfo{
-		id:     1,
-		start:  time.Now(),
-		remote: netip.MustParseAddrPort("127.0.0.1:50000"),
-		local:  netip.MustParseAddrPort("127.0.0.1:8080"),
-		port:   "8080",
-		group:  plan.HTTP.Listens[0],
-	}
-	get := func() *Request {
-		r := acquireRequest()
-		r.conn = info
-		r.start = time.Now()
-		r.Method, r.RawTarget, r.Proto = "GET", "/1k.txt", "HTTP/1.1"
-		r.HostHeader = "example.com"
-		r.Header = browserHeaders
-		rt.serve(r)
-		return r
-	}
+	get := pipelineGet(rt, plan, "/1k.txt")
 	r := get()
 	if r.resp.Status != 200 || len(r.resp.Bytes) != 1024 {
 		b.Fatalf("GET /1k.txt: status %d, %d bytes in memory", r.resp.Status, len(r.resp.Bytes))
@@ -223,6 +206,30 @@ func benchStaticPipeline(b *testing.B) {
 		r := get()
 		rt.done(r, r.resp.Length)
 		releaseRequest(r)
+	}
+}
+
+// pipelineGet returns a function that serves a browser's GET of target
+// through rt's pipeline, on one keep-alive connection to the plan's first
+// listen address; the caller releases the request.
+func pipelineGet(rt *site, plan *conf.Plan, target string) func() *Request {
+	info := &connInfo{
+		id:     1,
+		start:  time.Now(),
+		remote: netip.MustParseAddrPort("127.0.0.1:50000"),
+		local:  netip.MustParseAddrPort("127.0.0.1:8080"),
+		port:   "8080",
+		group:  plan.HTTP.Listens[0],
+	}
+	return func() *Request {
+		r := acquireRequest()
+		r.conn = info
+		r.start = time.Now()
+		r.Method, r.RawTarget, r.Proto = "GET", target, "HTTP/1.1"
+		r.HostHeader = "example.com"
+		r.Header = browserHeaders
+		rt.serve(r)
+		return r
 	}
 }
 

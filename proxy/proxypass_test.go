@@ -6,10 +6,16 @@ package proxy
 import (
 	"bufio"
 	"fmt"
+	"io"
 	"net"
+	"net/http"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
+	"time"
+
+	"edge/testenv"
 )
 
 // recordingBackend answers every request with resp (its "%s" replaced by
@@ -22,42 +28,52 @@ type recordingBackend struct {
 
 func startRecordingBackend(t *testing.T, resp string) *recordingBackend {
 	t.Helper()
+	b := &recordingBackend{}
+	b.addr = serveLoopback(t, func(c net.Conn, _ int) {
+		br := bufio.NewReader(c)
+		var head strings.Builder
+		for {
+			line, err := br.ReadString('\n')
+			if err != nil {
+				return
+			}
+			head.WriteString(line)
+			if line == "\r\n" {
+				break
+			}
+		}
+		b.mu.Lock()
+		b.heads = append(b.heads, head.String())
+		b.mu.Unlock()
+		target := strings.Fields(head.String())[1]
+		fmt.Fprintf(c, strings.ReplaceAll(strings.ReplaceAll(resp, "BACKEND", b.addr), "%s", "%[1]s"), target)
+	})
+	return b
+}
+
+// serveLoopback accepts connections on a free loopback port until the
+// test ends and runs serve on each (numbered from 1), closing it after;
+// it returns the address.
+func serveLoopback(t testing.TB, serve func(c net.Conn, n int)) string {
+	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { ln.Close() })
-	b := &recordingBackend{addr: ln.Addr().String()}
-	resp = strings.ReplaceAll(resp, "BACKEND", b.addr)
 	go func() {
-		for {
+		for n := 1; ; n++ {
 			c, err := ln.Accept()
 			if err != nil {
 				return
 			}
 			go func() {
 				defer c.Close()
-				br := bufio.NewReader(c)
-				var head strings.Builder
-				for {
-					line, err := br.ReadString('\n')
-					if err != nil {
-						return
-					}
-					head.WriteString(line)
-					if line == "\r\n" {
-						break
-					}
-				}
-				b.mu.Lock()
-				b.heads = append(b.heads, head.String())
-				b.mu.Unlock()
-				target := strings.Fields(head.String())[1]
-				fmt.Fprintf(c, strings.ReplaceAll(resp, "%s", "%[1]s"), target)
+				serve(c, n)
 			}()
 		}
 	}()
-	return b
+	return ln.Addr().String()
 }
 
 func (b *recordingBackend) last() string {
@@ -82,6 +98,7 @@ func TestProxyPass(t *testing.T) {
 events {}
 http {
     upstream pool { server DEAD; server BACKEND; }
+    upstream pool2 { server DEAD; server BACKEND; }
     server {
         listen 8080;
         root {{ROOT}}/html;
@@ -102,6 +119,12 @@ http {
         location /dead/ { proxy_pass http://DEAD/; }
         location /body/ { proxy_set_body "replaced"; proxy_method POST; proxy_pass http://BACKEND/; }
         location /v/ { proxy_pass http://$arg_to/x; }
+        location /ct/ {
+            add_header X-CT $upstream_connect_time;
+            add_header X-Addr $upstream_addr;
+            add_header X-St $upstream_status;
+            proxy_pass http://pool2/;
+        }
     }
 }
 `)
@@ -112,6 +135,7 @@ http {
 		status       int
 		sent         []string // lines the backend must have got
 		got          map[string]string
+		match        map[string]string // header -> regexp
 	}{
 		{name: "uri part replaces the prefix", target: "/a/b?c=d", status: 200,
 			sent: []string{"GET /app/b?c=d HTTP/1.0\r\n", "Host: " + be.addr + "\r\n", "Connection: close\r\n"},
@@ -125,6 +149,10 @@ http {
 		{name: "set body and method", target: "/body/z", status: 200, sent: []string{"POST /z HTTP/1.0\r\n", "Content-Length: 8\r\n"}},
 		{name: "variables with an address", target: "/v/?to=" + be.addr, status: 200, sent: []string{"GET /x HTTP/1.0\r\n"}},
 		{name: "variables with a name and no resolver", target: "/v/?to=unknown.invalid", status: 502},
+		// $upstream_connect_time: "-" for the refused connection, the
+		// connect's seconds for the next (nginx's format, ms).
+		{name: "upstream_connect_time per try", target: "/ct/", status: 200,
+			got: map[string]string{"X-Addr": deadAddr + ", " + be.addr, "X-St": "502, 200"}, match: map[string]string{"X-CT": `^-, \d+\.\d{3}$`}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -143,6 +171,91 @@ http {
 					t.Errorf("%s: %q, want %q", name, v, want)
 				}
 			}
+			for name, re := range c.match {
+				if v := r.resp.Header.Get(name); !regexp.MustCompile(re).MatchString(v) {
+					t.Errorf("%s: %q, want %s", name, v, re)
+				}
+			}
 		})
+	}
+}
+
+// TestReloadClosesIdleUpstreamConnections: the upstream connections an
+// upstream{} with keepalive kept idle are closed when a reload replaces
+// the configuration (nginx's old workers close theirs), and the new
+// configuration opens its own.
+func TestReloadClosesIdleUpstreamConnections(t *testing.T) {
+	closed := make(chan int, 16) // the number of the connection that ended
+	addr := serveLoopback(t, func(c net.Conn, n int) {
+		br := bufio.NewReader(c)
+		for {
+			line, err := br.ReadString('\n')
+			if err != nil {
+				closed <- n
+				return
+			}
+			if line == "\r\n" {
+				fmt.Fprintf(c, "HTTP/1.1 200 OK\r\nContent-Length: 1\r\n\r\n%d", n)
+			}
+		}
+	})
+	port := testenv.FreePort(t)
+	text := fmt.Sprintf(`error_log stderr emerg;
+events {}
+http {
+    access_log off;
+    upstream up { server %s; keepalive 4; }
+    server {
+        listen 127.0.0.1:%d;
+        location / { proxy_http_version 1.1; proxy_set_header Connection ""; proxy_pass http://up; }
+    }
+}
+`, addr, port)
+	s := NewServer(Options{ErrorLog: silentLog()})
+	if err := s.Apply(loadTestPlan(t, t.TempDir(), text)); err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	get := func() string {
+		t.Helper()
+		resp, err := http.Get(fmt.Sprintf("http://127.0.0.1:%d/", port))
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		return string(body)
+	}
+	if a, b := get(), get(); a != "1" || b != "1" {
+		t.Fatalf("answers from connections %s and %s, want 1 and 1 (kept alive)", a, b)
+	}
+	select {
+	case n := <-closed:
+		t.Fatalf("connection %d closed before the reload", n)
+	default:
+	}
+	if err := s.Apply(loadTestPlan(t, t.TempDir(), text)); err != nil {
+		t.Fatalf("reload: %v", err)
+	}
+	select {
+	case n := <-closed:
+		if n != 1 {
+			t.Fatalf("connection %d closed, want 1", n)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the old configuration's idle upstream connection is still open after the reload")
+	}
+	if c := get(); c != "2" {
+		t.Fatalf("after the reload: connection %s, want a new one (2)", c)
+	}
+	// Stopping closes the current configuration's too.
+	s.Close()
+	select {
+	case n := <-closed:
+		if n != 2 {
+			t.Fatalf("connection %d closed at stop, want 2", n)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the idle upstream connection is still open after Close")
 	}
 }

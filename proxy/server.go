@@ -186,7 +186,10 @@ func (s *Server) Apply(plan *conf.Plan) error {
 		opened = append(opened, l)
 	}
 	// Commit: from here nothing fails.
-	s.rt.Store(rt)
+	if prev := s.rt.Swap(rt); prev != nil {
+		// nginx's old workers close their idle upstream connections.
+		prev.proxies.close()
+	}
 	rt.tls.Commit(rt.errLog)
 	s.connSem.Store(&sem)
 	for _, l := range opened {
@@ -853,6 +856,7 @@ func (s *Server) Shutdown(ctx context.Context) error {
 		select {
 		case <-done:
 			s.parker.stop()
+			s.closeUpstreams()
 			s.shared.fpm.shutdown(true)
 			s.shared.caches.closeAll()
 			s.shared.logFiles.Close()
@@ -894,8 +898,17 @@ func (s *Server) Close() {
 		return true
 	})
 	s.parker.stop()
+	s.closeUpstreams()
 	s.shared.fpm.shutdown(false)
 	s.shared.caches.closeAll()
+}
+
+// closeUpstreams closes the current plan's idle proxy_pass connections
+// (at exit, as nginx's exiting workers close theirs).
+func (s *Server) closeUpstreams() {
+	if rt := s.rt.Load(); rt != nil {
+		rt.proxies.close()
+	}
 }
 
 // ReopenLogs reopens every log file (USR1).
