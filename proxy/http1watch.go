@@ -105,12 +105,15 @@ type headFacts struct {
 
 type watchPhase uint8
 
+// The phases from watchHead on are those in which the watch follows
+// the requests. A connection that is not HTTP/1's (h2c, whose preface
+// was peeked) is never begun, and stays off.
 const (
-	watchHead   watchPhase = iota // a head, or the empty lines before one
+	watchOff    watchPhase = iota // untouched for the rest of the connection
+	watchPaused                   // untouched until the engine served the request
+	watchHead                     // a head, or the empty lines before one
 	watchBody                     // a Content-Length body
 	watchChunks                   // a chunked body
-	watchPaused                   // untouched until the engine served the request
-	watchOff                      // untouched for the rest of the connection
 )
 
 // lineState is where the scan of a head stands in its current line.
@@ -180,7 +183,7 @@ func (w *headWatch) readSpace(p []byte) []byte {
 		return p
 	}
 	switch {
-	case w.phase >= watchPaused:
+	case w.phase < watchHead:
 		return p
 	case w.phase == watchBody || w.phase == watchChunks && w.chunk == chunkData:
 		if w.left >= int64(len(p)) {
@@ -215,7 +218,7 @@ func (w *headWatch) failed() error {
 // line in p[:n], bytes just read into the engine's buffer p, as CRLF, and
 // returns their new length. Bytes that do not fit p wait in w.pend.
 func (w *headWatch) crlf(p []byte, n int) int {
-	if n == 0 || w.phase >= watchPaused {
+	if n == 0 || w.phase < watchHead {
 		w.out += int64(n)
 		return n
 	}

@@ -4,12 +4,17 @@
 package proxy
 
 import (
+	"bufio"
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
+	"net"
+	"net/http"
 	"net/url"
 	"strings"
 	"testing"
+	"time"
 )
 
 // watchSizes are the engine buffer sizes and read sizes each case runs
@@ -333,5 +338,44 @@ func BenchmarkWatchPipelined(b *testing.B) {
 				_ = w.saw(buf[:w.crlf(buf, n)])
 			}
 		})
+	}
+}
+
+// TestWatchServesPipelined: pipelined requests with bare LF line ends,
+// after a chunked body too, are all answered, each in turn, without the
+// client closing or waiting out a timeout.
+func TestWatchServesPipelined(t *testing.T) {
+	addr := serveTestConfig(t, `location / { return 200 "ok $request_uri\n"; }`)
+	c, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	c.SetDeadline(time.Now().Add(10 * time.Second))
+	io.WriteString(c, "GET /a HTTP/1.1\nHost: x\n\n"+
+		"POST /b HTTP/1.1\nHost: x\nTransfer-Encoding: chunked\n\n3\nabc\n0\n\n"+
+		"PUT /c HTTP/1.1\nHost: x\nContent-Length: 2\n\n\n\n"+
+		"GET /d HTTP/1.1\nHost: x\n\n")
+	br := bufio.NewReader(c)
+	for _, want := range []string{"/a", "/b", "/c", "/d"} {
+		resp, err := http.ReadResponse(br, nil)
+		if err != nil {
+			t.Fatalf("the response for %s: %v", want, err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		if resp.StatusCode != 200 || string(body) != "ok "+want+"\n" || resp.Close {
+			t.Errorf("for %s: %d %q (close %v)", want, resp.StatusCode, body, resp.Close)
+		}
+	}
+}
+
+// TestWatchNotBegun: a connection whose watch was never begun (h2c after
+// its peeked preface) has nothing of its bytes touched.
+func TestWatchNotBegun(t *testing.T) {
+	var w headWatch
+	in := "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n\x00\x00\x04\x08\n\n"
+	got, err := feedHead(&w, []byte(in), 32<<10, 3)
+	if err != nil || string(got) != in || w.heads != 0 {
+		t.Errorf("an unbegun watch gives %q, %v, %d heads", got, err, w.heads)
 	}
 }
