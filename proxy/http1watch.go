@@ -56,15 +56,15 @@ type headWatch struct {
 	// name is how many bytes of the current line's name matched field's.
 	field headField
 	name  int
-	// The framing the head announced: its Content-Length (clSeen), a
-	// Transfer-Encoding: chunked (teSeen), an Upgrade or CONNECT, or
-	// something the watch does not follow (odd).
-	length                          int64
-	clSeen, teSeen, digits, chunked bool
-	te                              int // bytes of "chunked" matched
-	ows                             bool
-	upgrade, odd                    bool
-	method                          int // bytes of "CONNECT " matched; -1: another method
+	// The framing the head announced: its Content-Length (clSeen; its
+	// digits so far, digits: one came), a Transfer-Encoding (teSeen; te
+	// bytes of "chunked" matched), an Upgrade or CONNECT (method bytes of
+	// "CONNECT " matched, -1: another method), or something the watch
+	// does not follow (odd). ows: a value's blanks after its text began.
+	length                 int64
+	clSeen, teSeen, digits bool
+	te, method             int
+	ows, upgrade, odd      bool
 	// lastCR: the head's bytes given to the engine end with a CR. A
 	// bare CR in a pipelined head fails the read after the engine's wait
 	// for it (badHead is its number; failing, then).
@@ -85,8 +85,8 @@ type headWatch struct {
 	// servingLF is lineLF of the request the engine is serving.
 	servingLF bool
 	// pausedAt is the number of the head after which the watch paused,
-	// and pauseEnd where that request ends, once the engine told (-1
-	// until then, or when it cannot be told).
+	// and pauseEnd where that request ends (-1 when the watch cannot
+	// tell).
 	pausedAt int
 	pauseEnd int64
 
@@ -169,7 +169,7 @@ func (w *headWatch) begin() {
 func (w *headWatch) newHead(start int64) {
 	w.phase, w.start, w.lineStart, w.lineEnd, w.lineLF = watchHead, start, -1, -1, false
 	w.at, w.prevCR, w.length, w.te, w.method = atLeading, false, 0, 0, 0
-	w.clSeen, w.teSeen, w.digits, w.chunked, w.ows, w.upgrade, w.odd = false, false, false, false, false, false, false
+	w.clSeen, w.teSeen, w.digits, w.ows, w.upgrade, w.odd = false, false, false, false, false, false
 	w.lastCR = false
 }
 
@@ -494,10 +494,10 @@ func (w *headWatch) scanValue(b []byte, i int) int {
 // moves to its body, the next head, or pauses.
 func (w *headWatch) headDone(end int64) {
 	w.heads++
-	w.chunked = w.teSeen && w.te == len("chunked")
+	chunked := w.teSeen && w.te == len("chunked")
 	f := headFacts{length: -2, lineLF: w.lineLF}
 	switch {
-	case w.chunked:
+	case chunked:
 		f.length = -1
 	case w.clSeen:
 		f.length = w.length
@@ -513,7 +513,7 @@ func (w *headWatch) headDone(end int64) {
 		} else if !w.clSeen && !w.teSeen && !w.odd {
 			w.pauseEnd = end
 		}
-	case w.chunked:
+	case chunked:
 		w.phase, w.chunk = watchChunks, chunkStart
 	case w.length > 0:
 		w.phase, w.left = watchBody, w.length
