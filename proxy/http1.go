@@ -302,6 +302,7 @@ func (rt *site) writeHTTP1(ctx h1.Ctx, r *Request) {
 	}
 	if resp.Upgrade != nil {
 		upgrade := resp.Upgrade
+		r.conn.head.stop() // what follows is the upgraded protocol's
 		ctx.SkipBody()
 		ctx.Hijack(func(c net.Conn) {
 			if err := upgrade(c); err != nil {

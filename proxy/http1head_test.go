@@ -434,9 +434,11 @@ func crlfHead(data []byte) []byte {
 func feedHead(w *headWatch, data []byte, bufSize, chunk int) ([]byte, error) {
 	var got []byte
 	buf := make([]byte, bufSize)
-	for len(data) > 0 || len(w.pend) > 0 {
+	for len(data) > 0 || len(w.pend) > 0 || len(w.held) > 0 {
 		n := w.pending(buf)
-		if n == 0 {
+		if n == 0 && len(w.held) > 0 {
+			n = w.fromHeld(buf)
+		} else if n == 0 {
 			n = copy(w.readSpace(buf), data[:min(chunk, len(data))])
 			data = data[n:]
 			n = w.crlf(buf, n)

@@ -91,9 +91,12 @@ type headWatch struct {
 	pauseEnd int64
 
 	// pend holds bytes crlf made that did not fit the engine's buffer;
-	// the next reads return them. scratch is crlf's copy of a read it
-	// rewrites.
-	pend, scratch []byte
+	// the next reads return them. held holds the bytes that came after a
+	// paused request with its end known (an Upgrade or CONNECT), not yet
+	// scanned: the engine gets them when it reads on, untouched if the
+	// connection was upgraded (stop), else scanned as the next head's.
+	// scratch is crlf's copy of a read it rewrites.
+	pend, held, scratch []byte
 }
 
 // headFacts is what the watch learnt of one head: its body's length as
@@ -220,10 +223,16 @@ func (w *headWatch) failed() error {
 func (w *headWatch) crlf(p []byte, n int) int {
 	if n == 0 || w.phase < watchHead {
 		w.out += int64(n)
+		if w.phase == watchPaused {
+			return w.holdAfterPause(p, n)
+		}
 		return n
 	}
 	k := w.scan(p[:n])
 	if k < 0 {
+		if w.phase == watchPaused {
+			return w.holdAfterPause(p, n)
+		}
 		return n
 	}
 	// The slow path: bare LFs. What follows the first is copied aside
@@ -241,8 +250,70 @@ func (w *headWatch) crlf(p []byte, n int) int {
 		o = w.put(p, o, crlfBytes)
 		rest = rest[k+1:]
 	}
+	if w.phase == watchPaused {
+		return w.holdAfterPause(p, o)
+	}
 	return o
 }
+
+// holdAfterPause keeps out of what the engine gets, p[:n] and w.pend,
+// the bytes after the end of the request the watch paused at, and
+// returns the new length of p's bytes. They were not scanned, nor
+// changed. Where the engine asks for bytes past that end before it
+// finished the request (an upgrade it was not told of), the watch stops
+// and lets all through.
+func (w *headWatch) holdAfterPause(p []byte, n int) int {
+	extra := w.out - w.pauseEnd
+	if w.pauseEnd < 0 || extra <= 0 {
+		return n
+	}
+	if extra >= int64(n+len(w.pend)) && len(w.held) == 0 {
+		w.phase = watchOff
+		return n
+	}
+	w.out = w.pauseEnd
+	var fromPend []byte
+	if k := min(int(extra), len(w.pend)); k > 0 {
+		fromPend = w.pend[len(w.pend)-k:]
+		w.pend = w.pend[:len(w.pend)-k]
+		extra -= int64(k)
+	}
+	tail := append([]byte(nil), p[n-int(extra):n]...)
+	tail = append(tail, fromPend...)
+	w.held = append(tail, w.held...)
+	return n - int(extra)
+}
+
+// fromHeld moves into p bytes held after a paused request, and returns
+// their count (0 when none are held): scanned as the next head's once
+// the watch started again, untouched otherwise.
+func (w *headWatch) fromHeld(p []byte) int {
+	if len(w.held) == 0 || len(p) == 0 {
+		return 0
+	}
+	if w.phase >= watchHead {
+		n := copy(w.readSpace(p), w.held)
+		w.held = w.held[:copy(w.held, w.held[n:])]
+		return w.crlf(p, n)
+	}
+	limit := len(w.held)
+	if w.phase == watchPaused {
+		keep := w.pauseEnd - w.out
+		if keep <= 0 || w.pauseEnd < 0 {
+			w.phase = watchOff // the engine reads on without next or stop
+		} else {
+			limit = int(min(keep, int64(limit)))
+		}
+	}
+	n := copy(p, w.held[:limit])
+	w.held = w.held[:copy(w.held, w.held[n:])]
+	w.out += int64(n)
+	return n
+}
+
+// stop is called when the engine hands the connection over (an
+// upgrade): nothing more is a request's.
+func (w *headWatch) stop() { w.phase = watchOff }
 
 var crlfBytes = []byte("\r\n")
 

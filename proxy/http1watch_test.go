@@ -65,10 +65,10 @@ func TestWatchPipelined(t *testing.T) {
 			"GET /a HTTP/1.1\r\n\r\n\r\n\nGET /b HTTP/1.1\r\n\r\n", 2, watchHead},
 		{"upgrade: the rest untouched",
 			"GET /ws HTTP/1.1\nUpgrade: websocket\nConnection: Upgrade\n\n\x81\x05a\nb\nGET / HTTP/1.1\n\n",
-			"GET /ws HTTP/1.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\r\n\x81\x05a\nb\nGET / HTTP/1.1\n\n", 1, watchPaused},
+			"GET /ws HTTP/1.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\r\n\x81\x05a\nb\nGET / HTTP/1.1\n\n", 1, watchOff},
 		{"CONNECT: the rest untouched",
 			"CONNECT a:443 HTTP/1.1\nHost: a:443\n\nx\ny\n",
-			"CONNECT a:443 HTTP/1.1\r\nHost: a:443\r\n\r\nx\ny\n", 1, watchPaused},
+			"CONNECT a:443 HTTP/1.1\r\nHost: a:443\r\n\r\nx\ny\n", 1, watchOff},
 		{"bad length: the rest untouched",
 			"POST /a HTTP/1.1\nContent-Length: 1x\n\nGET /b HTTP/1.1\n\n",
 			"POST /a HTTP/1.1\r\nContent-Length: 1x\r\n\r\nGET /b HTTP/1.1\n\n", 1, watchPaused},
@@ -153,13 +153,30 @@ func TestWatchPause(t *testing.T) {
 		t.Errorf("the head after a declined upgrade reads %q (%d heads)", got, w.heads)
 	}
 
-	w = headWatch{}
-	w.begin()
-	feedHead(&w, []byte(head+"GET / HTTP/1.1\n"), 32<<10, 1<<20)
-	w.handled(-2)
-	w.next()
-	if w.phase != watchOff {
-		t.Errorf("bytes of a next request came with the upgrade's: phase %d, want off", w.phase)
+	// A next request sent with the upgrade's is held back until the
+	// engine decided, then scanned as a head, or let through untouched
+	// after an upgrade.
+	for _, upgraded := range []bool{false, true} {
+		w = headWatch{}
+		w.begin()
+		buf := make([]byte, 1024)
+		n := w.crlf(buf, copy(w.readSpace(buf), head+"GET / HTTP/1.1\n\n"))
+		if string(buf[:n]) != strings.ReplaceAll(head, "\n", "\r\n") || string(w.held) != "GET / HTTP/1.1\n\n" {
+			t.Fatalf("the read with the upgrade head gives %q, holds %q", buf[:n], w.held)
+		}
+		w.saw(buf[:n])
+		w.handled(-2)
+		want := "GET / HTTP/1.1\r\n\r\n"
+		if upgraded {
+			w.stop()
+			want = "GET / HTTP/1.1\n\n"
+		} else {
+			w.next()
+		}
+		got, _ := feedHead(&w, nil, 1024, 1024)
+		if string(got) != want {
+			t.Errorf("upgraded %v: the held bytes read %q, want %q", upgraded, got, want)
+		}
 	}
 }
 

@@ -732,6 +732,10 @@ func (info *connInfo) read(r io.Reader, p []byte) (int, error) {
 	if n := info.head.pending(p); n > 0 {
 		return n, info.received(p[:n], nil, false)
 	}
+	if len(info.head.held) > 0 {
+		n := info.head.fromHeld(p)
+		return n, info.received(p[:n], nil, info.head.heads != heads)
+	}
 	n, err := r.Read(info.head.readSpace(p))
 	n = info.head.crlf(p, n)
 	return n, info.received(p[:n], err, info.head.heads != heads)

@@ -44,6 +44,7 @@ func TestPipelinedBareLF(t *testing.T) {
 		{"chunked body then LF head", "POST /echo/a HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n3\r\na\nb\r\n0\r\n\r\nGET /b HTTP/1.1\nHost: x\nConnection: close\n\n"},
 		{"LF chunk lines then LF head", "POST /echo/a HTTP/1.1\nHost: x\nTransfer-Encoding: chunked\n\n3;x=y\na\nb\n2\nc\n\n0\nX-T: 1\n\nGET /b HTTP/1.1\nHost: x\nConnection: close\n\n"},
 		{"HTTP/1.0 keep-alive", "GET /a HTTP/1.0\nConnection: keep-alive\n\nGET /b HTTP/1.0\n\n"},
+		{"LF head behind a declined upgrade", "GET /a HTTP/1.1\nHost: x\nUpgrade: websocket\nConnection: upgrade\n\nGET /b HTTP/1.1\nHost: x\nConnection: close\n\n"},
 		{"bare CR in a pipelined head", "GET /a HTTP/1.1\r\nHost: x\r\n\r\nGET /b HTTP/1.1\nX: a\rb"},
 		{"empty lines between", "GET /a HTTP/1.1\nHost: x\n\n\n\r\nGET /b HTTP/1.1\nHost: x\nConnection: close\n\n"},
 	} {
