@@ -30,10 +30,13 @@ var errBareCR = errors.New("client sent a bare CR in the request head")
 // (RFC 9112 section 2.2 lets a recipient do so; nginx's own test suite
 // and many shell health checks send bare LFs), while fasthttp waits for a
 // head's CRLF CRLF until the client gives up and refuses a chunk line
-// without its CR. A body's data, and everything after a head whose
-// framing the watch does not follow as the engine does (an upgrade,
-// CONNECT, a Content-Length that is not a number, two framings, a folded
-// line), goes on as it was sent (pause).
+// without its CR. A body's data goes on as it was sent. After a head
+// whose framing the watch does not follow as the engine does (a
+// Content-Length that is not a number, two framings, another coding, a
+// folded line), nothing is touched (the watch pauses) until the engine
+// served that request; after an Upgrade or a CONNECT, what follows is
+// held back until the engine answered (holdAfterPause): untouched if it
+// upgraded the connection, else scanned as the next head.
 //
 // The common head, CRLF-terminated, comes in one read, and costs one
 // search for each line's LF and a look at the first bytes of the lines
