@@ -253,6 +253,9 @@ func (w *headWatch) crlf(p []byte, n int) int {
 		o = w.put(p, o, crlfBytes)
 		rest = rest[k+1:]
 	}
+	if cap(w.scratch) > 4<<10 {
+		w.scratch = nil // a large read's copy is not kept for the connection's life
+	}
 	if w.phase == watchPaused {
 		return w.holdAfterPause(p, o)
 	}
