@@ -112,7 +112,7 @@ func (s *Server) http1Server(g *conf.ListenGroup) *h1.Server {
 				info := ec.connInfo()
 				info.idle.Store(idle)
 				if idle {
-					info.head.next(info.reqEnd)
+					info.head.next()
 				}
 			}
 		},
@@ -229,6 +229,12 @@ func (s *Server) handleHTTP1(ctx h1.Ctx) {
 	r.fh.h, r.fh.r = h, r
 	r.Header = &r.fh
 	r.ContentLength = int64(h.ContentLength())
+	if !info.head.handled(r.ContentLength) {
+		// The head watch followed this request's framing otherwise
+		// than the engine: what it let through after it may not be what
+		// the client sent, so nothing more is read.
+		ctx.SetConnectionClose()
+	}
 	r.RequestLength = int64(len(h.RawHeaders()))
 	switch {
 	case r.ContentLength > 0 || r.ContentLength == -1:
@@ -251,7 +257,6 @@ func (s *Server) handleHTTP1(ctx h1.Ctx) {
 	if r.ContentLength == -2 {
 		r.ContentLength = 0
 	}
-	info.reqEnd = info.head.requestEnd(r.ContentLength)
 	if status := checkRequestHead(r, &r.fh, info.group.Default); status != 0 {
 		r.rt = rt
 		r.srv = info.group.Default
@@ -297,6 +302,7 @@ func (rt *site) writeHTTP1(ctx h1.Ctx, r *Request) {
 	}
 	if resp.Upgrade != nil {
 		upgrade := resp.Upgrade
+		r.conn.head.stop() // what follows is the upgraded protocol's
 		ctx.SkipBody()
 		ctx.Hijack(func(c net.Conn) {
 			if err := upgrade(c); err != nil {

@@ -75,9 +75,6 @@ type connInfo struct {
 	// plainHTTP: the client sent plain HTTP to a TLS port; each request
 	// gets nginx's 497 (handle).
 	plainHTTP bool
-	// reqEnd is where the request being served ends in the bytes read
-	// (headWatch.requestEnd), -1 when unknown.
-	reqEnd int64
 	// head counts the bytes the client sent and watches HTTP/1 request
 	// heads as they arrive (the wrappers' Read).
 	head headWatch
