@@ -24,7 +24,7 @@ func TestBeyondConfig(t *testing.T) {
 	if got := beyondConfig(bare); len(got) != len(alwaysOnFeatures) {
 		t.Errorf("bare configuration: %d items, want %d: %q", len(got), len(alwaysOnFeatures), got)
 	}
-	site := tree(builtinConfig("/www", "/wp", certPair{Cert: "c", Key: "k"}, certPair{Cert: "c", Key: "k"}))
+	site := tree(builtinConfig("/www", "/wp", "127.0.0.1:9", certPair{Cert: "c", Key: "k"}, certPair{Cert: "c", Key: "k"}))
 	if got := beyondConfig(site); len(got) != 0 {
 		t.Errorf("built-in site: %q, want nothing", got)
 	}

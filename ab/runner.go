@@ -60,7 +60,16 @@ func (r *runner) prepare() error {
 	}
 	var err error
 	if r.o.Config == "" {
-		r.site, err = builtinSite(filepath.Join(r.workDir, "site"), r.o.WordPress)
+		backend := ""
+		if slices.ContainsFunc(r.scenarios, func(s Scenario) bool { return s.Proxy }) {
+			b, err := startHTTPBackend()
+			if err != nil {
+				return err
+			}
+			r.cleanups = append(r.cleanups, b.stop)
+			backend = b.addr
+		}
+		r.site, err = builtinSite(filepath.Join(r.workDir, "site"), r.o.WordPress, backend)
 	} else {
 		if r.o.WordPress != "" {
 			return fmt.Errorf("ab: --wordpress adds a WordPress server to the built-in site; with -c, select the wordpress scenario to time your site's front page")
@@ -303,6 +312,9 @@ func (r *runner) scenario(ctx context.Context, s Scenario, edge, nginx *server, 
 		return res
 	case s.PHP && fpm == nil:
 		res.Skipped = "no php-fpm"
+		return res
+	case s.Proxy && !r.site.Builtin:
+		res.Skipped = "the proxy scenario needs the built-in site's backend"
 		return res
 	case s.Cached && !r.site.Builtin:
 		res.Skipped = "the cached-page scenarios need the built-in site's fastcgi_cache locations"

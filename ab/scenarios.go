@@ -98,6 +98,9 @@ type Scenario struct {
 	// server (a gzip HIT against an identity HIT, a cached page against
 	// the uncached one); see Comparison.
 	Baseline string
+	// Proxy marks a scenario served by proxy_pass from the harness's
+	// own HTTP backend (built-in site only, backend.go).
+	Proxy bool
 	// Goal says which goal the scenario is held to (see Verdict).
 	Goal Goal
 }
@@ -155,6 +158,10 @@ func Catalog() []Scenario {
 			Tool: ToolWrk, Endpoint: EndpointHTTP, Path: "/" + testDir + "/hello.php", Conns: 50, PHP: true, Goal: GoalPerCPU},
 	)
 	list = append(list, cacheScenarios()...)
+	list = append(list,
+		Scenario{Name: "proxy-1k", Group: "proxy", Seed: "017", Title: "1 KiB response proxied from a keep-alive backend (upstream keepalive 32), HTTP/1.1 keep-alive",
+			Tool: ToolWrk, Endpoint: EndpointHTTP, Path: "/" + testDir + "/" + proxied1k, Conns: 50, Proxy: true, Goal: GoalPerCPU},
+	)
 	list = append(list,
 		Scenario{Name: "wordpress", Group: "wordpress", Seed: "004", Title: "WordPress front page, HTTP/1.1 keep-alive",
 			Tool: ToolWrk, Endpoint: EndpointWordPress, Path: "/", Conns: 20, PHP: true, Goal: GoalPerCPU},

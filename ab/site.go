@@ -71,7 +71,7 @@ const cacheZone = "AB"
 // not ""), with the given certificates. It is nginx's language and nginx
 // 1.22's dialect ("listen ... http2"), so "edge -T --nginx" hands nginx
 // the same text.
-func builtinConfig(docroot, wordpress string, ecdsa, rsa certPair) string {
+func builtinConfig(docroot, wordpress, backend string, ecdsa, rsa certPair) string {
 	var b strings.Builder
 	b.WriteString(`# edge ab's built-in site: the seeds' tuned nginx setup.
 worker_processes auto;
@@ -115,6 +115,9 @@ http {
     ssl_session_cache shared:SSL:10m;
     ssl_session_timeout 10m;
 `)
+	if backend != "" {
+		b.WriteString(proxyConfig(backend))
+	}
 	site := func(listen, root, certs string, cached bool) {
 		fmt.Fprintf(&b, "\n    server {\n        listen %s;\n        server_name localhost;\n", listen)
 		b.WriteString(certs)
@@ -125,6 +128,9 @@ http {
 `)
 		if cached {
 			b.WriteString(cachedPageLocations)
+			if backend != "" {
+				b.WriteString(proxyLocation())
+			}
 		}
 		b.WriteString(`        # seed 004: assets cached 30 days, not logged
         location ~* \.(jpg|jpeg|gif|png|css|js|ico|xml)$ {
@@ -271,7 +277,7 @@ func loadSite(path, prefix string) (*Site, *conf.Plan, error) {
 
 // builtinSite writes the built-in configuration, its certificates and its
 // docroot under dir and loads it.
-func builtinSite(dir, wordpress string) (*Site, error) {
+func builtinSite(dir, wordpress, backend string) (*Site, error) {
 	docroot := filepath.Join(dir, "www")
 	if err := os.MkdirAll(docroot, 0o755); err != nil {
 		return nil, fmt.Errorf("ab: %w", err)
@@ -288,7 +294,7 @@ func builtinSite(dir, wordpress string) (*Site, error) {
 		return nil, err
 	}
 	path := filepath.Join(dir, "site.conf")
-	if err := os.WriteFile(path, []byte(builtinConfig(docroot, wordpress, ecdsa, rsa)), 0o644); err != nil {
+	if err := os.WriteFile(path, []byte(builtinConfig(docroot, wordpress, backend, ecdsa, rsa)), 0o644); err != nil {
 		return nil, fmt.Errorf("ab: %w", err)
 	}
 	site, plan, err := loadSite(path, dir)

@@ -21,7 +21,7 @@ import (
 func TestBuiltinCachedPages(t *testing.T) {
 	dir := t.TempDir()
 	site, plan, err := func() (*Site, *conf.Plan, error) {
-		s, err := builtinSite(dir, "/wp")
+		s, err := builtinSite(dir, "/wp", "127.0.0.1:9")
 		if err != nil {
 			return nil, nil, err
 		}

@@ -220,6 +220,9 @@ func setFastCGIPass(c *compiler, f *frame, d *Directive) error {
 // resolveFastCGIPasses binds fastcgi_pass names to upstreams and pools.
 func (c *compiler) resolveFastCGIPasses() error {
 	for _, p := range c.fastcgiPasses {
+		if p.Network == "tcp" {
+			c.noteNamedPass(p.Address)
+		}
 		if p.Network != "" {
 			continue
 		}

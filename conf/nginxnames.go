@@ -79,8 +79,6 @@ var ignoredDirectives = map[string]string{
 	"http2_push_preload":             "HTTP/2 server push is not implemented by browsers any more",
 	"http2_push":                     "HTTP/2 server push is not implemented by browsers any more",
 	"http2_max_requests":             "keepalive_requests applies",
-	"resolver":                       "edge resolves names with the system resolver (/etc/hosts, /etc/resolv.conf)",
-	"resolver_timeout":               "edge resolves names with the system resolver (/etc/hosts, /etc/resolv.conf)",
 	"acme_shared_zone":               "edge keeps ACME state in memory and in the issuer's state_path",
 }
 

@@ -8,6 +8,8 @@ package conf
 import (
 	"net/netip"
 	"time"
+
+	"edge/proxy/resolver"
 )
 
 // Plan is a compiled configuration.
@@ -69,6 +71,12 @@ type HTTPConf struct {
 	LogFormats map[string]*LogFormat
 	Maps       []*Map
 	Upstreams  map[string]*Upstream
+	// NamedPasses holds "host:port", lowercased, of every proxy_pass and
+	// fastcgi_pass without variables whose host is a name (nginx's
+	// implicit upstreams): a *_pass with variables that names the same
+	// host and port uses it, resolved as that one is, with no resolver
+	// (ngx_http_upstream_init_request's search of the upstreams).
+	NamedPasses map[string]bool
 	// Pools are the fpm_pool blocks, in file order.
 	Pools []*FPMPool
 	// PassPools, in a configuration without fpm_pool blocks, are the
@@ -336,6 +344,11 @@ type LocConf struct {
 	FastCGI FastCGI
 
 	Proxy Proxy
+	// Resolver is the resolver directive's (nil: none, nginx's "no
+	// resolver defined"); ResolverTimeout bounds one name's resolution
+	// (default 30s).
+	Resolver        *resolver.Resolver
+	ResolverTimeout time.Duration
 	// FastCGICache is fastcgi_cache and its companions, ProxyCache
 	// proxy_cache and its (cache.go).
 	FastCGICache Cache

@@ -7,6 +7,7 @@
 package conf
 
 import (
+	"net"
 	"strings"
 	"time"
 
@@ -380,11 +381,29 @@ func setProxyPass(c *compiler, f *frame, d *Directive) error {
 // an upstream of its name, is an address).
 func (c *compiler) resolveProxyPasses() {
 	for _, p := range c.proxyPasses {
-		if p.Target.Network != "tcp" || p.Target.Port != "" {
+		if p.Target.Network != "tcp" {
 			continue
 		}
-		p.Upstream = c.plan.HTTP.Upstreams[p.Target.Host]
+		if p.Target.Port == "" {
+			p.Upstream = c.plan.HTTP.Upstreams[p.Target.Host]
+		}
+		if p.Upstream == nil {
+			c.noteNamedPass(p.Target.Address)
+		}
 	}
+}
+
+// noteNamedPass records the address "host:port" of a *_pass without
+// variables when its host is a name (HTTP.NamedPasses).
+func (c *compiler) noteNamedPass(address string) {
+	host, _, err := net.SplitHostPort(address)
+	if err != nil || net.ParseIP(host) != nil {
+		return
+	}
+	if c.plan.HTTP.NamedPasses == nil {
+		c.plan.HTTP.NamedPasses = map[string]bool{}
+	}
+	c.plan.HTTP.NamedPasses[strings.ToLower(address)] = true
 }
 
 // String is how Plan.Dump shows a proxy_set_header.

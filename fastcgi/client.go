@@ -257,12 +257,27 @@ func (c *Client) Do(ctx context.Context, req *Request) (*Response, error) {
 		}
 	}
 	if err := r.roundTrip(ctx, req, handed, complete, sent); err != nil {
+		if r.connected {
+			err = &ConnectedError{ConnectTime: r.ConnectTime, Err: err}
+		}
 		r.recycle()
 		c.release()
 		return nil, err
 	}
 	return r, nil
 }
+
+// ConnectedError is a request's failure that came once its connection
+// was made (or taken from the kept ones), with how long that took, for
+// $upstream_connect_time, which nginx shows for such a try; errors.Is
+// sees the cause.
+type ConnectedError struct {
+	ConnectTime time.Duration
+	Err         error
+}
+
+func (e *ConnectedError) Error() string { return e.Err.Error() }
+func (e *ConnectedError) Unwrap() error { return e.Err }
 
 // Close releases the response's connection: back to the idle pool if the
 // request ended cleanly (END_REQUEST read, connection kept, body fully

@@ -530,8 +530,18 @@ func TestGoServerReadTimeout(t *testing.T) {
 	c.ReadTimeout = 50 * time.Millisecond
 	var req Request
 	b.fill(&req, "GET", "block.php", "", -1)
-	if _, err := c.Do(context.Background(), &req); !errors.Is(err, ErrTimeout) {
+	_, err := c.Do(context.Background(), &req)
+	if !errors.Is(err, ErrTimeout) {
 		t.Fatalf("err = %v, want ErrTimeout", err)
+	}
+	// It came after the connect: $upstream_connect_time shows it.
+	if ce := (*ConnectedError)(nil); !errors.As(err, &ce) {
+		t.Errorf("err = %#v, want a ConnectedError", err)
+	}
+	// A refused connect is none.
+	dead := &Client{Network: "tcp", Address: "127.0.0.1:1"}
+	if _, err := dead.Do(context.Background(), &req); !errors.Is(err, ErrConnect) || errors.As(err, new(*ConnectedError)) {
+		t.Errorf("refused: err = %v, want ErrConnect without a ConnectedError", err)
 	}
 	// A request's own ReadTimeout replaces the Client's, on a fresh
 	// connection and on a kept one alike.

@@ -63,6 +63,7 @@ type Response struct {
 	// ConnectTime is how long the dial of the connection the request
 	// went over took; 0 for a kept connection ($upstream_connect_time).
 	ConnectTime time.Duration
+	connected   bool // a connection was made or taken (ConnectTime is set)
 
 	client  *Client
 	conn    *conn

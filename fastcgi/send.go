@@ -43,7 +43,7 @@ func (r *Response) roundTrip(ctx context.Context, req *Request, handed *conn, co
 		if sent == 0 {
 			setKeepConn(r.wbuf, cn.keepConn) // handOff set it for what it wrote
 		}
-		r.ConnectTime = cn.dialTime
+		r.ConnectTime, r.connected = cn.dialTime, true
 		r.attach(ctx, cn, req)
 		set, _ := c.idleSet()
 		if !cn.reused {

@@ -143,24 +143,7 @@ func BenchmarkStatic1K(b *testing.B) {
 func benchStaticPipeline(b *testing.B) {
 	plan, _ := benchSite(b)
 	rt := testSite(b, plan)
-	info := &ConnInfo{
-		ID:     1,
-		Start:  time.Now(),
-		Remote: netip.MustParseAddrPort("127.0.0.1:50000"),
-		Local:  netip.MustParseAddrPort("127.0.0.1:8080"),
-		Port:   "8080",
-		Group:  plan.HTTP.Listens[0],
-	}
-	get := func() *Request {
-		r := AcquireRequest()
-		r.Conn = info
-		r.Start = time.Now()
-		r.Method, r.RawTarget, r.Proto = "GET", "/1k.txt", "HTTP/1.1"
-		r.HostHeader = "example.com"
-		r.Header = browserHeaders
-		rt.Serve(r)
-		return r
-	}
+	get := pipelineGet(rt, plan, "/1k.txt")
 	r := get()
 	if r.resp.Status != 200 || len(r.resp.Bytes) != 1024 {
 		b.Fatalf("GET /1k.txt: status %d, %d bytes in memory", r.resp.Status, len(r.resp.Bytes))
@@ -172,5 +155,29 @@ func benchStaticPipeline(b *testing.B) {
 		r := get()
 		rt.Done(r, r.resp.Length)
 		ReleaseRequest(r)
+	}
+}
+
+// pipelineGet returns a function that serves a browser's GET of target
+// through rt's pipeline, on one keep-alive connection to the plan's first
+// listen address; the caller releases the request.
+func pipelineGet(rt *Site, plan *conf.Plan, target string) func() *Request {
+	info := &ConnInfo{
+		ID:     1,
+		Start:  time.Now(),
+		Remote: netip.MustParseAddrPort("127.0.0.1:50000"),
+		Local:  netip.MustParseAddrPort("127.0.0.1:8080"),
+		Port:   "8080",
+		Group:  plan.HTTP.Listens[0],
+	}
+	return func() *Request {
+		r := AcquireRequest()
+		r.Conn = info
+		r.Start = time.Now()
+		r.Method, r.RawTarget, r.Proto = "GET", target, "HTTP/1.1"
+		r.HostHeader = "example.com"
+		r.Header = browserHeaders
+		rt.Serve(r)
+		return r
 	}
 }

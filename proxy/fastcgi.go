@@ -15,6 +15,7 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"net/netip"
 	"os"
 	"slices"
 	"strings"
@@ -57,7 +58,9 @@ func (rt *Site) fastcgi(r *Request) (step, int) {
 	b := rt.backends.byPass[l.Content.FastCGI]
 	if p := l.Content.FastCGI; p.Script != nil {
 		var terr *targetError
-		if b, terr = rt.backends.forTarget(rt.eval(r, p.Script), &l.FastCGI); terr != nil {
+		if b, terr = rt.backends.forTarget(rt.eval(r, p.Script), &l.FastCGI, func(host string) ([]netip.Addr, *targetError) {
+			return rt.resolveHost(r, host)
+		}); terr != nil {
 			rt.log.errorf(r, "%s", terr.msg)
 			return stepDone, terr.status
 		}
@@ -324,7 +327,12 @@ func passedByConf(f *conf.FastCGI, lname string) bool {
 // io.Copy from an io.LimitReader, without allocating one).
 func readUpTo(buf *bytes.Buffer, r io.Reader, limit int) error {
 	for buf.Len() < limit {
-		buf.Grow(min(32<<10, limit-buf.Len()))
+		// Grown only when little room is left: growing before every read
+		// made a 1 KiB answer's buffer 96 KiB (32 KiB, then twice that
+		// plus 32 KiB for the read that finds the end).
+		if buf.Available() < 4<<10 {
+			buf.Grow(min(32<<10, limit-buf.Len()))
+		}
 		free := buf.AvailableBuffer()
 		free = free[:min(cap(free), limit-buf.Len())]
 		n, err := r.Read(free)

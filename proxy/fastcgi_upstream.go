@@ -9,6 +9,7 @@ import (
 	"errors"
 	"io"
 	"net"
+	"net/netip"
 	"strconv"
 	"strings"
 	"sync"
@@ -111,9 +112,9 @@ type targetError struct {
 // variables evaluated to, as nginx resolves it (ngx_http_fastcgi_eval,
 // ngx_http_upstream_init_request): "unix:PATH" or an IP address with its
 // port is used as it is; a name is an upstream{} (or an fpm_pool{}),
-// and without one an error; a host name with a port would need a
-// resolver, which edge does not have.
-func (bs *backends) forTarget(target string, f *conf.FastCGI) (*backend, *targetError) {
+// and without one an error; a host name with a port is resolved by
+// resolve (nil: no resolver), for the one request.
+func (bs *backends) forTarget(target string, f *conf.FastCGI, resolve func(host string) ([]netip.Addr, *targetError)) (*backend, *targetError) {
 	key := target + "|" + strconv.FormatBool(f.KeepConn)
 	bs.mu.Lock()
 	b, full := bs.byTarget[key], bs.dynamic >= maxDynamicTargets
@@ -144,8 +145,20 @@ func (bs *backends) forTarget(target string, f *conf.FastCGI) (*backend, *target
 			return nil, &targetError{500, "no port in upstream \"" + target + "\""}
 		}
 		p.Address, named = "", true
-	case network == "tcp" && net.ParseIP(host) == nil:
-		return nil, &targetError{502, "no resolver defined to resolve " + host}
+	case network == "tcp" && net.ParseIP(host) == nil && !bs.plan.HTTP.NamedPasses[strings.ToLower(address)]:
+		// A name no fastcgi_pass or proxy_pass without variables names
+		// with this port (those are dialled by name, as the static one).
+		if resolve == nil {
+			return nil, &targetError{502, "no resolver defined to resolve " + host}
+		}
+		addrs, terr := resolve(host)
+		if terr != nil {
+			return nil, terr
+		}
+		_, port, _ := net.SplitHostPort(address)
+		return resolvedFastCGIBackend(target, port, addrs, func(address string) *fastcgi.Client {
+			return newClient("tcp", address, 0, 0, f, fastcgi.NewIdleConns(0))
+		}), nil
 	}
 	if !named && full {
 		// A target only the request names: served, but not kept (the
@@ -484,6 +497,9 @@ func (rt *Site) roundTrip(r *Request, b *backend, req *fastcgi.Request, body io.
 		}
 		status, what := fastcgiErrorStatus(err)
 		t.status, t.responseTime = status, end.Sub(t.start)
+		if ce := (*fastcgi.ConnectedError)(nil); errors.As(err, &ce) {
+			t.connectTime = ce.ConnectTime
+		}
 		if !errors.Is(err, fastcgi.ErrStderrCaught) {
 			// nginx logs nothing more than the stderr line it caught.
 			rt.log.errorf(r, "%s (%v) while %s, upstream: \"fastcgi://%s\"", what, err, "reading response header from upstream", srv.addr)

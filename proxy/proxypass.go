@@ -172,6 +172,21 @@ func (pb *proxyBackends) get(t *httpproxy.Target, u *conf.Upstream) *backend {
 	return b
 }
 
+// close closes the idle upstream connections of every backend and keeps
+// none after the responses under way: the site's plan was replaced. The
+// next plan's backends open their own, as nginx's new workers do.
+func (pb *proxyBackends) close() {
+	pb.mu.Lock()
+	defer pb.mu.Unlock()
+	for _, b := range pb.byKey {
+		for _, s := range b.servers {
+			if k := s.http.Keepalive; k != nil {
+				k.Close()
+			}
+		}
+	}
+}
+
 // hideHeaders returns a location's proxy_hide_header/proxy_pass_header
 // set, made once.
 func (pb *proxyBackends) hideHeaders(l *conf.Location) *httpproxy.HideHeaders {
@@ -192,10 +207,11 @@ func (pb *proxyBackends) hideHeaders(l *conf.Location) *httpproxy.HideHeaders {
 }
 
 // proxyTarget is the location's proxy_pass URL, evaluated when it has
-// variables, with the upstream{} its host names.
-func (rt *Site) proxyTarget(r *Request, p *conf.ProxyPass) (httpproxy.Target, *conf.Upstream, int) {
+// variables, with its backend: the upstream{} its host names, its
+// address, or the addresses the resolver gave for its host name.
+func (rt *Site) proxyTarget(r *Request, p *conf.ProxyPass) (httpproxy.Target, *backend, int) {
 	if p.Script == nil {
-		return p.Target, p.Upstream, 0
+		return p.Target, rt.proxies.get(&p.Target, p.Upstream), 0
 	}
 	url := rt.eval(r, p.Script)
 	t, err := httpproxy.ParseTarget(url)
@@ -207,11 +223,15 @@ func (rt *Site) proxyTarget(r *Request, p *conf.ProxyPass) (httpproxy.Target, *c
 	if t.Network == "tcp" && t.Port == "" {
 		u = findUpstream(rt.plan.HTTP.Upstreams, t.Host)
 	}
-	if u == nil && t.Network == "tcp" && net.ParseIP(t.Host) == nil {
-		rt.log.errorf(r, "no resolver defined to resolve %s", t.Host)
-		return t, nil, 502
+	if u == nil && t.Network == "tcp" && net.ParseIP(t.Host) == nil && !rt.plan.HTTP.NamedPasses[strings.ToLower(t.Address)] {
+		addrs, terr := rt.resolveHost(r, t.Host)
+		if terr != nil {
+			rt.log.errorf(r, "%s", terr.msg)
+			return t, nil, terr.status
+		}
+		return t, resolvedProxyBackend(&t, addrs), 0
 	}
-	return t, u, 0
+	return t, rt.proxies.get(&t, u), 0
 }
 
 // proxyPass sends the request to the location's HTTP upstream.
@@ -219,11 +239,10 @@ func (rt *Site) proxyPass(r *Request) (step, int) {
 	l := r.loc
 	p := l.Content.Proxy
 	pc := &l.Proxy
-	target, up, status := rt.proxyTarget(r, p)
+	target, b, status := rt.proxyTarget(r, p)
 	if status != 0 {
 		return stepDone, status
 	}
-	b := rt.proxies.get(&target, up)
 	r.px = proxyVars{host: target.ProxyHost, port: target.ProxyPort}
 
 	method := r.Method
@@ -320,6 +339,9 @@ func (rt *Site) proxyPass(r *Request) (step, int) {
 			}
 			st := e.Status()
 			t.status, t.responseTime = st, end.Sub(t.start)
+			if e.Connected {
+				t.connectTime = e.ConnectTime
+			}
 			if e.Kind == httpproxy.KindCanceled {
 				rt.clientClosed(r, ctx)
 			} else {
@@ -330,7 +352,7 @@ func (rt *Site) proxyPass(r *Request) (step, int) {
 			resend := body == nil || seekable || !e.Sent
 			return st, proxyNextAllows(pc.NextUpstream, e) && httpproxy.Retryable(err, method, nonIdem) && resend && inTime(end)
 		}
-		t.connectTime, t.headerTime, t.status = 0, end.Sub(t.start), resp.Status
+		t.connectTime, t.headerTime, t.status = resp.ConnectTime, end.Sub(t.start), resp.Status
 		if more && proxyNextStatus(pc.NextUpstream, resp.Status) && (httpproxy.Idempotent(method) || nonIdem) && inTime(end) {
 			resp.Close()
 			t.responseTime = rt.now().Sub(t.start)

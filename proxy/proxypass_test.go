@@ -5,8 +5,10 @@ package proxy
 
 import (
 	"bufio"
+	"edge/proxy/internal/plantest"
 	"fmt"
 	"net"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -22,41 +24,26 @@ type recordingBackend struct {
 
 func startRecordingBackend(t *testing.T, resp string) *recordingBackend {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ln.Close() })
-	b := &recordingBackend{addr: ln.Addr().String()}
-	resp = strings.ReplaceAll(resp, "BACKEND", b.addr)
-	go func() {
+	b := &recordingBackend{}
+	b.addr = plantest.Loopback(t, func(c net.Conn, _ int) {
+		br := bufio.NewReader(c)
+		var head strings.Builder
 		for {
-			c, err := ln.Accept()
+			line, err := br.ReadString('\n')
 			if err != nil {
 				return
 			}
-			go func() {
-				defer c.Close()
-				br := bufio.NewReader(c)
-				var head strings.Builder
-				for {
-					line, err := br.ReadString('\n')
-					if err != nil {
-						return
-					}
-					head.WriteString(line)
-					if line == "\r\n" {
-						break
-					}
-				}
-				b.mu.Lock()
-				b.heads = append(b.heads, head.String())
-				b.mu.Unlock()
-				target := strings.Fields(head.String())[1]
-				fmt.Fprintf(c, strings.ReplaceAll(resp, "%s", "%[1]s"), target)
-			}()
+			head.WriteString(line)
+			if line == "\r\n" {
+				break
+			}
 		}
-	}()
+		b.mu.Lock()
+		b.heads = append(b.heads, head.String())
+		b.mu.Unlock()
+		target := strings.Fields(head.String())[1]
+		fmt.Fprintf(c, strings.ReplaceAll(strings.ReplaceAll(resp, "BACKEND", b.addr), "%s", "%[1]s"), target)
+	})
 	return b
 }
 
@@ -82,6 +69,7 @@ func TestProxyPass(t *testing.T) {
 events {}
 http {
     upstream pool { server DEAD; server BACKEND; }
+    upstream pool2 { server DEAD; server BACKEND; }
     server {
         listen 8080;
         root {{ROOT}}/html;
@@ -102,6 +90,12 @@ http {
         location /dead/ { proxy_pass http://DEAD/; }
         location /body/ { proxy_set_body "replaced"; proxy_method POST; proxy_pass http://BACKEND/; }
         location /v/ { proxy_pass http://$arg_to/x; }
+        location /ct/ {
+            add_header X-CT $upstream_connect_time;
+            add_header X-Addr $upstream_addr;
+            add_header X-St $upstream_status;
+            proxy_pass http://pool2/;
+        }
     }
 }
 `)
@@ -112,6 +106,7 @@ http {
 		status       int
 		sent         []string // lines the backend must have got
 		got          map[string]string
+		match        map[string]string // header -> regexp
 	}{
 		{name: "uri part replaces the prefix", target: "/a/b?c=d", status: 200,
 			sent: []string{"GET /app/b?c=d HTTP/1.0\r\n", "Host: " + be.addr + "\r\n", "Connection: close\r\n"},
@@ -125,6 +120,10 @@ http {
 		{name: "set body and method", target: "/body/z", status: 200, sent: []string{"POST /z HTTP/1.0\r\n", "Content-Length: 8\r\n"}},
 		{name: "variables with an address", target: "/v/?to=" + be.addr, status: 200, sent: []string{"GET /x HTTP/1.0\r\n"}},
 		{name: "variables with a name and no resolver", target: "/v/?to=unknown.invalid", status: 502},
+		// $upstream_connect_time: "-" for the refused connection, the
+		// connect's seconds for the next (nginx's format, ms).
+		{name: "upstream_connect_time per try", target: "/ct/", status: 200,
+			got: map[string]string{"X-Addr": deadAddr + ", " + be.addr, "X-St": "502, 200"}, match: map[string]string{"X-CT": `^-, \d+\.\d{3}$`}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -141,6 +140,11 @@ http {
 			for name, want := range c.got {
 				if v := r.resp.Header.Get(name); v != want {
 					t.Errorf("%s: %q, want %q", name, v, want)
+				}
+			}
+			for name, re := range c.match {
+				if v := r.resp.Header.Get(name); !regexp.MustCompile(re).MatchString(v) {
+					t.Errorf("%s: %q, want %s", name, v, re)
 				}
 			}
 		})

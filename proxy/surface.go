@@ -34,6 +34,11 @@ func (rt *Site) AtDefault(r *Request, srv *conf.Server) {
 	r.loc = srv.Loc
 }
 
+// Retire tells a site that it takes no more requests (a newer one is in
+// force, or the server stops): it closes its idle upstream connections,
+// as nginx's old workers do; requests it still serves go on.
+func (rt *Site) Retire() { rt.proxies.close() }
+
 // Infof writes an [info] line about r to the error log, with nginx's
 // context of the request.
 func (rt *Site) Infof(r *Request, format string, args ...any) {

@@ -62,29 +62,39 @@ func TestForTargetBound(t *testing.T) {
 http {
     access_log off;
     upstream php { server 127.0.0.1:9; }
-    server { listen 127.0.0.1:8080; location / { fastcgi_pass $arg_t; } }
+    server {
+        listen 127.0.0.1:8080;
+        location / { fastcgi_pass $arg_t; }
+        location /named { fastcgi_pass localhost:9; }
+    }
 }
 `))
 	f := &conf.FastCGI{KeepConn: true}
 	for i := range maxDynamicTargets + 10 {
-		b, terr := rt.backends.forTarget(fmt.Sprintf("unix:/nowhere/%d.sock", i), f)
+		b, terr := rt.backends.forTarget(fmt.Sprintf("unix:/nowhere/%d.sock", i), f, nil)
 		if terr != nil || b == nil {
 			t.Fatalf("target %d: %v", i, terr)
 		}
 	}
-	if n := len(rt.backends.byTarget); n != maxDynamicTargets {
-		t.Errorf("%d backends kept, want %d", n, maxDynamicTargets)
+	// Plus the one of "fastcgi_pass localhost:9", kept in the same map.
+	if n := len(rt.backends.byTarget); n != maxDynamicTargets+1 {
+		t.Errorf("%d backends kept, want %d", n, maxDynamicTargets+1)
 	}
-	b1, _ := rt.backends.forTarget("unix:/nowhere/extra.sock", f)
-	b2, _ := rt.backends.forTarget("unix:/nowhere/extra.sock", f)
+	b1, _ := rt.backends.forTarget("unix:/nowhere/extra.sock", f, nil)
+	b2, _ := rt.backends.forTarget("unix:/nowhere/extra.sock", f, nil)
 	if b1 == nil || b1 == b2 || b1.servers[0].client.MaxIdle != 0 {
 		t.Errorf("past the bound: a one-off backend per request that keeps nothing, got %p %p", b1, b2)
 	}
-	if up, terr := rt.backends.forTarget("PHP", f); terr != nil || up.name != "PHP" || len(up.servers) != 1 || up.servers[0].addr != "127.0.0.1:9" {
+	if up, terr := rt.backends.forTarget("PHP", f, nil); terr != nil || up.name != "PHP" || len(up.servers) != 1 || up.servers[0].addr != "127.0.0.1:9" {
 		t.Errorf("the upstream by another case: %v %+v", terr, up)
 	}
+	// A name and port a fastcgi_pass without variables names needs no
+	// resolver (nginx's implicit upstream).
+	if b, terr := rt.backends.forTarget("LocalHost:9", f, nil); terr != nil || b == nil {
+		t.Errorf("the implicit upstream localhost:9: %+v", terr)
+	}
 	for target, want := range map[string]int{"php:9000": 502, "unix:": 500, "": 500, "nosuch": 500, "127.0.0.1:0": 500} {
-		if _, terr := rt.backends.forTarget(target, f); terr == nil || terr.status != want {
+		if _, terr := rt.backends.forTarget(target, f, nil); terr == nil || terr.status != want {
 			t.Errorf("forTarget(%q): %+v, want %d", target, terr, want)
 		}
 	}

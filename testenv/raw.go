@@ -30,6 +30,9 @@ type RawResponse struct {
 	Header           http.Header
 	TransferEncoding []string
 	Body             []byte
+	// Trailer is the chunked body's trailer fields that came (a field
+	// the Trailer header announced but that did not come is not in it).
+	Trailer http.Header
 }
 
 // RawHTTP sends raw unchanged over a fresh TCP connection to addr and
@@ -81,7 +84,22 @@ func readRawResponse(br *bufio.Reader, method string) (*RawResponse, error) {
 		Header:           resp.Header,
 		TransferEncoding: resp.TransferEncoding,
 		Body:             body,
+		Trailer:          sentTrailer(resp.Trailer),
 	}, nil
+}
+
+// sentTrailer keeps the trailer fields that have values.
+func sentTrailer(h http.Header) http.Header {
+	var out http.Header
+	for name, vals := range h {
+		if len(vals) > 0 {
+			if out == nil {
+				out = http.Header{}
+			}
+			out[name] = vals
+		}
+	}
+	return out
 }
 
 // requestMethod returns the first word of raw's request line.

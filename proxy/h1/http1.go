@@ -172,7 +172,7 @@ func (s *Adapter) http1Server(g *conf.ListenGroup) *Server {
 				info := ec.h1conn()
 				info.Idle.Store(idle)
 				if idle {
-					info.head.next(info.reqEnd)
+					info.head.next()
 				}
 			}
 		},
@@ -294,6 +294,12 @@ func (s *Adapter) handleHTTP1(ctx Ctx) {
 	info.fh = fastHeaders{h: h, r: r}
 	r.Header = &info.fh
 	r.ContentLength = int64(h.ContentLength())
+	if !info.head.handled(r.ContentLength) {
+		// The head watch followed this request's framing otherwise
+		// than the engine: what it let through after it may not be what
+		// the client sent, so nothing more is read.
+		ctx.SetConnectionClose()
+	}
 	r.RequestLength = int64(len(h.RawHeaders()))
 	switch {
 	case r.ContentLength > 0 || r.ContentLength == -1:
@@ -316,7 +322,6 @@ func (s *Adapter) handleHTTP1(ctx Ctx) {
 	if r.ContentLength == -2 {
 		r.ContentLength = 0
 	}
-	info.reqEnd = info.head.requestEnd(r.ContentLength)
 	if status := checkRequestHead(r, info, &info.fh, info.Group.Default); status != 0 {
 		rt.AtDefault(r, info.Group.Default)
 		rt.Infof(r, "client sent invalid request")
@@ -361,6 +366,7 @@ func writeHTTP1(rt *proxy.Site, ctx Ctx, info *h1conn, r *proxy.Request) {
 	}
 	if resp.Upgrade != nil {
 		upgrade := resp.Upgrade
+		info.head.stop() // what follows is the upgraded protocol's
 		ctx.SkipBody()
 		ctx.Hijack(func(c net.Conn) {
 			if err := upgrade(c); err != nil {

@@ -33,9 +33,6 @@ type h1conn struct {
 	bodyPreRead bool
 	// waitTimedOut: the connection sent nothing before client_header_timeout.
 	waitTimedOut bool
-	// reqEnd is where the request being served ends in the bytes read
-	// (headWatch.requestEnd), -1 when unknown.
-	reqEnd int64
 	// head counts the bytes the client sent and watches HTTP/1 request
 	// heads as they arrive (the wrappers' Read).
 	head headWatch
@@ -313,12 +310,20 @@ func (c *otherEdgeConn) Read(p []byte) (int, error) { return c.info.read(c.Conn,
 // bare LFs made CRLF (headWatch.crlf), and shows the bytes to the head
 // watch (received).
 func (info *h1conn) read(r io.Reader, p []byte) (int, error) {
+	if err := info.head.failed(); err != nil {
+		return 0, err
+	}
+	heads := info.head.heads
 	if n := info.head.pending(p); n > 0 {
-		return n, info.received(p[:n], nil)
+		return n, info.received(p[:n], nil, false)
+	}
+	if len(info.head.held) > 0 {
+		n := info.head.fromHeld(p)
+		return n, info.received(p[:n], nil, info.head.heads != heads)
 	}
 	n, err := r.Read(info.head.readSpace(p))
 	n = info.head.crlf(p, n)
-	return n, info.received(p[:n], err)
+	return n, info.received(p[:n], err, info.head.heads != heads)
 }
 
 // Close lingers after an error response, as tcpEdgeConn's does; a TLS
@@ -332,17 +337,17 @@ func (c *otherEdgeConn) Close() error {
 }
 
 // received counts p, bytes just read from the client, and shows them to
-// the head watch, whose error (a bare CR) comes with them.
-func (info *h1conn) received(p []byte, err error) error {
+// the head watch, whose error (a bare CR) comes with them. headDone says
+// that the watch saw a head end in them.
+func (info *h1conn) received(p []byte, err error, headDone bool) error {
 	if err != nil && info.head.total == 0 && errors.Is(err, os.ErrDeadlineExceeded) {
 		// The engine reads a connection's first byte with
 		// ReduceMemoryUsage's one-byte read and takes any error for EOF:
 		// note the timeout for serveHTTP1's log line.
 		info.waitTimedOut = true
 	}
-	complete := info.head.complete
 	werr := info.head.saw(p)
-	if !complete && info.head.complete && info.BodyTimeout > 0 && info.Raw != nil {
+	if headDone && info.head.inBody() && info.BodyTimeout > 0 && info.Raw != nil {
 		// The head is in. What the engine reads next, before the handler
 		// runs, is the start of the body (fasthttp reads up to 8 KiB of
 		// it first): under client_body_timeout between two reads, as in

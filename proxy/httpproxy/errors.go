@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"net/http"
 	"os"
+	"time"
 )
 
 // Kind says what failed, in proxy_next_upstream's words.
@@ -64,6 +65,11 @@ type Error struct {
 	// u->request_sent), so a non-idempotent request must not go to the
 	// next upstream unless proxy_next_upstream has non_idempotent.
 	Sent bool
+	// Connected: the connection was made (or taken from the idle ones)
+	// before the failure, in ConnectTime ($upstream_connect_time; "-"
+	// when not connected, as nginx's).
+	Connected   bool
+	ConnectTime time.Duration
 	// Err is the cause.
 	Err error
 }

@@ -10,6 +10,7 @@ import (
 	"errors"
 	"io"
 	"strings"
+	"time"
 )
 
 // Response is the upstream's answer. Its body is read with Read (or
@@ -48,6 +49,9 @@ type Response struct {
 	// (nginx's u->upgrade): call Tunnel. A 101 the client did not ask
 	// for has no body and closes the connection.
 	Upgrade bool
+	// ConnectTime is how long the connection took to make, TLS handshake
+	// included ($upstream_connect_time); about 0 for a kept one.
+	ConnectTime time.Duration
 
 	c        *conn
 	u        *Upstream

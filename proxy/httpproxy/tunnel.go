@@ -82,6 +82,11 @@ func (r *Response) Tunnel(client net.Conn, clientSendTimeout time.Duration) erro
 	copyBufs.Put(bp)
 	c.nc.Close()
 	client.Close()
+	// The engine's Close of a hijacked connection may wait for the
+	// handler to return (fasthttp closes it then): end the read of the
+	// client's side now, so an upstream that closed closes the client's
+	// connection at once, as nginx does.
+	_ = client.SetReadDeadline(time.Unix(1, 0))
 	wg.Wait()
 	return result
 }

@@ -60,8 +60,9 @@ type Keepalive struct {
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
 
-	mu   sync.Mutex
-	idle []*conn // oldest first
+	mu     sync.Mutex
+	idle   []*conn // oldest first
+	closed bool    // Close was called: nothing more is kept
 }
 
 const (
@@ -277,6 +278,12 @@ func (u *Upstream) put(c *conn) {
 	c.idleFrom = now
 	timeout := orDefault(k.Timeout)
 	k.mu.Lock()
+	if k.closed {
+		// The configuration it belonged to was replaced.
+		k.mu.Unlock()
+		c.close()
+		return
+	}
 	// Drop the expired ones from the front (they are the oldest), then
 	// make room.
 	for len(k.idle) > 0 && now.Sub(k.idle[0].idleFrom) >= timeout {
@@ -299,11 +306,21 @@ func (k *Keepalive) Idle() int {
 	return len(k.idle)
 }
 
-// CloseIdle closes every idle connection (on reload or shutdown).
-func (k *Keepalive) CloseIdle() {
+// CloseIdle closes every idle connection.
+func (k *Keepalive) CloseIdle() { k.closeIdle(false) }
+
+// Close closes every idle connection and keeps none from now on: a
+// connection whose response ends later is closed then (on reload, as
+// nginx's old workers close theirs).
+func (k *Keepalive) Close() { k.closeIdle(true) }
+
+func (k *Keepalive) closeIdle(forever bool) {
 	k.mu.Lock()
 	idle := k.idle
 	k.idle = nil
+	if forever {
+		k.closed = true
+	}
 	k.mu.Unlock()
 	for _, c := range idle {
 		c.close()
@@ -341,15 +358,21 @@ func (u *Upstream) Do(ctx context.Context, req *Request) (*Response, error) {
 		}
 	}
 	for {
+		t0 := time.Now()
 		c, reused, err := u.get(ctx)
 		if err != nil {
 			return nil, err
 		}
+		connectTime := time.Since(t0)
 		resp, resend, err := u.roundTrip(ctx, c, req, body, bodyLen)
 		if err == nil {
+			resp.ConnectTime = connectTime
 			return resp, nil
 		}
 		var e *Error
+		if errors.As(err, &e) {
+			e.Connected, e.ConnectTime = true, connectTime
+		}
 		retry := reused && (resend || start >= 0) && errors.As(err, &e) && e.Kind == KindClosed &&
 			!req.NoRetry && (req.NonIdempotent || Idempotent(req.Method))
 		switch {

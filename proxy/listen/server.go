@@ -187,7 +187,10 @@ func (s *Server) Apply(plan *conf.Plan) error {
 		opened = append(opened, l)
 	}
 	// Commit: from here nothing fails.
-	s.rt.Store(rt)
+	if prev := s.rt.Swap(rt); prev != nil {
+		// nginx's old workers close their idle upstream connections.
+		prev.Retire()
+	}
 	rt.TLS().Commit(rt.ErrorLog())
 	s.connSem.Store(&sem)
 	for _, l := range opened {
@@ -549,6 +552,7 @@ func (s *Server) Shutdown(ctx context.Context) error {
 		select {
 		case <-done:
 			s.h1.StopParking()
+			s.closeUpstreams()
 			s.shared.Stop(true)
 			s.shared.Logs().Close()
 			return nil
@@ -589,7 +593,16 @@ func (s *Server) Close() {
 		return true
 	})
 	s.h1.StopParking()
+	s.closeUpstreams()
 	s.shared.Stop(false)
+}
+
+// closeUpstreams closes the current plan's idle proxy_pass connections
+// (at exit, as nginx's exiting workers close theirs).
+func (s *Server) closeUpstreams() {
+	if rt := s.rt.Load(); rt != nil {
+		rt.Retire()
+	}
 }
 
 // ReopenLogs reopens every log file (USR1).

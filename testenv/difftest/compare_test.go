@@ -85,6 +85,12 @@ func newOutcome(resp *testenv.RawResponse, err error, port int) *outcome {
 			o.header.Add(name, strings.ReplaceAll(v, portText, ":PORT"))
 		}
 	}
+	// Trailer fields are compared as headers of their own name.
+	for name, vals := range resp.Trailer {
+		for _, v := range vals {
+			o.header.Add("Trailer-Field-"+name, v)
+		}
+	}
 	body := resp.Body
 	if strings.EqualFold(resp.Header.Get("Content-Encoding"), "gzip") && len(body) > 0 {
 		zr, zerr := gzip.NewReader(bytes.NewReader(body))

@@ -16,6 +16,10 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"edge/testenv"
+
+	"golang.org/x/net/dns/dnsmessage"
 )
 
 // startBackend starts the echo backend on a free loopback port and
@@ -136,6 +140,12 @@ func backendAnswer(c net.Conn, target, head string, body []byte, self string, ke
 		}
 		_, _ = io.WriteString(c, "0\r\n\r\n")
 		return true
+	case strings.HasPrefix(path, "/trailers"):
+		// A chunked body with a trailer: nginx 1.22 passes neither the
+		// fields nor (for proxy_pass) anything but the Trailer header.
+		fmt.Fprintf(c, "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nTransfer-Encoding: chunked\r\nTrailer: X-Checksum\r\n%s\r\n", conn)
+		fmt.Fprintf(c, "%x\r\n%s\r\n0\r\nX-Checksum: abc\r\n\r\n", len(echo), echo)
+		return true
 	case strings.HasPrefix(path, "/close"):
 		fmt.Fprintf(c, "HTTP/1.0 200 OK\r\nContent-Type: text/plain\r\n\r\n%s", echo)
 		return false
@@ -201,6 +211,7 @@ server {
         proxy_pass http://{{BACKEND}}/status/;
     }
     location /chunked { proxy_pass http://{{BACKEND}}; }
+    location /trailers { proxy_http_version 1.1; proxy_pass http://{{BACKEND}}; }
     location /close { proxy_pass http://{{BACKEND}}; }
     location ~ ^/re/(.*)$ { proxy_pass http://{{BACKEND}}/echo/$1$is_args$args; }
     location /rw/ {
@@ -248,10 +259,73 @@ var _ = addScenario(scenario{
 		get("intercept_500_no_page", "/intercept/500"),
 		get("chunked_response", "/chunked/x"),
 		get10("chunked_response_http10", "/chunked/x"),
+		get("chunked_trailer_dropped", "/trailers/x", "TE: trailers"),
+		get("chunked_trailer_dropped_unbuffered", "/stream/trailers/x", "TE: trailers"),
 		get("close_delimited", "/close/x"),
 		get("regex_location_variables", "/re/a/b?z=1"),
 		get("rewrite_break", "/rw/x?y=2"),
 		get("dead_upstream_502", "/dead/x"),
 		get("proxy_method", "/method/x"),
+	}),
+})
+
+// startDNS starts the DNS server the resolver scenario's names are in.
+func startDNS(t *testing.T) string {
+	return testenv.StartDNS(t, map[string]testenv.DNSRecord{
+		"backend.test": {Addrs: []string{"127.0.0.1"}, TTL: 60},
+		"alias.test":   {CNAME: "backend.test", Addrs: []string{"127.0.0.1"}, TTL: 60},
+		"chain.test":   {CNAME: "backend.test", TTL: 60},
+		"empty.test":   {TTL: 60},
+		"fail.test":    {RCode: dnsmessage.RCodeServerFailure},
+		"big.test":     {Addrs: []string{"127.0.0.1"}, TTL: 60, Truncate: true},
+	}).Addr
+}
+
+// proxyResolver passes to names a variable gives, with a resolver (the
+// test's DNS server) and without one.
+const proxyResolver = `
+server {
+    listen {{LISTEN}};
+    server_name localhost;
+    root {{ROOT}};
+    resolver {{DNS}};
+    resolver_timeout 5s;
+    location /r/ {
+        set $name $arg_name;
+        proxy_pass http://$name:{{BACKEND_PORT}}/echo/;
+    }
+}
+server {
+    listen {{LISTEN}};
+    server_name nores;
+    location / {
+        set $name backend.test;
+        proxy_pass http://$name:{{BACKEND_PORT}}/echo/;
+    }
+    # A name and port a proxy_pass without variables names is nginx's
+    # implicit upstream: the one with variables uses it, no resolver.
+    location /static/ { proxy_pass http://localhost:{{BACKEND_PORT}}/echo/; }
+    location /implicit/ {
+        set $name LocalHost;
+        proxy_pass http://$name:{{BACKEND_PORT}}/echo/;
+    }
+}
+`
+
+var _ = addScenario(scenario{
+	name: "proxy_resolver",
+	http: proxyResolver,
+	cases: cases([]reqCase{
+		get("resolved_name", "/r/x?name=backend.test"),
+		get("resolved_name_upper", "/r/x?name=BACKEND.test"),
+		get("resolved_cname_with_address", "/r/x?name=alias.test"),
+		get("resolved_cname_alone", "/r/x?name=chain.test"),
+		get("resolved_over_tcp", "/r/x?name=big.test"),
+		get("resolved_ip", "/r/x?name=127.0.0.1"),
+		get("nxdomain_502", "/r/x?name=nx.test"),
+		get("no_address_502", "/r/x?name=empty.test"),
+		get("servfail_502", "/r/x?name=fail.test"),
+		get("no_resolver_502", "/x", "Host: nores"),
+		get("implicit_upstream_no_resolver", "/implicit/x", "Host: nores"),
 	}),
 })

@@ -26,6 +26,7 @@ type env struct {
 	fcPHP    string // Debian's snippets/fastcgi-php.conf, including fcConf
 	fpm      string // fastcgi_pass address of the shared php-fpm pool
 	backend  string // the HTTP backend both proxy_pass to (corpus_proxy_test.go)
+	dns      string // the DNS server both resolvers ask (corpus_proxy_test.go)
 }
 
 // newEnv builds the docroot and starts the php-fpm pool both servers use.
@@ -57,6 +58,7 @@ func newEnv(t *testing.T) *env {
 		e.fpm = fpm.Address
 	}
 	e.backend = startBackend(t)
+	e.dns = startDNS(t)
 	return e
 }
 
@@ -79,6 +81,8 @@ func (e *env) render(body string, port int) string {
 		"{{FASTCGI_PHP}}", e.fcPHP,
 		"{{MIME_TYPES}}", e.mime,
 		"{{BACKEND}}", e.backend,
+		"{{BACKEND_PORT}}", e.backend[strings.LastIndexByte(e.backend, ':')+1:],
+		"{{DNS}}", e.dns,
 	).Replace(body)
 }
 

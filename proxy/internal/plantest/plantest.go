@@ -5,6 +5,7 @@
 package plantest
 
 import (
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -112,4 +113,29 @@ var BrowserHeaders = [][2]string{
 	{"Accept", "text/plain,*/*;q=0.8"},
 	{"Accept-Language", "en-US,en;q=0.5"},
 	{"Accept-Encoding", "gzip, deflate, br"},
+}
+
+// Loopback accepts connections on a free loopback port until the
+// test ends and runs serve on each (numbered from 1), closing it after;
+// it returns the address.
+func Loopback(t testing.TB, serve func(c net.Conn, n int)) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	go func() {
+		for n := 1; ; n++ {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				defer c.Close()
+				serve(c, n)
+			}()
+		}
+	}()
+	return ln.Addr().String()
 }
