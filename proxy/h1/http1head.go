@@ -58,6 +58,8 @@ func checkRequestHead(r *proxy.Request, info *h1conn, f *fastHeaders, def *conf.
 	}
 	raw := f.h.RawHeaders()
 	lines, invalid, underscore := 0, 0, 0
+	var te []byte // a Transfer-Encoding's value
+	cl := false   // a Content-Length came
 	for len(raw) > 0 && raw[0] != '\r' && raw[0] != '\n' {
 		var class byte
 		i := 0
@@ -78,9 +80,14 @@ func checkRequestHead(r *proxy.Request, info *h1conn, f *fastHeaders, def *conf.
 		if bufSize > 0 && end+1 > bufSize { // the line and its LF
 			return 494
 		}
-		if f.hostAt == 0 && i == len("host") && strings.EqualFold(b2s(raw[:i]), "host") {
+		switch {
+		case f.hostAt == 0 && i == len("host") && strings.EqualFold(b2s(raw[:i]), "host"):
 			f.lines, f.invalid, f.underscore = lines, invalid, underscore
 			f.hostAt = f.kept(def) + 1
+		case i == len("transfer-encoding") && strings.EqualFold(b2s(raw[:i]), "transfer-encoding"):
+			te = bytes.TrimSpace(raw[min(i+1, end):end])
+		case i == len("content-length") && strings.EqualFold(b2s(raw[:i]), "content-length"):
+			cl = true
 		}
 		raw = raw[min(end+1, len(raw)):]
 		lines++
@@ -92,6 +99,17 @@ func checkRequestHead(r *proxy.Request, info *h1conn, f *fastHeaders, def *conf.
 		}
 	}
 	f.lines, f.invalid, f.underscore = lines, invalid, underscore
+	if te != nil {
+		// ngx_http_process_request_header: chunked alone, or nothing.
+		// Both framings at once would let two servers in a chain see two
+		// different requests (RFC 9112 6.3).
+		switch {
+		case !strings.EqualFold(b2s(te), "chunked"):
+			return 501 // client sent unknown "Transfer-Encoding"
+		case cl:
+			return 400 // client sent "Content-Length" and "Transfer-Encoding" headers at the same time
+		}
+	}
 	return 0
 }
 

@@ -141,6 +141,10 @@ func TestCheckRequestHead(t *testing.T) {
 		{"long header line", "GET / HTTP/1.1\r\nHost: a\r\nX-A: " + long + "\r\n\r\n", nil, 494},
 		{"lowercase method", "get / HTTP/1.1\r\nHost: a\r\n\r\n", nil, 400},
 		{"version", "GET / HTTP/1.9\r\nHost: a\r\n\r\n", nil, 0},
+		{"chunked", "POST / HTTP/1.1\r\nHost: a\r\nTransfer-Encoding:  Chunked \r\n\r\n", nil, 0},
+		{"chunked and a length", "POST / HTTP/1.1\r\nHost: a\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n", nil, 400},
+		{"a length and chunked", "POST / HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\nContent-Length: 0\r\n\r\n", nil, 400},
+		{"identity", "POST / HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: identity\r\nContent-Length: 5\r\n\r\n", nil, 501},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			srv := tc.srv

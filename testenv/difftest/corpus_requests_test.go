@@ -188,6 +188,19 @@ var _ = addScenario(scenario{
 		lf("lf_header_value", "GET /xff/x HTTP/1.1\nHost: localhost\nX-Forwarded-For: 1.2.3.4\nConnection: close\n\n"),
 		lf("lf_folded", "GET /echo/x HTTP/1.1\nHost: localhost\nX-A: a\n b\n\n"),
 		lf("lf_bare_cr", "GET /echo/x HTTP/1.1\nHost: localhost\nX-A: a\rb\n\n"),
+		// request framing (RFC 9112 6.1-6.3; ngx_http_process_request_header):
+		// chunked alone or nothing; both framings at once are a 400, another
+		// coding a 501
+		raw("te_and_cl", "POST /echo/x HTTP/1.1\nHost: localhost\nContent-Length: 5\nTransfer-Encoding: chunked\n\n0\n\n"),
+		raw("cl_and_te", "POST /echo/x HTTP/1.1\nHost: localhost\nTransfer-Encoding: chunked\nContent-Length: 0\n\n0\n\n"),
+		raw("te_identity", "POST /echo/x HTTP/1.1\nHost: localhost\nTransfer-Encoding: identity\nContent-Length: 5\n\nhello"),
+		raw("te_identity_get", "GET /hello.txt HTTP/1.1\nHost: localhost\nTransfer-Encoding: identity\n\n"),
+		raw("te_gzip", "POST /echo/x HTTP/1.1\nHost: localhost\nTransfer-Encoding: gzip\n\n").with(codingList400),
+		raw("te_chunked_case", "POST /echo/x HTTP/1.1\nHost: localhost\nTransfer-Encoding:  Chunked \nConnection: close\n\n3\nabc\n0\n\n"),
+		raw("te_twice", "POST /echo/x HTTP/1.1\nHost: localhost\nTransfer-Encoding: chunked\nTransfer-Encoding: chunked\n\n0\n\n"),
+		raw("te_http10", "POST /echo/x HTTP/1.0\nHost: localhost\nTransfer-Encoding: chunked\n\n0\n\n"),
+		raw("te_list", "POST /echo/x HTTP/1.1\nHost: localhost\nTransfer-Encoding: gzip, chunked\n\n0\n\n").with(codingList400),
+		raw("te_empty", "POST /echo/x HTTP/1.1\nHost: localhost\nTransfer-Encoding: \n\n").with(codingList400),
 		// Host handling
 		raw("http11_no_host", "GET /hello.txt HTTP/1.1\n\n"),
 		raw("http10_no_host", "GET /hello.txt HTTP/1.0\n\n"),

@@ -33,6 +33,7 @@ const (
 	docAccelType    = "Pending: X-Accel-Redirect drops the application's Content-Type"
 	docNameBytes    = "Header names with bytes outside the token set are refused"
 	docHeadControl  = "Control characters in a request head are refused"
+	docCodingList   = "Some unknown Transfer-Encodings get a 400, not a 501"
 )
 
 // builtinPage turns o into one of the built-in pages both servers make
@@ -78,6 +79,17 @@ func replaceBody(o *outcome, old, new string) error {
 var http09Refused = &known{doc: docHTTP09, expect: func(o *outcome) error {
 	if !o.closed || !strings.Contains(o.err, "malformed HTTP") {
 		return fmt.Errorf("expected a response without a status line, got %s", o.summary())
+	}
+	builtinPage(o, 400, "400 Bad Request")
+	return nil
+}}
+
+// codingList400: nginx answers 501 to a Transfer-Encoding other than
+// chunked; edge's engine refuses one without a Content-Length (a list,
+// an empty value) with 400 before edge sees the head.
+var codingList400 = &known{doc: docCodingList, expect: func(o *outcome) error {
+	if err := wantStatus(o, 501); err != nil {
+		return err
 	}
 	builtinPage(o, 400, "400 Bad Request")
 	return nil
