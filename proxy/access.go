@@ -28,11 +28,11 @@ type accessState struct {
 }
 
 // connAddr is the connection's own address as realip sees it.
-func (c *connInfo) connAddr() realip.Addr {
-	if c.unix {
+func (c *ConnInfo) connAddr() realip.Addr {
+	if c.Unix {
 		return realip.Addr{Unix: true}
 	}
-	return realip.Addr{IP: c.remote.Addr(), Port: c.remote.Port()}
+	return realip.Addr{IP: c.Remote.Addr(), Port: c.Remote.Port()}
 }
 
 // clientIP is the client's address after realip (invalid and unix true
@@ -41,10 +41,10 @@ func (r *Request) clientIP() (ip netip.Addr, unix bool) {
 	if r.acc.realipDone {
 		return r.acc.real.IP, r.acc.real.Unix
 	}
-	if r.conn.unix {
+	if r.Conn.Unix {
 		return netip.Addr{}, true
 	}
-	return r.conn.remote.Addr(), false
+	return r.Conn.Remote.Addr(), false
 }
 
 // remoteAddr is $remote_addr.
@@ -52,10 +52,10 @@ func (r *Request) remoteAddr() string {
 	if r.acc.realipDone {
 		return r.acc.realText
 	}
-	if r.conn.unix {
+	if r.Conn.Unix {
 		return "unix:"
 	}
-	return r.conn.remoteAddr()
+	return r.Conn.RemoteAddr()
 }
 
 // remotePort is $remote_port: empty for a unix-domain socket, or when
@@ -64,33 +64,33 @@ func (r *Request) remotePort() string {
 	if r.acc.realipDone {
 		return r.acc.real.PortString()
 	}
-	if r.conn.unix {
+	if r.Conn.Unix {
 		return ""
 	}
-	return strconv.Itoa(int(r.conn.remote.Port()))
+	return strconv.Itoa(int(r.Conn.Remote.Port()))
 }
 
 // realIP is ngx_http_realip_handler with the settings of level l: from a
 // trusted sender, the address in the configured header (or the PROXY
 // protocol header) becomes the request's client address.
-func (rt *site) realIP(r *Request, l *conf.LocConf) {
+func (rt *Site) realIP(r *Request, l *conf.LocConf) {
 	ri := &l.RealIP
 	if r.acc.realipDone || ri.From.Empty() {
 		return
 	}
 	cfg := ri.Config()
-	conn := r.conn.connAddr()
+	conn := r.Conn.connAddr()
 	var addr realip.Addr
 	var ok bool
 	switch ri.Source {
 	case realip.ProxyProtocol:
-		addr, ok = cfg.ResolveProxy(conn, r.conn.proxy)
+		addr, ok = cfg.ResolveProxy(conn, r.Conn.Proxy)
 	case realip.XForwardedFor:
-		var all [16]headerKV
+		var all [16]HeaderKV
 		var values []string
-		for _, h := range r.Header.appendAll(all[:0]) {
-			if strings.EqualFold(h.name, "X-Forwarded-For") {
-				values = append(values, h.value)
+		for _, h := range r.Header.AppendAll(all[:0]) {
+			if strings.EqualFold(h.Name, "X-Forwarded-For") {
+				values = append(values, h.Value)
 			}
 		}
 		addr, ok = cfg.Resolve(conn, values)
@@ -99,7 +99,7 @@ func (rt *site) realIP(r *Request, l *conf.LocConf) {
 		if ri.Source == realip.Field {
 			name = ri.Header
 		}
-		if v := r.Header.get(name); v != "" {
+		if v := r.Header.Get(name); v != "" {
 			addr, ok = cfg.Resolve(conn, []string{v})
 		}
 	}
@@ -113,18 +113,18 @@ func (rt *site) realIP(r *Request, l *conf.LocConf) {
 
 // realIPRemoteAddr is $realip_remote_addr: the connection's own address.
 func (r *Request) realIPRemoteAddr() string {
-	if r.conn.unix {
+	if r.Conn.Unix {
 		return "unix:"
 	}
-	return r.conn.remoteAddr()
+	return r.Conn.RemoteAddr()
 }
 
 // realIPRemotePort is $realip_remote_port.
 func (r *Request) realIPRemotePort() string {
-	if r.conn.unix {
+	if r.Conn.Unix {
 		return ""
 	}
-	return strconv.Itoa(int(r.conn.remote.Port()))
+	return strconv.Itoa(int(r.Conn.Remote.Port()))
 }
 
 // accessPhase is nginx's access phase: allow/deny, then auth_basic (in
@@ -133,7 +133,7 @@ func (r *Request) realIPRemotePort() string {
 // under "any" the first handler that allows ends the phase, and a refusal
 // waits for the others, a 401 winning over a 403. It gives the status to
 // answer with, 0 to go on.
-func (rt *site) accessPhase(r *Request) int {
+func (rt *Site) accessPhase(r *Request) int {
 	l := r.loc
 	if le := l.LimitExcept; le != nil && le.Applies(r.Method) {
 		l = le.Loc // limit_except's settings (conf/limitexcept.go)
@@ -178,7 +178,7 @@ func (rt *site) accessPhase(r *Request) int {
 // declines (no realm or user file, or the realm is "off"); the status is
 // 0 when the password matched, else 401 with its challenge, 403 for a
 // missing user file, or 500.
-func (rt *site) authBasic(r *Request, a *conf.AuthBasic) (status int, applied bool) {
+func (rt *Site) authBasic(r *Request, a *conf.AuthBasic) (status int, applied bool) {
 	if a.Realm == nil || a.UserFile == nil {
 		return 0, false
 	}
@@ -187,7 +187,7 @@ func (rt *site) authBasic(r *Request, a *conf.AuthBasic) (status int, applied bo
 		return 0, false
 	}
 	file := a.UserFilePath(rt.eval(r, a.UserFile))
-	res := authbasic.Check(file, r.Header.get("Authorization"))
+	res := authbasic.Check(file, r.Header.Get("Authorization"))
 	if res.Outcome == authbasic.Allowed {
 		return 0, true
 	}
@@ -224,7 +224,7 @@ func accessMatch(rules []conf.AccessRule, r *Request) (matched, allow bool) {
 
 // preaccessPhase is nginx's preaccess phase: realip with the location's
 // settings (when the server level changed nothing), then the limits.
-func (rt *site) preaccessPhase(r *Request) int {
+func (rt *Site) preaccessPhase(r *Request) int {
 	rt.realIP(r, &r.loc.LocConf)
 	return rt.limits(r)
 }

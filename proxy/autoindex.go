@@ -35,7 +35,7 @@ type dirEntry struct {
 
 // autoindex answers r with a listing of dirPath (the directory r.uri maps
 // to, with its trailing slash), or returns the status to answer with.
-func (rt *site) autoindex(r *Request, dirPath string) int {
+func (rt *Site) autoindex(r *Request, dirPath string) int {
 	l := r.loc
 	format := l.AutoindexFormat
 	callback := ""
@@ -107,7 +107,7 @@ func (rt *site) autoindex(r *Request, dirPath string) int {
 // jsonpCallback returns the "callback" argument; ok is false (and the
 // request gets 400) when it is longer than 128 bytes or has a byte other
 // than a letter, a digit, "_" or ".".
-func (rt *site) jsonpCallback(r *Request) (string, bool) {
+func (rt *Site) jsonpCallback(r *Request) (string, bool) {
 	cb := argValue(r.args, "callback")
 	if len(cb) > 128 {
 		rt.log.infof(r, "client sent too long callback name: \"%s\"", cb)
@@ -126,7 +126,7 @@ func (rt *site) jsonpCallback(r *Request) (string, bool) {
 
 // openDirFailed logs a failed opendir() as nginx does and returns the
 // status: 404 for a missing path, 403 for a forbidden one, else 500.
-func (rt *site) openDirFailed(r *Request, path string, err error) int {
+func (rt *Site) openDirFailed(r *Request, path string, err error) int {
 	msg := "opendir() \"" + path + "\" failed (" + logs.ErrnoText(err) + ")"
 	switch classify(err) {
 	case errNotFound, errNotDir:
@@ -143,7 +143,7 @@ func (rt *site) openDirFailed(r *Request, path string, err error) int {
 // readDir lists d (the directory at path) without its dot names, sorted
 // as nginx sorts them. An entry stat() may not see is left out; any other
 // failure is a 500.
-func (rt *site) readDir(r *Request, d *os.File, path string) ([]dirEntry, int) {
+func (rt *Site) readDir(r *Request, d *os.File, path string) ([]dirEntry, int) {
 	names, err := d.Readdirnames(-1)
 	if err != nil {
 		rt.log.critf(r, "readdir() \"%s\" failed (%s)", path, logs.ErrnoText(err))

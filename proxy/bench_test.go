@@ -6,62 +6,18 @@
 package proxy
 
 import (
-	"net"
 	"net/netip"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/valyala/fasthttp"
-	"github.com/valyala/fasthttp/fasthttputil"
-
 	"edge/conf"
+	"edge/proxy/internal/plantest"
 )
 
-// benchSiteConf is a WordPress-style server with the locations such sites
-// carry: exact, prefix, "^~", regexes for assets, dot files and PHP.
-const benchSiteConf = `events {}
-http {
-    include mime.types;
-    error_log {{ROOT}}/logs/error.log;
-    access_log {{ROOT}}/logs/access.log;
-    server {
-        listen 127.0.0.1:8080;
-        server_name example.com;
-        root {{ROOT}}/html;
-        index index.php index.html;
-        location / { try_files $uri $uri/ /index.php?$args; }
-        location = /favicon.ico { log_not_found off; access_log off; }
-        location = /robots.txt { access_log off; }
-        location ^~ /wp-content/uploads/ { expires 30d; }
-        location /wp-admin/ { }
-        location /api/v1/ { }
-        location /static/ { expires 7d; }
-        location ~* \.(jpg|jpeg|gif|png|css|js|ico|xml|svg|woff2?)$ { expires 30d; access_log off; }
-        location ~ /\.ht { deny all; }
-        location ~ \.php$ { fastcgi_pass 127.0.0.1:9000; include fastcgi_params; }
-        location @fallback { return 404; }
-    }
-}
-`
-
-// benchSite compiles benchSiteConf in a temporary directory holding a
-// 1 KiB html/1k.txt.
-func benchSite(b *testing.B) (*conf.Plan, string) {
-	b.Helper()
-	root := b.TempDir()
-	for _, d := range []string{"html", "logs"} {
-		if err := os.MkdirAll(filepath.Join(root, d), 0o755); err != nil {
-			b.Fatal(err)
-		}
-	}
-	if err := os.WriteFile(filepath.Join(root, "html", "1k.txt"), []byte(strings.Repeat("x", 1023)+"\n"), 0o644); err != nil {
-		b.Fatal(err)
-	}
-	return loadTestPlan(b, root, strings.ReplaceAll(benchSiteConf, "{{ROOT}}", root)), root
-}
+// benchSite is plantest.BenchSite: a WordPress-like site with a 1 KiB
+// html/1k.txt.
+func benchSite(b *testing.B) (*conf.Plan, string) { return plantest.BenchSite(b) }
 
 func BenchmarkFindLocation(b *testing.B) {
 	plan, _ := benchSite(b)
@@ -158,7 +114,7 @@ func BenchmarkFindLocationPCRE(b *testing.B) {
 // benchHeaders are the request headers of a browser's GET.
 type benchHeaders [][2]string
 
-func (h benchHeaders) get(name string) string {
+func (h benchHeaders) Get(name string) string {
 	for _, f := range h {
 		if strings.EqualFold(f[0], name) {
 			return f[1]
@@ -167,28 +123,21 @@ func (h benchHeaders) get(name string) string {
 	return ""
 }
 
-func (h benchHeaders) appendAll(dst []headerKV) []headerKV {
+func (h benchHeaders) AppendAll(dst []HeaderKV) []HeaderKV {
 	for _, f := range h {
-		dst = append(dst, headerKV{f[0], f[1]})
+		dst = append(dst, HeaderKV{f[0], f[1]})
 	}
 	return dst
 }
 
-var browserHeaders = benchHeaders{
-	{"Host", "example.com"},
-	{"User-Agent", "Mozilla/5.0 (X11; Linux x86_64; rv:128.0) Gecko/20100101 Firefox/128.0"},
-	{"Accept", "text/plain,*/*;q=0.8"},
-	{"Accept-Language", "en-US,en;q=0.5"},
-	{"Accept-Encoding", "gzip, deflate, br"},
-}
+var browserHeaders = benchHeaders(plantest.BrowserHeaders)
 
 // BenchmarkStatic1K is a GET of a cached 1 KiB file with an access log
 // line: "pipeline" calls the engine-neutral entry directly (server
-// selection to log phase); "http1" adds fasthttp's parsing and writing
-// over in-memory keep-alive connections, with parallel clients.
+// selection to log phase); proxy/listen's BenchmarkStatic1K/http1 adds
+// fasthttp's parsing and writing.
 func BenchmarkStatic1K(b *testing.B) {
 	b.Run("pipeline", benchStaticPipeline)
-	b.Run("http1", benchStaticHTTP1)
 }
 
 func benchStaticPipeline(b *testing.B) {
@@ -199,90 +148,36 @@ func benchStaticPipeline(b *testing.B) {
 	if r.resp.Status != 200 || len(r.resp.Bytes) != 1024 {
 		b.Fatalf("GET /1k.txt: status %d, %d bytes in memory", r.resp.Status, len(r.resp.Bytes))
 	}
-	releaseRequest(r)
+	ReleaseRequest(r)
 	b.SetBytes(1024)
 	b.ReportAllocs()
 	for b.Loop() {
 		r := get()
-		rt.done(r, r.resp.Length)
-		releaseRequest(r)
+		rt.Done(r, r.resp.Length)
+		ReleaseRequest(r)
 	}
 }
 
 // pipelineGet returns a function that serves a browser's GET of target
 // through rt's pipeline, on one keep-alive connection to the plan's first
 // listen address; the caller releases the request.
-func pipelineGet(rt *site, plan *conf.Plan, target string) func() *Request {
-	info := &connInfo{
-		id:     1,
-		start:  time.Now(),
-		remote: netip.MustParseAddrPort("127.0.0.1:50000"),
-		local:  netip.MustParseAddrPort("127.0.0.1:8080"),
-		port:   "8080",
-		group:  plan.HTTP.Listens[0],
+func pipelineGet(rt *Site, plan *conf.Plan, target string) func() *Request {
+	info := &ConnInfo{
+		ID:     1,
+		Start:  time.Now(),
+		Remote: netip.MustParseAddrPort("127.0.0.1:50000"),
+		Local:  netip.MustParseAddrPort("127.0.0.1:8080"),
+		Port:   "8080",
+		Group:  plan.HTTP.Listens[0],
 	}
 	return func() *Request {
-		r := acquireRequest()
-		r.conn = info
-		r.start = time.Now()
+		r := AcquireRequest()
+		r.Conn = info
+		r.Start = time.Now()
 		r.Method, r.RawTarget, r.Proto = "GET", target, "HTTP/1.1"
 		r.HostHeader = "example.com"
 		r.Header = browserHeaders
-		rt.serve(r)
+		rt.Serve(r)
 		return r
 	}
-}
-
-func benchStaticHTTP1(b *testing.B) {
-	plan, _ := benchSite(b)
-	ln := fasthttputil.NewInmemoryListener()
-	s := NewServer(Options{
-		ErrorLog:  silentLog(),
-		Listeners: map[string]net.Listener{"tcp 127.0.0.1:8080": ln},
-	})
-	if err := s.Apply(plan); err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(s.Close)
-	client := &fasthttp.HostClient{
-		Addr:     "127.0.0.1:8080",
-		Dial:     func(string) (net.Conn, error) { return ln.Dial() },
-		MaxConns: 256,
-	}
-	do := func(req *fasthttp.Request, resp *fasthttp.Response) bool {
-		if err := client.Do(req, resp); err != nil {
-			b.Errorf("GET /1k.txt: %v", err)
-			return false
-		}
-		if resp.StatusCode() != 200 || len(resp.Body()) != 1024 {
-			b.Errorf("GET /1k.txt: status %d, %d bytes", resp.StatusCode(), len(resp.Body()))
-			return false
-		}
-		return true
-	}
-	newRequest := func() *fasthttp.Request {
-		req := fasthttp.AcquireRequest()
-		req.SetRequestURI("http://example.com/1k.txt")
-		for _, h := range browserHeaders[1:] {
-			req.Header.Set(h[0], h[1])
-		}
-		return req
-	}
-	req, resp := newRequest(), fasthttp.AcquireResponse()
-	if !do(req, resp) {
-		b.FailNow()
-	}
-	b.SetBytes(1024)
-	b.ReportAllocs()
-	b.ResetTimer()
-	b.RunParallel(func(pb *testing.PB) {
-		req, resp := newRequest(), fasthttp.AcquireResponse()
-		defer fasthttp.ReleaseRequest(req)
-		defer fasthttp.ReleaseResponse(resp)
-		for pb.Next() {
-			if !do(req, resp) {
-				return
-			}
-		}
-	})
 }

@@ -21,13 +21,13 @@ import (
 // proxied or disable checks: the type, length and status are all, and a
 // client naming br (not at q=0) gets it. It asks for Vary as gzip does,
 // which appears only where gzip_vary is on (nginx's r->gzip_vary).
-func (rt *site) brotliFilter(r *Request) {
+func (rt *Site) brotliFilter(r *Request) {
 	b := &r.loc.Brotli
 	if !encodable(r, &b.Encoding) {
 		return
 	}
 	r.gzipVary = true
-	if !acceptsBrotli(r.Header.get("Accept-Encoding")) {
+	if !acceptsBrotli(r.Header.Get("Accept-Encoding")) {
 		return
 	}
 	rt.encode(r, &brotliCoding, b.CompLevel, brotliWindow(r.resp.Length, b.Window), &r.brotliRatio)
@@ -136,12 +136,12 @@ func acceptsBrotliStatic(ae string) bool {
 // missing. The ".br" file is looked up in the file cache, so its
 // existence (or absence) and small contents are kept as the file's are.
 // ok is false when the request goes on to the static handler.
-func (rt *site) brotliStatic(r *Request, path string) (status int, ok bool) {
+func (rt *Site) brotliStatic(r *Request, path string) (status int, ok bool) {
 	mode := r.loc.Brotli.Static
 	if mode == "" || mode == "off" || r.Method != "GET" && r.Method != "HEAD" {
 		return 0, false
 	}
-	takes := mode == "always" || acceptsBrotliStatic(r.Header.get("Accept-Encoding"))
+	takes := mode == "always" || acceptsBrotliStatic(r.Header.Get("Accept-Encoding"))
 	if !takes && !r.loc.Gzip.Vary {
 		return 0, false
 	}
@@ -218,7 +218,7 @@ func brotliBytes(b []byte, level, window int) []byte {
 // brotliWouldTake reports whether the brotli filter will compress a
 // fastcgi_cache entry's identity body for this client, so that a HIT does
 // not send the stored gzip variant where nginx would send br.
-func (rt *site) brotliWouldTake(r *Request, e *cache.Entry) bool {
+func (rt *Site) brotliWouldTake(r *Request, e *cache.Entry) bool {
 	return encodableHead(&r.loc.Brotli.Encoding, e.Status, &r.resp.Header, e.Identity.Len) &&
-		acceptsBrotli(r.Header.get("Accept-Encoding"))
+		acceptsBrotli(r.Header.Get("Accept-Encoding"))
 }

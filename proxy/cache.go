@@ -134,18 +134,18 @@ func (h *cacheHeaders) get(name string) string {
 	if h.copy != nil {
 		return h.copy[strings.ToLower(name)]
 	}
-	return h.r.Header.get(name)
+	return h.r.Header.Get(name)
 }
 
 // freeze copies the headers, for a lookup that outlives the request.
 func (h *cacheHeaders) freeze() {
 	m := map[string]string{}
-	for _, kv := range h.r.Header.appendAll(nil) {
-		k := strings.ToLower(kv.name)
+	for _, kv := range h.r.Header.AppendAll(nil) {
+		k := strings.ToLower(kv.Name)
 		if old, ok := m[k]; ok {
-			m[k] = old + ", " + kv.value
+			m[k] = old + ", " + kv.Value
 		} else {
-			m[k] = strings.Clone(kv.value)
+			m[k] = strings.Clone(kv.Value)
 		}
 	}
 	h.copy = m
@@ -158,7 +158,7 @@ func configured(c *conf.Cache) bool { return c.Zone != "" || c.ZoneScript != nil
 // cacheZone is the location's zone for this request: fastcgi_cache's
 // (proxy_cache's) name, or its variables' value ("" and "off" cache
 // nothing).
-func (rt *site) cacheZone(r *Request, c *conf.Cache) *cache.Zone {
+func (rt *Site) cacheZone(r *Request, c *conf.Cache) *cache.Zone {
 	name := c.Zone
 	if c.ZoneScript != nil {
 		name = rt.eval(r, c.ZoneScript)
@@ -176,7 +176,7 @@ func cachePolicy(c *conf.Cache, ig cache.Ignore) cache.Policy {
 }
 
 // predicate is ngx_http_test_predicates over scripts.
-func (rt *site) predicate(r *Request, list []*conf.Script) bool {
+func (rt *Site) predicate(r *Request, list []*conf.Script) bool {
 	for _, s := range list {
 		if cache.AnyTrue(rt.eval(r, s)) {
 			return true
@@ -199,10 +199,10 @@ func cacheHidden(name string) bool {
 }
 
 // cacheRequestHeaders drops cacheHidden from the headers passed to PHP.
-func cacheRequestHeaders(headers []headerKV) []headerKV {
+func cacheRequestHeaders(headers []HeaderKV) []HeaderKV {
 	out := headers[:0]
 	for _, h := range headers {
-		if !cacheHidden(h.name) {
+		if !cacheHidden(h.Name) {
 			out = append(out, h)
 		}
 	}
@@ -212,7 +212,7 @@ func cacheRequestHeaders(headers []headerKV) []headerKV {
 // cacheBegin runs before the upstream is asked. done is true when the
 // request was answered (from the cache, by a purge, or a cached error):
 // the handler then returns next and status.
-func (rt *site) cacheBegin(r *Request, u cacheUse) (next step, status int, done bool) {
+func (rt *Site) cacheBegin(r *Request, u cacheUse) (next step, status int, done bool) {
 	rc := &r.cache
 	// An earlier location of this request (before an internal redirect)
 	// may have used the cache; its lookup has ended (cacheEnd).
@@ -269,7 +269,7 @@ func (rt *site) cacheBegin(r *Request, u cacheUse) (next step, status int, done 
 
 // cacheEnd ends the request's lookup (see cache.Lookup's Done), unless a
 // background update owns it.
-func (rt *site) cacheEnd(r *Request) {
+func (rt *Site) cacheEnd(r *Request) {
 	l := r.cache.l
 	if l == nil {
 		return
@@ -285,7 +285,7 @@ func (rt *site) cacheEnd(r *Request) {
 // sends upstream as If-Modified-Since and If-None-Match (nginx's
 // $upstream_cache_last_modified and $upstream_cache_etag); ok is false
 // when there is nothing to revalidate.
-func (rt *site) cacheValidators(r *Request) (lastModified, etag string, ok bool) {
+func (rt *Site) cacheValidators(r *Request) (lastModified, etag string, ok bool) {
 	l := r.cache.l
 	if l == nil {
 		return "", "", false
@@ -298,7 +298,7 @@ func (rt *site) cacheValidators(r *Request) (lastModified, etag string, ok bool)
 // cacheFailed handles a failed round trip (status 502 or 504 edge
 // answers): a stale entry when *_cache_use_stale allows it,
 // otherwise the error is remembered when fastcgi_cache_valid names it.
-func (rt *site) cacheFailed(r *Request, status int) bool {
+func (rt *Site) cacheFailed(r *Request, status int) bool {
 	l := r.cache.l
 	if l == nil {
 		return false
@@ -320,7 +320,7 @@ func (rt *site) cacheFailed(r *Request, status int) bool {
 // is read:
 // a stale entry may answer an error status, a 304 to a revalidation
 // renews the entry. It returns true when the entry was sent instead.
-func (rt *site) cacheResponse(r *Request, status int, fields []cache.Field) bool {
+func (rt *Site) cacheResponse(r *Request, status int, fields []cache.Field) bool {
 	l := r.cache.l
 	if l == nil {
 		return false
@@ -342,7 +342,7 @@ func (rt *site) cacheResponse(r *Request, status int, fields []cache.Field) bool
 // cacheIntercepted tells the lookup that the upstream's error status is
 // answered by an error_page (*_intercept_errors), which remembers it when
 // the response is cacheable (Lookup.Intercepted).
-func (rt *site) cacheIntercepted(r *Request, status int, fields []cache.Field) {
+func (rt *Site) cacheIntercepted(r *Request, status int, fields []cache.Field) {
 	if l := r.cache.l; l != nil {
 		l.Intercepted(status, fields)
 	}
@@ -352,7 +352,7 @@ func (rt *site) cacheIntercepted(r *Request, status int, fields []cache.Field) {
 // cacheable and *_no_cache does not say otherwise. fields are the
 // upstream's header lines in order (for the decision); the head stored is
 // the one the client gets, hidden headers removed.
-func (rt *site) cacheStore(r *Request, status int, fields []cache.Field) *cache.Writer {
+func (rt *Site) cacheStore(r *Request, status int, fields []cache.Field) *cache.Writer {
 	l := r.cache.l
 	if l == nil {
 		return nil
@@ -409,7 +409,7 @@ func storeBody(w *cache.Writer, resp *Response) {
 // sendEntry answers from a cache entry: its status and head, and its
 // body sent from memory or from the entry's file (the gzip variant to a client the
 // location's gzip would compress for, so a HIT compresses nothing).
-func (rt *site) sendEntry(r *Request, e *cache.Entry) {
+func (rt *Site) sendEntry(r *Request, e *cache.Entry) {
 	out := r.resp
 	out.Header.reset()
 	out.Status = e.Status
@@ -472,8 +472,8 @@ const purgePage = "<html>\r\n<head><title>Successful purge</title></head>\r\n<bo
 // purgeAnswer purges key (a "*" suffix purges the prefix) for the method
 // form and the location form: 403 from an address the form does not
 // allow, 404 when nothing was cached, else ngx_cache_purge's page.
-func (rt *site) purgeAnswer(r *Request, p *conf.CachePurge, z *cache.Zone, key string) int {
-	if p.Method != "" && !p.Allowed(r.conn.remote.Addr()) {
+func (rt *Site) purgeAnswer(r *Request, p *conf.CachePurge, z *cache.Zone, key string) int {
+	if p.Method != "" && !p.Allowed(r.Conn.Remote.Addr()) {
 		rt.log.errorf(r, "access forbidden by rule")
 		return 403
 	}
@@ -490,7 +490,7 @@ func (rt *site) purgeAnswer(r *Request, p *conf.CachePurge, z *cache.Zone, key s
 
 // cachePurgeHandler is the content handler of "fastcgi_cache_purge zone
 // key" (or proxy_cache_purge's) in a location.
-func (rt *site) cachePurgeHandler(r *Request) int {
+func (rt *Site) cachePurgeHandler(r *Request) int {
 	p := r.loc.Content.Purge
 	z := rt.caches[p.Zone]
 	if z == nil {

@@ -16,26 +16,26 @@ import (
 // *_ignore_client_abort). stop ends the watch; it never cancels, so a
 // response still streaming from the upstream goes on.
 //
-// The watch starts only after clientWatchAfter: a request answered
+// The watch starts only after ClientWatchAfter: a request answered
 // faster costs nothing more (the watch is a goroutine waiting on the
 // socket, and a read deadline to end it), and a client that gave up
 // sooner is noticed then, at most that late. It peeks at the socket (MSG_PEEK), as nginx
 // does: no byte and no error is the client's FIN, an error its reset, a
 // byte a next request (or, over TLS, a record), and the watch then ends
 // unknowing, as nginx's does.
-func (rt *site) upstreamContext(r *Request, ignoreAbort bool) (context.Context, func()) {
+func (rt *Site) upstreamContext(r *Request, ignoreAbort bool) (context.Context, func()) {
 	if ignoreAbort {
 		return context.Background(), func() {}
 	}
-	if r.ctx != nil {
-		return r.ctx, func() {}
+	if r.Ctx != nil {
+		return r.Ctx, func() {}
 	}
-	if r.conn == nil || r.conn.raw == nil || r.conn.raw.RawConn() == nil {
+	if r.Conn == nil || r.Conn.Raw == nil || r.Conn.Raw.RawConn() == nil {
 		return context.Background(), func() {}
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	w := &clientWatch{info: r.conn, cancel: cancel, done: make(chan struct{})}
-	after := clientWatchAfter
+	w := &clientWatch{info: r.Conn, cancel: cancel, done: make(chan struct{})}
+	after := ClientWatchAfter
 	if r.acc.lim.hold.Holds() {
 		// The slot goes back as soon as the client is seen gone, as in
 		// nginx, whose event loop sees the close at once.
@@ -45,7 +45,7 @@ func (rt *site) upstreamContext(r *Request, ignoreAbort bool) (context.Context, 
 	return ctx, w.stop
 }
 
-// clientWatchAfter is 100 ms: with 1 ms, every PHP request of a loaded
+// ClientWatchAfter is 100 ms: with 1 ms, every PHP request of a loaded
 // server (queued behind php-fpm's busy workers for a few milliseconds)
 // ran the watch: edge ab's php-hello gave 0.84-0.93x nginx's requests
 // per CPU-second (four runs) against 0.93-1.05x with 100 ms. A
@@ -53,12 +53,12 @@ func (rt *site) upstreamContext(r *Request, ignoreAbort bool) (context.Context, 
 // client that closes and comes again finds its slot free, as nginx's
 // limit_conn.t expects.
 const (
-	clientWatchAfter    = 100 * time.Millisecond
+	ClientWatchAfter    = 100 * time.Millisecond
 	limitConnWatchAfter = time.Millisecond
 )
 
 type clientWatch struct {
-	info   *connInfo
+	info   *ConnInfo
 	cancel context.CancelFunc
 	timer  *time.Timer
 	done   chan struct{} // closed when run returns
@@ -86,7 +86,7 @@ func (w *clientWatch) run() {
 	defer close(w.done)
 	closed := false
 	var b [1]byte
-	_ = w.info.raw.RawConn().Read(func(fd uintptr) bool {
+	_ = w.info.Raw.RawConn().Read(func(fd uintptr) bool {
 		n, _, err := syscall.Recvfrom(int(fd), b[:], syscall.MSG_PEEK|syscall.MSG_DONTWAIT)
 		if errors.Is(err, syscall.EAGAIN) {
 			return false // wait until it is readable (or stop's deadline)
@@ -116,16 +116,16 @@ func (w *clientWatch) stop() {
 	case watchIdle:
 		w.timer.Stop()
 	case watchRunning:
-		_ = w.info.conn.SetReadDeadline(time.Unix(1, 0))
+		_ = w.info.Conn.SetReadDeadline(time.Unix(1, 0))
 		<-w.done
-		_ = w.info.conn.SetReadDeadline(time.Time{})
+		_ = w.info.Conn.SetReadDeadline(time.Time{})
 	}
 }
 
 // clientClosed reports an upstream error that is the client's close
 // (upstreamContext): nginx logs it at info and ends the request with 499.
-func (rt *site) clientClosed(r *Request, ctx context.Context) bool {
-	if r.ctx == nil && ctx.Err() != nil {
+func (rt *Site) clientClosed(r *Request, ctx context.Context) bool {
+	if r.Ctx == nil && ctx.Err() != nil {
 		rt.log.infof(r, "client prematurely closed connection while waiting for the upstream")
 		return true
 	}

@@ -85,7 +85,7 @@ func BenchmarkCompressFilter10K(b *testing.B) {
 				r.resp.Kind, r.resp.Bytes, r.resp.Length = BodyBytes, page10K, int64(len(page10K))
 				r.resp.Header.Set("Content-Type", "text/html")
 				rt.filters(r)
-				releaseRequest(r)
+				ReleaseRequest(r)
 			}
 		})
 	}

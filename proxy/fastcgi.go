@@ -30,7 +30,7 @@ import (
 // request it carries, so that its Stderr callback is bound once.
 type fcgiCall struct {
 	req fastcgi.Request
-	rt  *site
+	rt  *Site
 	r   *Request
 	// inBody is set once the response header is in: stderr is then
 	// logged "while reading upstream", as nginx words it.
@@ -53,7 +53,7 @@ func (c *fcgiCall) stderr(msg []byte) {
 }
 
 // fastcgi forwards the request to the location's backend.
-func (rt *site) fastcgi(r *Request) (step, int) {
+func (rt *Site) fastcgi(r *Request) (step, int) {
 	l := r.loc
 	b := rt.backends.byPass[l.Content.FastCGI]
 	if p := l.Content.FastCGI; p.Script != nil {
@@ -104,14 +104,14 @@ func (rt *site) fastcgi(r *Request) (step, int) {
 		call.rt, call.r, call.inBody = nil, nil, false
 		fcgiCalls.Put(call)
 	}()
-	r.headers = r.Header.appendAll(r.headers[:0])
+	r.headers = r.Header.AppendAll(r.headers[:0])
 	if r.cache.zone != nil {
 		r.headers = cacheRequestHeaders(r.headers)
 	}
 	r.params = cgiParams(r.params[:0], &l.FastCGI, r.srv, r.headers, func(s *conf.Script) string { return rt.eval(r, s) })
 	rt.fastcgiValidators(r)
 	for _, p := range r.params {
-		req.Params.Add(p.name, p.value)
+		req.Params.Add(p.Name, p.Value)
 	}
 	req.NonIdempotent = nonIdempotent(r.Method) && !slices.Contains(l.FastCGI.NextUpstream, "non_idempotent")
 	req.ConnectTimeout, req.SendTimeout, req.ReadTimeout = l.FastCGI.ConnectTimeout, l.FastCGI.SendTimeout, l.FastCGI.ReadTimeout
@@ -150,7 +150,7 @@ var fastcgiHidden = map[string]bool{
 var redirectKept = map[string]bool{"set-cookie": true, "content-disposition": true, "cache-control": true, "expires": true}
 
 // fastcgiResponse turns the backend's response into r.resp.
-func (rt *site) fastcgiResponse(r *Request, b *backend, srv *upServer, resp *fastcgi.Response) (step, int) {
+func (rt *Site) fastcgiResponse(r *Request, b *backend, srv *upServer, resp *fastcgi.Response) (step, int) {
 	f := &r.loc.FastCGI
 	out := r.resp
 	r.up.last().status = resp.Status
@@ -252,7 +252,7 @@ func (rt *site) fastcgiResponse(r *Request, b *backend, srv *upServer, resp *fas
 // accelRedirect follows an upstream's X-Accel-Redirect: the response
 // keeps only the headers redirectKept names, and the request goes on as
 // a GET (HEAD stays) without a body to the URI or named location.
-func (rt *site) accelRedirect(r *Request, uri string) (step, int) {
+func (rt *Site) accelRedirect(r *Request, uri string) (step, int) {
 	out := r.resp
 	kept := out.Header.list
 	out.Header.list = out.Header.list[:0]
@@ -355,7 +355,7 @@ var respBuffers = sync.Pool{New: func() any { return new(bytes.Buffer) }}
 
 // bufferResponse reads the whole response so the PHP worker is free before
 // the client has read a byte.
-func (rt *site) bufferResponse(r *Request, b *backend, resp *fastcgi.Response) int {
+func (rt *Site) bufferResponse(r *Request, b *backend, resp *fastcgi.Response) int {
 	n, err := rt.bufferInto(r, resp.Body)
 	resp.Close()
 	r.up.finish(rt.now(), n)
@@ -377,7 +377,7 @@ func (rt *site) bufferResponse(r *Request, b *backend, resp *fastcgi.Response) i
 // memResponseLimit and the rest in an unlinked temp file (fastcgi_pass
 // and proxy_pass with buffering on). It returns the bytes read; on an
 // error r.resp's body is left unset.
-func (rt *site) bufferInto(r *Request, body io.Reader) (int64, error) {
+func (rt *Site) bufferInto(r *Request, body io.Reader) (int64, error) {
 	out := r.resp
 	buf := respBuffers.Get().(*bytes.Buffer)
 	buf.Reset()
@@ -408,7 +408,7 @@ func (rt *site) bufferInto(r *Request, body io.Reader) (int64, error) {
 }
 
 // spillResponse moves a large response into an unlinked temp file.
-func (rt *site) spillResponse(r *Request, head *bytes.Buffer, rest io.Reader) (*os.File, error) {
+func (rt *Site) spillResponse(r *Request, head *bytes.Buffer, rest io.Reader) (*os.File, error) {
 	dir := r.loc.ClientBodyTempPath
 	if r.loc.Content.Kind == conf.ContentProxy && r.loc.Proxy.TempPath != "" {
 		dir = r.loc.Proxy.TempPath
@@ -437,7 +437,7 @@ func (rt *site) spillResponse(r *Request, head *bytes.Buffer, rest io.Reader) (*
 
 // streamResponse sends the body as PHP writes it, flushing each chunk
 // (server-sent events, long polls, progress output).
-func (rt *site) streamResponse(r *Request, resp *fastcgi.Response) {
+func (rt *Site) streamResponse(r *Request, resp *fastcgi.Response) {
 	out := r.resp
 	out.Kind = BodyStream
 	out.Length = -1
@@ -474,7 +474,7 @@ func (rt *site) streamResponse(r *Request, resp *fastcgi.Response) {
 // to client_body_buffer_size, then in a temp file under
 // client_body_temp_path. It enforces client_max_body_size on the bytes
 // actually read (413) and client_body_timeout between reads (408).
-func (rt *site) readBody(r *Request) (io.Reader, int64, int) {
+func (rt *Site) readBody(r *Request) (io.Reader, int64, int) {
 	if r.Body == nil || r.ContentLength == 0 {
 		return nil, 0, 0
 	}
@@ -524,7 +524,7 @@ func bodyMemMax(l *conf.Location) int64 {
 
 // bufferBody reads the whole request body: in memory up to
 // client_body_buffer_size, then in a temp file.
-func (rt *site) bufferBody(r *Request) (io.Reader, int64, int) {
+func (rt *Site) bufferBody(r *Request) (io.Reader, int64, int) {
 	l := r.loc
 	limit := l.ClientMaxBodySize
 	memMax := bodyMemMax(l)
@@ -588,7 +588,7 @@ func (rt *site) bufferBody(r *Request) (io.Reader, int64, int) {
 // bodyReadError logs a failed read of the request body as nginx does and
 // returns its status: 408 when client_body_timeout passed between two
 // reads, 400 when the client went away.
-func (rt *site) bodyReadError(r *Request, err error) int {
+func (rt *Site) bodyReadError(r *Request, err error) int {
 	if errors.Is(err, os.ErrDeadlineExceeded) {
 		rt.log.infof(r, "client timed out (110: Connection timed out) while reading client request body")
 		return 408
@@ -597,4 +597,4 @@ func (rt *site) bodyReadError(r *Request, err error) int {
 	return 400
 }
 
-func (rt *site) statusHandler(r *Request) int { return rt.fpmContent(r) }
+func (rt *Site) statusHandler(r *Request) int { return rt.fpmContent(r) }

@@ -14,7 +14,7 @@ import (
 
 // fastcgiCacheUse is the location's fastcgi_cache for cacheBegin; b is
 // the backend a background update asks.
-func (rt *site) fastcgiCacheUse(r *Request, b *backend) cacheUse {
+func (rt *Site) fastcgiCacheUse(r *Request, b *backend) cacheUse {
 	if !configured(&r.loc.FastCGICache) {
 		return cacheUse{cfg: &r.loc.FastCGICache}
 	}
@@ -25,16 +25,16 @@ func (rt *site) fastcgiCacheUse(r *Request, b *backend) cacheUse {
 // fastcgiValidators adds the stored validators of a revalidation as the
 // conditional params PHP reads (HTTP_IF_MODIFIED_SINCE,
 // HTTP_IF_NONE_MATCH).
-func (rt *site) fastcgiValidators(r *Request) {
+func (rt *Site) fastcgiValidators(r *Request) {
 	lm, etag, ok := rt.cacheValidators(r)
 	if !ok {
 		return
 	}
 	if lm != "" {
-		r.params = append(r.params, headerKV{"HTTP_IF_MODIFIED_SINCE", lm})
+		r.params = append(r.params, HeaderKV{"HTTP_IF_MODIFIED_SINCE", lm})
 	}
 	if etag != "" {
-		r.params = append(r.params, headerKV{"HTTP_IF_NONE_MATCH", etag})
+		r.params = append(r.params, HeaderKV{"HTTP_IF_NONE_MATCH", etag})
 	}
 }
 
@@ -43,12 +43,12 @@ func (rt *site) fastcgiValidators(r *Request) {
 // without the client, its response is stored, and the lookup ends with
 // it. A request body is not sent again (only GET and HEAD get here,
 // unless POST is cached, whose body is then not replayed).
-func (rt *site) backgroundUpdate(r *Request, b *backend, l *cache.Lookup) {
+func (rt *Site) backgroundUpdate(r *Request, b *backend, l *cache.Lookup) {
 	loc := r.loc
-	var params []headerKV
-	headers := cacheRequestHeaders(r.Header.appendAll(nil))
+	var params []HeaderKV
+	headers := cacheRequestHeaders(r.Header.AppendAll(nil))
 	for _, kv := range cgiParams(nil, &loc.FastCGI, r.srv, headers, func(s *conf.Script) string { return rt.eval(r, s) }) {
-		params = append(params, headerKV{strings.Clone(kv.name), strings.Clone(kv.value)})
+		params = append(params, HeaderKV{strings.Clone(kv.Name), strings.Clone(kv.Value)})
 	}
 	if b == nil || len(b.servers) == 0 {
 		l.Done()
@@ -58,7 +58,7 @@ func (rt *site) backgroundUpdate(r *Request, b *backend, l *cache.Lookup) {
 		defer l.Done()
 		req := &fastcgi.Request{}
 		for _, p := range params {
-			req.Params.Add(p.name, p.value)
+			req.Params.Add(p.Name, p.Value)
 		}
 		f := &loc.FastCGI
 		req.ConnectTimeout, req.SendTimeout, req.ReadTimeout = f.ConnectTimeout, f.SendTimeout, f.ReadTimeout

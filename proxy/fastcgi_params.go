@@ -20,7 +20,7 @@ import (
 // headers are joined with ", " (Cookie with "; "), so PHP sees every
 // value. It reads nothing else and changes nothing: the request comes in
 // as its headers and eval.
-func cgiParams(dst []headerKV, f *conf.FastCGI, srv *conf.Server, headers []headerKV, eval func(*conf.Script) string) []headerKV {
+func cgiParams(dst []HeaderKV, f *conf.FastCGI, srv *conf.Server, headers []HeaderKV, eval func(*conf.Script) string) []HeaderKV {
 	start := len(dst)
 	for i := range f.Params {
 		fp := &f.Params[i]
@@ -28,7 +28,7 @@ func cgiParams(dst []headerKV, f *conf.FastCGI, srv *conf.Server, headers []head
 		if fp.IfNotEmpty && v == "" {
 			continue
 		}
-		dst = append(dst, headerKV{fp.Name, v})
+		dst = append(dst, HeaderKV{fp.Name, v})
 	}
 	if !f.PassRequestHeaders {
 		return dst
@@ -37,29 +37,29 @@ func cgiParams(dst []headerKV, f *conf.FastCGI, srv *conf.Server, headers []head
 	first := len(dst)                   // the first header param
 next:
 	for _, h := range headers {
-		if strings.IndexByte(h.name, '_') >= 0 && !srv.UnderscoresInHeaders && srv.IgnoreInvalidHeaders {
+		if strings.IndexByte(h.Name, '_') >= 0 && !srv.UnderscoresInHeaders && srv.IgnoreInvalidHeaders {
 			continue
 		}
-		if strings.EqualFold(h.name, "Proxy") {
+		if strings.EqualFold(h.Name, "Proxy") {
 			continue
 		}
-		key := cgiHeaderName(h.name)
+		key := cgiHeaderName(h.Name)
 		for _, s := range set {
-			if s.name == key {
+			if s.Name == key {
 				continue next
 			}
 		}
 		for i := first; i < len(dst); i++ {
-			if dst[i].name == key {
+			if dst[i].Name == key {
 				sep := ", "
 				if key == "HTTP_COOKIE" {
 					sep = "; "
 				}
-				dst[i].value += sep + h.value
+				dst[i].Value += sep + h.Value
 				continue next
 			}
 		}
-		dst = append(dst, headerKV{key, h.value})
+		dst = append(dst, HeaderKV{key, h.Value})
 	}
 	return dst
 }
@@ -108,7 +108,7 @@ func makeCGIHeaderName(name string) string {
 // (ngx_http_fastcgi_split): fastcgi_split_path_info's two captures when it
 // matches, else the whole URI; fastcgi_index is appended to a script name
 // that ends with "/".
-func (rt *site) splitPathInfo(r *Request) (script, pathInfo string) {
+func (rt *Site) splitPathInfo(r *Request) (script, pathInfo string) {
 	f := &r.loc.FastCGI
 	script = r.uri
 	if f.SplitPathInfo != nil {

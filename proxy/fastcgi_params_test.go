@@ -134,21 +134,21 @@ func TestCGIParams(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			r := routeFake(t, rt, "POST", tc.target, tc.headers)
 			if tc.tls {
-				r.conn.tls = &tls.ConnectionState{ServerName: "example.com"}
+				r.Conn.TLS = &tls.ConnectionState{ServerName: "example.com"}
 			}
 			if r.loc.Content.Kind != conf.ContentFastCGI {
 				t.Fatalf("%s: location %q does not pass to FastCGI", tc.target, r.loc.Name)
 			}
-			r.headers = r.Header.appendAll(r.headers[:0])
+			r.headers = r.Header.AppendAll(r.headers[:0])
 			params := cgiParams(nil, &r.loc.FastCGI, r.srv, r.headers, func(s *conf.Script) string { return rt.eval(r, s) })
 			got := map[string]string{}
 			var names []string
 			for _, p := range params {
-				if _, dup := got[p.name]; dup {
-					t.Errorf("%s passed twice", p.name)
+				if _, dup := got[p.Name]; dup {
+					t.Errorf("%s passed twice", p.Name)
 				}
-				got[p.name] = p.value
-				names = append(names, p.name)
+				got[p.Name] = p.Value
+				names = append(names, p.Name)
 			}
 			if len(tc.names) > 0 && !slices.Equal(names[:min(len(names), len(tc.names))], tc.names) {
 				t.Errorf("names\n got %s\nwant %s ...", strings.Join(names, " "), strings.Join(tc.names, " "))

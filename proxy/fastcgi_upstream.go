@@ -85,7 +85,7 @@ func (u *upstreamState) settle() {
 type backends struct {
 	byPass map[*conf.FastCGIPass]*backend
 	plan   *conf.Plan
-	sh     *shared
+	sh     *Shared
 	// byTarget holds the backends by target and fastcgi_keep_conn
 	// ("php|true"): those of every fastcgi_pass without variables, and
 	// those that a fastcgi_pass with variables named, made on first use
@@ -247,7 +247,7 @@ const defaultQueueLimit = 4096
 // newBackends makes the clients of every fastcgi_pass in a plan, reusing
 // the clients (and their kept connections) of the previous plan when the
 // address and limits are the same.
-func newBackends(plan *conf.Plan, sh *shared) (*backends, error) {
+func newBackends(plan *conf.Plan, sh *Shared) (*backends, error) {
 	b := &backends{byPass: map[*conf.FastCGIPass]*backend{}, plan: plan, sh: sh, byTarget: map[string]*backend{}}
 	if plan.HTTP == nil {
 		return b, nil
@@ -299,7 +299,7 @@ func (ib idleBudgets) note(network, address string, maxIdle int) {
 // client of it shares, kept across reloads like the clients. It lives in
 // sh.pools beside the clients, under an "idle|" key no client key can
 // take (those start with the network).
-func (sh *shared) idleConns(addr string) *fastcgi.IdleConns {
+func (sh *Shared) idleConns(addr string) *fastcgi.IdleConns {
 	key := "idle|" + addr
 	if s, ok := sh.pools.Load(key); ok {
 		return s.(*fastcgi.IdleConns)
@@ -318,7 +318,7 @@ func (sh *shared) idleConns(addr string) *fastcgi.IdleConns {
 // client never keeps a connection while a new one waits for a worker (a
 // kept connection pins its php-fpm worker). fastcgi_keep_conn off keeps
 // none.
-func makeBackend(p *conf.FastCGIPass, f *conf.FastCGI, sh *shared, idle idleBudgets) *backend {
+func makeBackend(p *conf.FastCGIPass, f *conf.FastCGI, sh *Shared, idle idleBudgets) *backend {
 	b := &backend{name: p.Raw}
 	add := func(network, address string, maxConns, maxIdle, weight, maxFails int, failTimeout time.Duration, backup, down bool) {
 		if !f.KeepConn {
@@ -376,7 +376,7 @@ func makeBackend(p *conf.FastCGIPass, f *conf.FastCGI, sh *shared, idle idleBudg
 }
 
 // client returns the shared FastCGI client for an address and limits.
-func (sh *shared) client(network, address string, maxConns, maxIdle int, f *conf.FastCGI) *fastcgi.Client {
+func (sh *Shared) client(network, address string, maxConns, maxIdle int, f *conf.FastCGI) *fastcgi.Client {
 	// One Client per address, bound and keeping or not: locations whose
 	// timeouts or keepalive counts differ share it and its bound on the
 	// requests in flight. Their timeouts go with each request, and the
@@ -475,7 +475,7 @@ func (s *upServer) fail(now time.Time) {
 // roundTrip sends the request to a server, trying the next one on the
 // failures fastcgi_next_upstream names (the body is buffered, so it can be
 // sent again).
-func (rt *site) roundTrip(r *Request, b *backend, req *fastcgi.Request, body io.Reader) (*fastcgi.Response, *upServer, int) {
+func (rt *Site) roundTrip(r *Request, b *backend, req *fastcgi.Request, body io.Reader) (*fastcgi.Response, *upServer, int) {
 	f := &r.loc.FastCGI
 	var resp *fastcgi.Response
 	ctx, stop := rt.upstreamContext(r, f.IgnoreClientAbort)
@@ -520,7 +520,7 @@ func (rt *site) roundTrip(r *Request, b *backend, req *fastcgi.Request, body io.
 // again is true from the second try on; more says that another try is
 // possible (a response next_upstream names by its status is passed on
 // when there is none). tries is next_upstream_tries (0: every server).
-func (rt *site) tryServers(r *Request, b *backend, tries int, scheme string, try func(srv *upServer, t *upstreamTry, again, more bool) (int, bool)) (*upServer, int) {
+func (rt *Site) tryServers(r *Request, b *backend, tries int, scheme string, try func(srv *upServer, t *upstreamTry, again, more bool) (int, bool)) (*upServer, int) {
 	var tried []*upServer
 	if tries == 0 {
 		tries = len(b.servers)
@@ -680,7 +680,7 @@ func upstreamSeconds(d time.Duration) string {
 
 // fastcgiStats returns the clients' counters by backend name, with the
 // 502/504 counts edge answered, for the FPM report and metrics.
-func (rt *site) fastcgiStats() map[string]BackendStats {
+func (rt *Site) fastcgiStats() map[string]BackendStats {
 	out := map[string]BackendStats{}
 	if rt.backends == nil {
 		return out

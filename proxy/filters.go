@@ -39,7 +39,7 @@ func safeStatus(s int) bool {
 	return false
 }
 
-func (rt *site) filters(r *Request) {
+func (rt *Site) filters(r *Request) {
 	resp := r.resp
 	if resp.Drop {
 		return
@@ -62,7 +62,7 @@ func (rt *site) filters(r *Request) {
 	rt.headerFilter(r)
 }
 
-func (rt *site) notModified(r *Request) {
+func (rt *Site) notModified(r *Request) {
 	resp := r.resp
 	if resp.Status != 200 || fromUpstream(r) {
 		return
@@ -73,10 +73,10 @@ func (rt *site) notModified(r *Request) {
 	// nginx: If-Match and If-Unmodified-Since then fail (412) and "*"
 	// matches (304).
 	req := cache.CondRequest{
-		IfModifiedSince:   r.Header.get("If-Modified-Since"),
-		IfUnmodifiedSince: r.Header.get("If-Unmodified-Since"),
-		IfMatch:           r.Header.get("If-Match"),
-		IfNoneMatch:       r.Header.get("If-None-Match"),
+		IfModifiedSince:   r.Header.Get("If-Modified-Since"),
+		IfUnmodifiedSince: r.Header.Get("If-Unmodified-Since"),
+		IfMatch:           r.Header.Get("If-Match"),
+		IfNoneMatch:       r.Header.Get("If-None-Match"),
 	}
 	if req == (cache.CondRequest{}) {
 		return
@@ -113,16 +113,16 @@ func fromUpstream(r *Request) bool {
 }
 
 // dropBody releases a body that will not be sent.
-func (rt *site) dropBody(resp *Response) {
+func (rt *Site) dropBody(resp *Response) {
 	if resp.Kind == BodyFile && resp.CloseFile && resp.File != nil {
 		resp.File.Close()
 	}
-	resp.release()
+	resp.Release()
 	resp.Kind, resp.Bytes, resp.File, resp.Stream, resp.Length = BodyNone, nil, nil, nil, 0
 }
 
 // headersFilter applies expires and add_header.
-func (rt *site) headersFilter(r *Request) {
+func (rt *Site) headersFilter(r *Request) {
 	resp := r.resp
 	l := r.loc
 	safe := safeStatus(resp.Status)
@@ -160,7 +160,7 @@ func (rt *site) headersFilter(r *Request) {
 // applyExpires sets Expires and Cache-Control as ngx_http_set_expires
 // does. A value with variables is parsed per request; an invalid one, as
 // an "off", leaves the headers alone, and nginx logs nothing for it.
-func (rt *site) applyExpires(r *Request, e conf.Expires) {
+func (rt *Site) applyExpires(r *Request, e conf.Expires) {
 	if e.Var != nil {
 		parsed, reason := conf.ParseExpires(rt.eval(r, e.Var), e.Mode == conf.ExpiresModified)
 		if reason != "" || parsed.Mode == conf.ExpiresOff {
@@ -184,7 +184,7 @@ func (rt *site) applyExpires(r *Request, e conf.Expires) {
 }
 
 // charsetFilter appends "; charset=X" to types in charset_types.
-func (rt *site) charsetFilter(r *Request) {
+func (rt *Site) charsetFilter(r *Request) {
 	l := r.loc
 	if l.Charset == "" {
 		return
@@ -206,16 +206,16 @@ func (rt *site) charsetFilter(r *Request) {
 }
 
 // rangeFilter answers Range requests on full 200 responses.
-func (rt *site) rangeFilter(r *Request) {
+func (rt *Site) rangeFilter(r *Request) {
 	resp := r.resp
 	if resp.Status != 200 || resp.Header.Get("Accept-Ranges") != "bytes" || resp.Length < 0 || fromUpstream(r) {
 		return
 	}
-	rng := r.Header.get("Range")
+	rng := r.Header.Get("Range")
 	if len(rng) < 6 || !strings.EqualFold(rng[:6], "bytes=") {
 		return
 	}
-	if ir := r.Header.get("If-Range"); ir != "" {
+	if ir := r.Header.Get("If-Range"); ir != "" {
 		var lm time.Time
 		if r.fileCache != nil {
 			lm = r.fileCache.info.mtime
@@ -245,7 +245,7 @@ func (rt *site) rangeFilter(r *Request) {
 	rt.multiRange(r, ranges)
 }
 
-func (rt *site) singleRange(r *Request, rg byteRange) {
+func (rt *Site) singleRange(r *Request, rg byteRange) {
 	resp := r.resp
 	size := resp.Length
 	resp.Status = 206
@@ -280,7 +280,7 @@ func nextBoundary() string {
 // go out with a Content-Length like nginx's; larger ones are streamed.
 const multipartInMemory = 1 << 20
 
-func (rt *site) multiRange(r *Request, ranges []byteRange) {
+func (rt *Site) multiRange(r *Request, ranges []byteRange) {
 	resp := r.resp
 	size := resp.Length
 	ct := resp.Header.Get("Content-Type")
@@ -456,7 +456,7 @@ func parseRanges(s string, size int64) ([]byteRange, rangeStatus) {
 }
 
 // headerFilter adds what nginx's header filter adds last.
-func (rt *site) headerFilter(r *Request) {
+func (rt *Site) headerFilter(r *Request) {
 	resp := r.resp
 	l := r.loc
 	// ngx_http_header_filter: Last-Modified only on 200, 206 and 304; a
@@ -497,9 +497,9 @@ func (rt *site) headerFilter(r *Request) {
 		resp.Close = true
 	}
 	if r.Proto != "HTTP/2.0" {
-		r.conn.useLocation(l)
+		r.Conn.useLocation(l)
 	}
-	if l.KeepaliveRequests > 0 && r.connRequests >= l.KeepaliveRequests {
+	if l.KeepaliveRequests > 0 && r.ConnRequests >= l.KeepaliveRequests {
 		resp.Close = true
 	}
 	if r.Method == "HEAD" || resp.Status == 304 || resp.Status == 204 {
@@ -511,11 +511,11 @@ func (rt *site) headerFilter(r *Request) {
 // filter does: server_name with server_name_in_redirect, else the Host
 // header's name, else (no Host, HTTP/1.0) the local address; then the
 // local port unless it is the scheme's default.
-func (rt *site) absoluteURL(r *Request, path string) string {
+func (rt *Site) absoluteURL(r *Request, path string) string {
 	l := r.loc
 	scheme := "http"
 	defPort := "80"
-	if r.conn.tls != nil {
+	if r.Conn.TLS != nil {
 		scheme, defPort = "https", "443"
 	}
 	host := r.host
@@ -523,20 +523,20 @@ func (rt *site) absoluteURL(r *Request, path string) string {
 		host = rt.serverName(r)
 	}
 	if host == "" {
-		host = r.conn.localAddr()
-		if r.conn.local.Addr().Is6() && !r.conn.local.Addr().Is4In6() {
+		host = r.Conn.LocalAddr()
+		if r.Conn.Local.Addr().Is6() && !r.Conn.Local.Addr().Is4In6() {
 			host = "[" + host + "]"
 		}
 	}
 	port := ""
-	if l.PortInRedirect && r.conn.port != defPort && r.conn.port != "" {
-		port = ":" + r.conn.port
+	if l.PortInRedirect && r.Conn.Port != defPort && r.Conn.Port != "" {
+		port = ":" + r.Conn.Port
 	}
 	return scheme + "://" + host + port + path
 }
 
 // gzipFilter compresses eligible responses (ngx_http_gzip_header_filter).
-func (rt *site) gzipFilter(r *Request) {
+func (rt *Site) gzipFilter(r *Request) {
 	g := &r.loc.Gzip
 	if !encodable(r, &g.Encoding) {
 		return
@@ -619,7 +619,7 @@ var gzipCoding = coding{
 // an in-memory body at once (a cached file's once for all requests, so
 // ratio is known), a file or a stream as it is sent. The ETag is weakened
 // and Accept-Ranges dropped, as nginx's filters do.
-func (rt *site) encode(r *Request, c *coding, level, window int, ratioVar *string) {
+func (rt *Site) encode(r *Request, c *coding, level, window int, ratioVar *string) {
 	resp := r.resp
 	resp.Header.Set("Content-Encoding", c.token)
 	resp.Header.Del("Accept-Ranges")
@@ -705,17 +705,17 @@ func encodingType(e *conf.Encoding, ct string) bool {
 }
 
 // gzipOK applies the request-side checks (ngx_http_gzip_ok).
-func (rt *site) gzipOK(r *Request, g *conf.Gzip) bool {
-	if !acceptsGzip(r.Header.get("Accept-Encoding")) {
+func (rt *Site) gzipOK(r *Request, g *conf.Gzip) bool {
+	if !acceptsGzip(r.Header.Get("Accept-Encoding")) {
 		return false
 	}
 	if g.HTTPVersion == "1.1" && r.Proto == "HTTP/1.0" {
 		return false
 	}
-	if r.Header.get("Via") != "" && !rt.gzipProxiedOK(r, g) {
+	if r.Header.Get("Via") != "" && !rt.gzipProxiedOK(r, g) {
 		return false
 	}
-	ua := r.Header.get("User-Agent")
+	ua := r.Header.Get("User-Agent")
 	if g.DisableMSIE6 && isMSIE6(ua) {
 		return false
 	}
@@ -808,13 +808,13 @@ func isMSIE6(ua string) bool {
 // no_etag refuse when the response has that header, and anything else is
 // compressed. A static file's Last-Modified does not count, since nginx
 // makes that header from the file's time only at the end.
-func (rt *site) gzipProxiedOK(r *Request, g *conf.Gzip) bool {
+func (rt *Site) gzipProxiedOK(r *Request, g *conf.Gzip) bool {
 	h := &r.resp.Header
 	has := func(p string) bool { return slices.Contains(g.Proxied, p) }
 	if len(g.Proxied) == 0 || has("off") {
 		return false
 	}
-	if has("any") || has("auth") && r.Header.get("Authorization") != "" {
+	if has("any") || has("auth") && r.Header.Get("Authorization") != "" {
 		return true
 	}
 	if e := h.Get("Expires"); h.Has("Expires") {

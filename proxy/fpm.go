@@ -43,8 +43,8 @@ const (
 
 // fpmManager owns a Server's pools across reloads.
 type fpmManager struct {
-	sh      *shared
-	current func() *site // the site serving now (nil before the first Apply)
+	sh      *Shared
+	current func() *Site // the site serving now (nil before the first Apply)
 
 	mu    sync.Mutex
 	pools map[string]*conf.FPMPool // the current plan's pools, by name
@@ -57,7 +57,7 @@ type fpmManager struct {
 	metrics *prometheus.Registry
 }
 
-func newFPMManager(sh *shared, current func() *site) *fpmManager {
+func newFPMManager(sh *Shared, current func() *Site) *fpmManager {
 	m := &fpmManager{sh: sh, current: current, pools: map[string]*conf.FPMPool{},
 		sups: map[string]*fpm.Supervisor{}, mons: map[string]*fpm.Monitor{}}
 	m.metrics = prometheus.NewRegistry()
@@ -444,7 +444,7 @@ func (m *fpmManager) collect(ctx context.Context, name string, o reportOptions) 
 }
 
 // fpmContent answers the fpm_status and edge_metrics locations.
-func (rt *site) fpmContent(r *Request) int {
+func (rt *Site) fpmContent(r *Request) int {
 	if r.Method != "GET" && r.Method != "HEAD" {
 		return 405
 	}
@@ -463,7 +463,7 @@ func (rt *site) fpmContent(r *Request) int {
 // fpmStatusHandler is fpm_status: the pools' reports as an HTML page, or
 // JSON when the query has "json" (as php-fpm's own page) or the client
 // accepts only JSON.
-func (rt *site) fpmStatusHandler(r *Request) int {
+func (rt *Site) fpmStatusHandler(r *Request) int {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	reports, err := rt.fpm.reports(ctx, r.loc.Content.Pool)
@@ -471,7 +471,7 @@ func (rt *site) fpmStatusHandler(r *Request) int {
 		rt.log.errorf(r, "fpm_status: %v", err)
 		return 404
 	}
-	if wantsJSON(r.args, r.Header.get("Accept")) {
+	if wantsJSON(r.args, r.Header.Get("Accept")) {
 		body, err := json.MarshalIndent(reports, "", "  ")
 		if err != nil {
 			rt.log.errorf(r, "fpm_status: %v", err)
@@ -515,7 +515,7 @@ func respond(r *Request, contentType string, body []byte) {
 // metricsHandler is edge_metrics: Prometheus text exposition of the
 // pools, edge's FastCGI clients, the connection counters of stub_status
 // and the Go runtime.
-func (rt *site) metricsHandler(r *Request) int {
+func (rt *Site) metricsHandler(r *Request) int {
 	families, err := rt.fpm.metrics.Gather()
 	if err != nil {
 		// Gather returns what it could alongside the error.
@@ -642,13 +642,13 @@ func (c *edgeCollector) Collect(ch chan<- prometheus.Metric) {
 		counter(descFCGIResponses, float64(bs.Status504), n, "504")
 	}
 	st := m.sh.stats
-	active := st.active.Load()
+	active := st.Active.Load()
 	reading, writing := st.reading.Load(), requestsInFlight.Load()
 	gauge(descConnActive, float64(active))
 	gauge(descConnState, float64(reading), "reading")
 	gauge(descConnState, float64(writing), "writing")
 	gauge(descConnState, float64(max(0, active-reading-writing)), "waiting")
-	counter(descConnAccepted, float64(st.accepted.Load()))
-	counter(descConnHandled, float64(st.handled.Load()))
+	counter(descConnAccepted, float64(st.Accepted.Load()))
+	counter(descConnHandled, float64(st.Handled.Load()))
 	counter(descRequests, float64(st.requests.Load()))
 }

@@ -7,13 +7,13 @@
 package proxy
 
 import (
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"edge/conf"
+	"edge/proxy/internal/plantest"
 	"edge/proxy/logs"
 )
 
@@ -40,41 +40,23 @@ http {
 `
 
 // loadTestPlan compiles a configuration text written into dir.
-func loadTestPlan(tb testing.TB, dir, text string) *conf.Plan {
-	tb.Helper()
-	path := filepath.Join(dir, "edge.conf")
-	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
-		tb.Fatal(err)
-	}
-	readFile := func(p string) ([]byte, error) {
-		data, _, err := conf.ReadFileWithBuiltins(p)
-		return data, err
-	}
-	plan, err := conf.Load(path, conf.LoadOptions{Prefix: dir, ReadFile: readFile})
-	if err != nil {
-		tb.Fatalf("loading the test plan: %v", err)
-	}
-	return plan
-}
+func loadTestPlan(tb testing.TB, dir, text string) *conf.Plan { return plantest.Load(tb, dir, text) }
 
 // silentLog is an error log with no destination.
-func silentLog() *logs.ErrorLog {
-	l, _ := logs.NewErrorLog(nil, nil)
-	return l
-}
+func silentLog() *logs.ErrorLog { return plantest.SilentLog() }
 
 // testSite builds the site of a plan without a Server: no listener,
 // a silent error log.
-func testSite(tb testing.TB, plan *conf.Plan) *site {
+func testSite(tb testing.TB, plan *conf.Plan) *Site {
 	tb.Helper()
-	sh := &shared{
+	sh := &Shared{
 		files:    newFileCache(time.Second, time.Now),
 		logFiles: logs.NewFiles(time.Now),
 		errLog:   silentLog(),
 		now:      time.Now,
 		stats:    &Stats{},
 	}
-	rt, err := newSite(plan, sh)
+	rt, err := NewSite(plan, sh)
 	if err != nil {
 		tb.Fatalf("site: %v", err)
 	}

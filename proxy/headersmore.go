@@ -22,7 +22,7 @@ import (
 )
 
 // moreOutput runs the output commands of the request's location.
-func (rt *site) moreOutput(r *Request) {
+func (rt *Site) moreOutput(r *Request) {
 	cmds := r.loc.HeadersMore
 	if len(cmds) == 0 {
 		return
@@ -131,22 +131,22 @@ func moreMatch(h *conf.MoreHeader, name string) bool {
 // moreHeaders is the request's header lines once an input command has
 // changed them: a copy of the engine's, which the request reads from
 // then on (Request.Header), through internal redirects too.
-type moreHeaders struct{ list []headerKV }
+type moreHeaders struct{ list []HeaderKV }
 
-func (m *moreHeaders) get(name string) string {
+func (m *moreHeaders) Get(name string) string {
 	for _, h := range m.list {
-		if strings.EqualFold(h.name, name) {
-			return h.value
+		if strings.EqualFold(h.Name, name) {
+			return h.Value
 		}
 	}
 	return ""
 }
 
-func (m *moreHeaders) appendAll(dst []headerKV) []headerKV { return append(dst, m.list...) }
+func (m *moreHeaders) AppendAll(dst []HeaderKV) []HeaderKV { return append(dst, m.list...) }
 
 // moreInput runs the input commands of the request's location; a
 // status other than 0 ends the request (a Host nginx would refuse).
-func (rt *site) moreInput(r *Request) int {
+func (rt *Site) moreInput(r *Request) int {
 	cmds := r.loc.HeadersMore
 	for i := range cmds {
 		c := &cmds[i]
@@ -155,7 +155,7 @@ func (rt *site) moreInput(r *Request) int {
 		}
 		if c.Types != nil {
 			// The request's whole Content-Type, as sent.
-			ct := r.Header.get("Content-Type")
+			ct := r.Header.Get("Content-Type")
 			if ct == "" || !slices.Contains(c.Types, ct) {
 				continue
 			}
@@ -193,8 +193,8 @@ func (m *moreHeaders) set(h *conf.MoreHeader, value string, replace bool) {
 	out := m.list[:0]
 	matched := false
 	for _, kv := range m.list {
-		hit := !h.Wildcard && strings.EqualFold(kv.name, h.Name) ||
-			h.Wildcard && value == "" && moreMatch(h, kv.name)
+		hit := !h.Wildcard && strings.EqualFold(kv.Name, h.Name) ||
+			h.Wildcard && value == "" && moreMatch(h, kv.Name)
 		if !hit {
 			out = append(out, kv)
 			continue
@@ -202,7 +202,7 @@ func (m *moreHeaders) set(h *conf.MoreHeader, value string, replace bool) {
 		if value == "" || matched {
 			continue
 		}
-		kv.value = value
+		kv.Value = value
 		out = append(out, kv)
 		matched = true
 	}
@@ -213,6 +213,6 @@ func (m *moreHeaders) set(h *conf.MoreHeader, value string, replace bool) {
 		if h.Wildcard {
 			name += "*"
 		}
-		m.list = append(m.list, headerKV{name, value})
+		m.list = append(m.list, HeaderKV{name, value})
 	}
 }

@@ -142,9 +142,9 @@ func TestHeadersMoreCGIParams(t *testing.T) {
 		"location /php { more_set_input_headers 'X-Site: one'; more_clear_input_headers Cookie; include fastcgi_params; fastcgi_pass 127.0.0.1:9; }\n        location /host {", 1), nil)
 	r := routeFake(t, rt, "GET", "/php", benchHeaders{{"Cookie", "a=1"}, {"X-Site", "zero"}, {"Accept", "*/*"}})
 	params := map[string]string{}
-	r.headers = r.Header.appendAll(r.headers[:0])
+	r.headers = r.Header.AppendAll(r.headers[:0])
 	for _, p := range cgiParams(nil, &r.loc.FastCGI, r.srv, r.headers, func(s *conf.Script) string { return rt.eval(r, s) }) {
-		params[p.name] = p.value
+		params[p.Name] = p.Value
 	}
 	if params["HTTP_X_SITE"] != "one" || params["HTTP_ACCEPT"] != "*/*" {
 		t.Errorf("params: HTTP_X_SITE=%q HTTP_ACCEPT=%q", params["HTTP_X_SITE"], params["HTTP_ACCEPT"])

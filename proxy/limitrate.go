@@ -7,7 +7,6 @@ package proxy
 
 import (
 	"io"
-	"net/http"
 	"strconv"
 	"time"
 
@@ -24,7 +23,7 @@ type rateState struct {
 
 // setLimitRate is "set $limit_rate": a size, or an error logged and
 // nothing changed (ngx_http_variable_request_set_size).
-func (rt *site) setLimitRate(r *Request, v string) {
+func (rt *Site) setLimitRate(r *Request, v string) {
 	n, ok := conf.ParseSize(v)
 	if !ok {
 		rt.log.errorf(r, "invalid size \"%s\"", v)
@@ -45,7 +44,7 @@ func (r *Request) limitRateVar() string { return strconv.FormatInt(r.acc.rate.ra
 
 // sizeValue evaluates a limit_rate value: 0 when unset or not a size
 // (logged, as ngx_http_complex_value_size does).
-func (rt *site) sizeValue(r *Request, s *conf.Script) int64 {
+func (rt *Site) sizeValue(r *Request, s *conf.Script) int64 {
 	if s == nil {
 		return 0
 	}
@@ -58,8 +57,8 @@ func (rt *site) sizeValue(r *Request, s *conf.Script) int64 {
 	return n
 }
 
-// pacer gives the response's pacer, nil when its rate is 0.
-func (rt *site) pacer(r *Request) *limit.Pacer {
+// Pacer gives the response's pacer, nil when its rate is 0.
+func (rt *Site) Pacer(r *Request) *limit.Pacer {
 	st := &r.acc.rate
 	if r.loc == nil {
 		return nil
@@ -74,7 +73,7 @@ func (rt *site) pacer(r *Request) *limit.Pacer {
 	if !st.afterSet {
 		st.after, st.afterSet = rt.sizeValue(r, r.loc.Limits.RateAfter), true
 	}
-	p := limit.NewPacer(st.rate, st.after, r.start)
+	p := limit.NewPacer(st.rate, st.after, r.Start)
 	p.Sent(r.headerBytes()) // nginx's c->sent counts the header
 	return p
 }
@@ -119,15 +118,15 @@ func (s *paceState) took(n int64) {
 	s.pending += n
 }
 
-// pacedWriter writes through w at the pace, flushing each piece so that
+// PacedWriter writes through w at the pace, flushing each piece so that
 // it leaves at its time.
-type pacedWriter struct {
+type PacedWriter struct {
 	w     io.Writer
 	flush func() error
 	pace  paceState
 }
 
-func (pw *pacedWriter) Write(b []byte) (int, error) {
+func (pw *PacedWriter) Write(b []byte) (int, error) {
 	written := 0
 	for len(b) > 0 {
 		n := pw.pace.next(int64(len(b)))
@@ -144,23 +143,3 @@ func (pw *pacedWriter) Write(b []byte) (int, error) {
 	}
 	return written, nil
 }
-
-// http2Flush flushes an HTTP/2 response writer.
-func http2Flush(w http.ResponseWriter) func() error {
-	fl, _ := w.(http.Flusher)
-	return func() error {
-		if fl != nil {
-			fl.Flush()
-		}
-		return nil
-	}
-}
-
-// pacedResponse is an HTTP/2 response writer whose body writes are paced.
-type pacedResponse struct {
-	http.ResponseWriter
-	pw *pacedWriter
-}
-
-func (p pacedResponse) Write(b []byte) (int, error) { return p.pw.Write(b) }
-func (p pacedResponse) Flush()                      { _ = p.pw.flush() }

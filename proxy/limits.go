@@ -19,14 +19,14 @@ type limitState struct {
 }
 
 // release gives back the limit_conn counters the request holds (the
-// request's end, releaseRequest).
+// request's end, ReleaseRequest).
 func (s *limitState) release() { s.hold.Release() }
 
 // limits runs limit_req and limit_conn for the request's location: the
 // status to answer with, 0 to go on, or -1 when the client went away
 // while the request was delayed (the request is then dropped, as nginx
 // finalizes it with 499).
-func (rt *site) limits(r *Request) int {
+func (rt *Site) limits(r *Request) int {
 	l := &r.loc.Limits
 	if len(l.Req) > 0 && r.acc.lim.reqStatus == limit.ReqNone {
 		if st := rt.limitReq(r, l); st != 0 {
@@ -40,7 +40,7 @@ func (rt *site) limits(r *Request) int {
 }
 
 // limitReq is ngx_http_limit_req_handler.
-func (rt *site) limitReq(r *Request, l *conf.Limits) int {
+func (rt *Site) limitReq(r *Request, l *conf.Limits) int {
 	var keyBuf [4][]byte
 	keys := keyBuf[:0]
 	var limBuf [4]limit.ReqLimit
@@ -82,7 +82,7 @@ func delayLevel(l conf.Level) conf.Level {
 // limitDelay holds a delayed request: its goroutine sleeps on a timer,
 // and a stream the client resets (HTTP/2) ends the wait at once, the
 // request dropped as nginx's 499.
-func (rt *site) limitDelay(r *Request, d time.Duration) int {
+func (rt *Site) limitDelay(r *Request, d time.Duration) int {
 	t := time.NewTimer(d)
 	defer t.Stop()
 	select {
@@ -97,7 +97,7 @@ func (rt *site) limitDelay(r *Request, d time.Duration) int {
 }
 
 // limitConn is ngx_http_limit_conn_handler.
-func (rt *site) limitConn(r *Request, l *conf.Limits) int {
+func (rt *Site) limitConn(r *Request, l *conf.Limits) int {
 	var keyBuf [4][]byte
 	keys := keyBuf[:0]
 	var limBuf [4]limit.ConnLimit

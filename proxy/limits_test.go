@@ -27,11 +27,11 @@ http {
 	srv := rt.plan.HTTP.Servers[0]
 	run := func(b *testing.B, addr func(i int) netip.AddrPort) {
 		r := fakeRequest(rt, "GET", "/", nil)
-		defer releaseRequest(r)
+		defer ReleaseRequest(r)
 		r.srv, r.loc = srv, srv.Loc
 		b.ReportAllocs()
 		for i := 0; b.Loop(); i++ {
-			r.conn.remote = addr(i)
+			r.Conn.Remote = addr(i)
 			r.acc.lim.reqStatus = limit.ReqNone // a new request's
 			if st := rt.limits(r); st != 0 {
 				b.Fatalf("limit_req answered %d", st)
@@ -60,10 +60,10 @@ func TestBinaryRemoteAddr(t *testing.T) {
 		"[2001:db8::1]:5":       "\x20\x01\x0d\xb8" + strings.Repeat("\x00", 11) + "\x01",
 	} {
 		r := fakeRequest(rt, "GET", "/", nil)
-		r.conn.remote = netip.MustParseAddrPort(addr)
+		r.Conn.Remote = netip.MustParseAddrPort(addr)
 		if got := rt.varValue(r, v); got != want {
 			t.Errorf("%s: %q, want %q", addr, got, want)
 		}
-		releaseRequest(r)
+		ReleaseRequest(r)
 	}
 }

@@ -30,15 +30,15 @@ func (rl requestLog) logf(r *Request, level conf.Level, format string, args ...a
 	msg := fmt.Sprintf(format, args...)
 	if r != nil {
 		client := r.remoteAddr()
-		rl.l.Write(level, r.conn.id, string(appendRequestContext(append([]byte(msg+", client: "), client...), r)))
+		rl.l.Write(level, r.Conn.ID, string(AppendRequestContext(append([]byte(msg+", client: "), client...), r)))
 		return
 	}
 	rl.l.Write(level, 0, msg)
 }
 
-// appendRequestContext appends the part of nginx's context of an error
+// AppendRequestContext appends the part of nginx's context of an error
 // log line that names r: ", server: NAME, request: "...", host: "..."".
-func appendRequestContext(b []byte, r *Request) []byte {
+func AppendRequestContext(b []byte, r *Request) []byte {
 	b = append(b, ", server: "...)
 	if r.srv != nil && len(r.srv.Names) > 0 {
 		b = append(b, r.srv.Names[0].Name...)
@@ -76,7 +76,7 @@ func (rl requestLog) infof(r *Request, format string, args ...any) {
 var bufPool = buffer.NewPool()
 
 // accessLog writes r's access log lines (the log phase).
-func (rt *site) accessLog(r *Request) {
+func (rt *Site) accessLog(r *Request) {
 	logs := r.loc.AccessLogs
 	if len(logs) == 0 {
 		return
@@ -111,7 +111,7 @@ func (rt *site) accessLog(r *Request) {
 
 // appendLogLine formats one line, escaping variable values as
 // log_format's escape= says (literals are written as they are).
-func (rt *site) appendLogLine(b *buffer.Buffer, r *Request, lf *conf.LogFormat) {
+func (rt *Site) appendLogLine(b *buffer.Buffer, r *Request, lf *conf.LogFormat) {
 	for i := range lf.Script.Parts {
 		p := &lf.Script.Parts[i]
 		if p.Var == nil {

@@ -44,7 +44,7 @@ var logBenchRequestHeaders = benchHeaders{
 // servedLogRequest compiles logBenchConf in a temporary directory and
 // serves GET path (a 1 KiB file), returning the site and the request
 // as the log phase sees it.
-func servedLogRequest(b *testing.B, path string) (*site, *Request) {
+func servedLogRequest(b *testing.B, path string) (*Site, *Request) {
 	b.Helper()
 	root := b.TempDir()
 	for _, d := range []string{"html/combined", "html/json", "logs"} {
@@ -59,14 +59,14 @@ func servedLogRequest(b *testing.B, path string) (*site, *Request) {
 	}
 	plan := loadTestPlan(b, root, strings.ReplaceAll(logBenchConf, "{{ROOT}}", root))
 	rt := testSite(b, plan)
-	r := acquireRequest()
-	r.conn = &connInfo{id: 1, start: time.Now(), remote: netip.MustParseAddrPort("192.0.2.10:50000"),
-		local: netip.MustParseAddrPort("127.0.0.1:8080"), port: "8080", group: plan.HTTP.Listens[0]}
-	r.start = time.Now()
+	r := AcquireRequest()
+	r.Conn = &ConnInfo{ID: 1, Start: time.Now(), Remote: netip.MustParseAddrPort("192.0.2.10:50000"),
+		Local: netip.MustParseAddrPort("127.0.0.1:8080"), Port: "8080", Group: plan.HTTP.Listens[0]}
+	r.Start = time.Now()
 	r.Method, r.RawTarget, r.Proto = "GET", path, "HTTP/1.1"
 	r.HostHeader = "example.com"
 	r.Header = logBenchRequestHeaders
-	rt.serve(r)
+	rt.Serve(r)
 	if r.resp.Status != 200 || len(r.loc.AccessLogs) != 1 {
 		b.Fatalf("GET %s: status %d, %d access logs", path, r.resp.Status, len(r.loc.AccessLogs))
 	}

@@ -16,7 +16,7 @@ import (
 )
 
 // writePathLog writes line to the file al's path names for r.
-func (rt *site) writePathLog(r *Request, al *conf.AccessLog, line []byte) {
+func (rt *Site) writePathLog(r *Request, al *conf.AccessLog, line []byte) {
 	// nginx tests the root unless serving a file has already shown it
 	// exists (r->root_tested).
 	if r.fileCache == nil && r.loc.Root != nil {

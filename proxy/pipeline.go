@@ -55,7 +55,7 @@ const (
 
 // handle runs the pipeline for one request and leaves the answer in
 // r.resp. status > 0 from a phase means "answer with this status".
-func (rt *site) handle(r *Request) {
+func (rt *Site) handle(r *Request) {
 	r.uriChanges = maxURIChanges + 1
 	next := stepServerRewrite
 	if r.Method == "TRACE" {
@@ -67,7 +67,7 @@ func (rt *site) handle(r *Request) {
 		rt.log.infof(r, "client sent TRACE method")
 		next = rt.finish(r, 405)
 		r.resp.Close = true
-	} else if r.conn.plainHTTP {
+	} else if r.Conn.PlainHTTP {
 		// ngx_http_process_request: 497, "400 The plain HTTP request was
 		// sent to HTTPS port", through the server's error_page 497
 		// (commonly "error_page 497 https://$host$request_uri;").
@@ -87,7 +87,7 @@ func (rt *site) handle(r *Request) {
 }
 
 // phase runs one step and says what comes next.
-func (rt *site) phase(r *Request, s step) (step, int) {
+func (rt *Site) phase(r *Request, s step) (step, int) {
 	switch s {
 	case stepServerRewrite:
 		r.loc = r.srv.Loc
@@ -150,7 +150,7 @@ func (rt *site) phase(r *Request, s step) (step, int) {
 }
 
 // uriChanged counts a URI change and searches the location again.
-func (rt *site) uriChanged(r *Request) (step, int) {
+func (rt *Site) uriChanged(r *Request) (step, int) {
 	r.uriChanges--
 	if r.uriChanges <= 0 {
 		rt.log.errorf(r, "rewrite or internal redirection cycle while processing \"%s\"", r.uri)
@@ -160,7 +160,7 @@ func (rt *site) uriChanged(r *Request) (step, int) {
 }
 
 // content runs the access checks, try_files and the content handler.
-func (rt *site) content(r *Request) (step, int) {
+func (rt *Site) content(r *Request) (step, int) {
 	l := r.loc
 	if status := rt.preaccessPhase(r); status > 0 {
 		return stepDone, status
@@ -198,7 +198,7 @@ func (rt *site) content(r *Request) (step, int) {
 // (ngx_http_split_args, then ngx_http_internal_redirect): a fallback
 // "/index.php" gets no query string, "/index.php?$args" gets the
 // request's.
-func (rt *site) internalRedirect(r *Request, uri string) (step, int) {
+func (rt *Site) internalRedirect(r *Request, uri string) (step, int) {
 	path, args, _ := strings.Cut(uri, "?")
 	return rt.redirectTo(r, path, args)
 }
@@ -208,7 +208,7 @@ func (rt *site) internalRedirect(r *Request, uri string) (step, int) {
 // calls it with the request's own arguments and an index name unsplit,
 // so "index /front.php$request_uri" keeps "?a=b" in the URI, as nginx
 // does.
-func (rt *site) redirectTo(r *Request, uri, args string) (step, int) {
+func (rt *Site) redirectTo(r *Request, uri, args string) (step, int) {
 	r.up.settle()
 	r.uriChanges--
 	if r.uriChanges <= 0 {
@@ -225,7 +225,7 @@ func (rt *site) redirectTo(r *Request, uri, args string) (step, int) {
 
 // namedRedirect continues in a named location (ngx_http_named_location):
 // no server rewrite and no location search.
-func (rt *site) namedRedirect(r *Request, name string) (step, int) {
+func (rt *Site) namedRedirect(r *Request, name string) (step, int) {
 	loc := r.srv.Named[name]
 	if loc == nil {
 		rt.log.errorf(r, "could not find named location \"%s\"", name)
@@ -244,7 +244,7 @@ func (rt *site) namedRedirect(r *Request, name string) (step, int) {
 
 // finish turns a status from a phase into a response: an error_page
 // redirect, or a built-in page (ngx_http_special_response_handler).
-func (rt *site) finish(r *Request, status int) step {
+func (rt *Site) finish(r *Request, status int) step {
 	// An error answer finalizes the upstream in nginx first.
 	r.up.settle()
 	// ngx_http_finalize_request terminates a request finalized with 408
@@ -281,7 +281,7 @@ func (rt *site) finish(r *Request, status int) step {
 }
 
 // errorPage follows one error_page mapping.
-func (rt *site) errorPage(r *Request, ep *conf.ErrorPage, status int) (step, int) {
+func (rt *Site) errorPage(r *Request, ep *conf.ErrorPage, status int) (step, int) {
 	switch {
 	case ep.Override == -1:
 		r.errStatus = 0

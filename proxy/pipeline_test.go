@@ -14,11 +14,12 @@ import (
 	"time"
 
 	"edge/conf"
+	"edge/proxy/internal/plantest"
 )
 
 // testPipeline compiles text (with {{ROOT}} replaced by a temporary
 // directory, which holds html/ and logs/) and returns its site and root.
-func testPipeline(t testing.TB, text string, files map[string]string) (*site, string) {
+func testPipeline(t testing.TB, text string, files map[string]string) (*Site, string) {
 	t.Helper()
 	root := testRoot(t, files)
 	return testSite(t, loadTestPlan(t, root, strings.ReplaceAll(text, "{{ROOT}}", root))), root
@@ -26,38 +27,20 @@ func testPipeline(t testing.TB, text string, files map[string]string) (*site, st
 
 // testRoot makes a temporary directory holding logs/ and html/ with
 // files (names relative to html/), and returns it.
-func testRoot(t testing.TB, files map[string]string) string {
-	t.Helper()
-	root := t.TempDir()
-	for _, d := range []string{"html", "logs"} {
-		if err := os.MkdirAll(filepath.Join(root, d), 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
-	for name, data := range files {
-		path := filepath.Join(root, "html", name)
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(data), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return root
-}
+func testRoot(t testing.TB, files map[string]string) string { return plantest.Root(t, files) }
 
 // fakeRequest is a request as an engine hands it to the pipeline: from
 // 192.0.2.10:50000 to the plan's first listen address (port 8080), over
 // HTTP/1.1, with Host example.com unless headers name one.
-func fakeRequest(rt *site, method, target string, headers benchHeaders) *Request {
-	r := acquireRequest()
-	r.conn = &connInfo{id: 1, start: time.Now(), remote: netip.MustParseAddrPort("192.0.2.10:50000"),
-		local: netip.MustParseAddrPort("127.0.0.1:8080"), port: "8080", group: rt.plan.HTTP.Listens[0],
-		remoteText: "192.0.2.10", localText: "127.0.0.1"}
-	r.start = time.Now()
+func fakeRequest(rt *Site, method, target string, headers benchHeaders) *Request {
+	r := AcquireRequest()
+	r.Conn = &ConnInfo{ID: 1, Start: time.Now(), Remote: netip.MustParseAddrPort("192.0.2.10:50000"),
+		Local: netip.MustParseAddrPort("127.0.0.1:8080"), Port: "8080", Group: rt.plan.HTTP.Listens[0],
+		RemoteText: "192.0.2.10", LocalText: "127.0.0.1"}
+	r.Start = time.Now()
 	r.Method, r.RawTarget, r.Proto = method, target, "HTTP/1.1"
 	r.HostHeader = "example.com"
-	if h := headers.get("Host"); h != "" {
+	if h := headers.Get("Host"); h != "" {
 		r.HostHeader = h
 	}
 	r.Header = headers
@@ -66,10 +49,10 @@ func fakeRequest(rt *site, method, target string, headers benchHeaders) *Request
 
 // serveFake serves a fake request through the whole pipeline and returns
 // it with its Response (status, headers, body) filled in.
-func serveFake(t *testing.T, rt *site, method, target string, headers benchHeaders) *Request {
+func serveFake(t *testing.T, rt *Site, method, target string, headers benchHeaders) *Request {
 	t.Helper()
 	r := fakeRequest(rt, method, target, headers)
-	rt.serve(r)
+	rt.Serve(r)
 	t.Cleanup(func() {
 		if r.resp.Kind == BodyFile && r.resp.File != nil {
 			r.resp.File.Close()
@@ -81,7 +64,7 @@ func serveFake(t *testing.T, rt *site, method, target string, headers benchHeade
 // routeFake runs a fake request through server selection, the rewrites
 // and the location search, and stops before the content phase: r.loc,
 // r.uri and r.args are what the content handler would see.
-func routeFake(t *testing.T, rt *site, method, target string, headers benchHeaders) *Request {
+func routeFake(t *testing.T, rt *Site, method, target string, headers benchHeaders) *Request {
 	t.Helper()
 	r := fakeRequest(rt, method, target, headers)
 	r.rt = rt
@@ -402,7 +385,7 @@ func TestGzipEligibility(t *testing.T) {
 		if tc.proto != "" {
 			r.Proto = tc.proto
 		}
-		rt.serve(r)
+		rt.Serve(r)
 		if r.resp.Kind == BodyFile && r.resp.File != nil {
 			r.resp.File.Close()
 		}

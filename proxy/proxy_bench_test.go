@@ -7,6 +7,7 @@ package proxy
 import (
 	"bufio"
 	"bytes"
+	"edge/proxy/internal/plantest"
 	"net"
 	"strings"
 	"testing"
@@ -14,7 +15,7 @@ import (
 
 func BenchmarkProxyPass1K(b *testing.B) {
 	answer := []byte("HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: 1024\r\n\r\n" + strings.Repeat("x", 1024))
-	addr := serveLoopback(b, func(c net.Conn, _ int) {
+	addr := plantest.Loopback(b, func(c net.Conn, _ int) {
 		br := bufio.NewReader(c)
 		for {
 			line, err := br.ReadSlice('\n')
@@ -45,14 +46,14 @@ http {
 	if r.resp.Status != 200 || r.resp.Length != 1024 {
 		b.Fatalf("status %d, length %d", r.resp.Status, r.resp.Length)
 	}
-	rt.done(r, r.resp.Length)
-	releaseRequest(r)
+	rt.Done(r, r.resp.Length)
+	ReleaseRequest(r)
 	b.SetBytes(1024)
 	b.ReportAllocs()
 	for b.Loop() {
 		r := get()
-		r.resp.release() // the engine copies the body out and gives the buffer back
-		rt.done(r, r.resp.Length)
-		releaseRequest(r)
+		r.resp.Release() // the engine copies the body out and gives the buffer back
+		rt.Done(r, r.resp.Length)
+		ReleaseRequest(r)
 	}
 }

@@ -16,7 +16,7 @@ import (
 
 // proxyCacheUse is the location's proxy_cache for cacheBegin. req is the
 // request a background update sends (its body left out), to b.
-func (rt *site) proxyCacheUse(r *Request, b *backend, req *httpproxy.Request, tls *httpproxy.TLSConfig) cacheUse {
+func (rt *Site) proxyCacheUse(r *Request, b *backend, req *httpproxy.Request, tls *httpproxy.TLSConfig) cacheUse {
 	if !configured(&r.loc.ProxyCache) {
 		return cacheUse{cfg: &r.loc.ProxyCache}
 	}
@@ -32,7 +32,7 @@ func (rt *site) proxyCacheUse(r *Request, b *backend, req *httpproxy.Request, tl
 // client's (cacheHidden; ngx_http_proxy_cache_headers sends them empty)
 // and, for a revalidation (proxy_cache_revalidate), sets the stored
 // validators as If-Modified-Since and If-None-Match.
-func (rt *site) proxyCacheHeaders(r *Request, client, set []httpproxy.Header) ([]httpproxy.Header, []httpproxy.Header) {
+func (rt *Site) proxyCacheHeaders(r *Request, client, set []httpproxy.Header) ([]httpproxy.Header, []httpproxy.Header) {
 	out := client[:0]
 	for _, h := range client {
 		if !cacheHidden(h.Name) {
@@ -63,7 +63,7 @@ func proxyCacheFields(resp *httpproxy.Response) []cache.Field {
 // which need the client's request, are not applied to it.
 // It runs from cacheBegin, before proxyPass fills in the request's body:
 // client is copied here, and the copy goes with the update.
-func (rt *site) proxyBackgroundUpdate(r *Request, b *backend, client *httpproxy.Request, tls *httpproxy.TLSConfig, l *cache.Lookup) {
+func (rt *Site) proxyBackgroundUpdate(r *Request, b *backend, client *httpproxy.Request, tls *httpproxy.TLSConfig, l *cache.Lookup) {
 	loc := r.loc
 	pc := &loc.Proxy
 	hide := rt.proxies.hideHeaders(loc)

@@ -13,7 +13,6 @@
 package proxy
 
 import (
-	"bytes"
 	"crypto/tls"
 	"errors"
 	"io"
@@ -43,12 +42,12 @@ func (r *Request) proxyVar(id conf.VarID) string {
 		return r.px.port
 	case conf.VarProxyAddXForwardedFor:
 		var xff []httpproxy.Header
-		for _, h := range r.Header.appendAll(nil) {
-			if strings.EqualFold(h.name, "X-Forwarded-For") {
-				xff = append(xff, httpproxy.Header{Name: h.name, Value: h.value})
+		for _, h := range r.Header.AppendAll(nil) {
+			if strings.EqualFold(h.Name, "X-Forwarded-For") {
+				xff = append(xff, httpproxy.Header{Name: h.Name, Value: h.Value})
 			}
 		}
-		return httpproxy.AddXForwardedFor(xff, r.conn.remoteAddr())
+		return httpproxy.AddXForwardedFor(xff, r.Conn.RemoteAddr())
 	}
 	return ""
 }
@@ -73,7 +72,7 @@ type proxyTLSKey struct {
 
 // proxyTLS returns the location's proxy_ssl_* settings for an https://
 // upstream, made once per location and name (certificates are read then).
-func (rt *site) proxyTLS(r *Request, t *httpproxy.Target) (*httpproxy.TLSConfig, error) {
+func (rt *Site) proxyTLS(r *Request, t *httpproxy.Target) (*httpproxy.TLSConfig, error) {
 	sc := &r.loc.Proxy.SSL
 	name := t.Host
 	if sc.Name != nil {
@@ -210,7 +209,7 @@ func (pb *proxyBackends) hideHeaders(l *conf.Location) *httpproxy.HideHeaders {
 // proxyTarget is the location's proxy_pass URL, evaluated when it has
 // variables, with its backend: the upstream{} its host names, its
 // address, or the addresses the resolver gave for its host name.
-func (rt *site) proxyTarget(r *Request, p *conf.ProxyPass) (httpproxy.Target, *backend, int) {
+func (rt *Site) proxyTarget(r *Request, p *conf.ProxyPass) (httpproxy.Target, *backend, int) {
 	if p.Script == nil {
 		return p.Target, rt.proxies.get(&p.Target, p.Upstream), 0
 	}
@@ -236,7 +235,7 @@ func (rt *site) proxyTarget(r *Request, p *conf.ProxyPass) (httpproxy.Target, *b
 }
 
 // proxyPass sends the request to the location's HTTP upstream.
-func (rt *site) proxyPass(r *Request) (step, int) {
+func (rt *Site) proxyPass(r *Request) (step, int) {
 	l := r.loc
 	p := l.Content.Proxy
 	pc := &l.Proxy
@@ -253,7 +252,7 @@ func (rt *site) proxyPass(r *Request) (step, int) {
 	r.headers = appendArrived(r.Header, r.headers[:0])
 	client := make([]httpproxy.Header, len(r.headers))
 	for i, h := range r.headers {
-		client[i] = httpproxy.Header{Name: h.name, Value: h.value}
+		client[i] = httpproxy.Header{Name: h.Name, Value: h.Value}
 	}
 	location := p.Location
 	if p.NoPrefix {
@@ -373,7 +372,7 @@ func (rt *site) proxyPass(r *Request) (step, int) {
 }
 
 // proxySetHeaders evaluates the location's proxy_set_header list.
-func (rt *site) proxySetHeaders(r *Request) []httpproxy.Header {
+func (rt *Site) proxySetHeaders(r *Request) []httpproxy.Header {
 	var set []httpproxy.Header
 	for _, h := range r.loc.Proxy.SetHeaders {
 		set = append(set, httpproxy.Header{Name: h.Name, Value: rt.eval(r, h.Value)})
@@ -381,49 +380,18 @@ func (rt *site) proxySetHeaders(r *Request) []httpproxy.Header {
 	return set
 }
 
-// appendArrived appends h's header lines to dst in the order they came,
-// as nginx keeps them: fasthttp lists Cookie (and a few others) apart from
-// the rest.
-func appendArrived(h headerSource, dst []headerKV) []headerKV {
-	start := len(dst)
-	dst = h.appendAll(dst)
-	if fh, ok := h.(*fastHeaders); ok {
-		raw := fh.h.RawHeaders()
-		slices.SortStableFunc(dst[start:], func(a, b headerKV) int {
-			return rawLineAt(raw, a.name) - rawLineAt(raw, b.name)
-		})
-	}
-	return dst
-}
-
-// rawLineAt is where the first line of header name starts in a raw
-// header block (len(raw) when there is none).
-func rawLineAt(raw []byte, name string) int {
-	for at := 0; at < len(raw); {
-		line := raw[at:]
-		if i := bytes.IndexByte(line, '\n'); i >= 0 {
-			line = line[:i+1]
-		}
-		if len(line) > len(name) && line[len(name)] == ':' && strings.EqualFold(b2s(line[:len(name)]), name) {
-			return at
-		}
-		at += len(line)
-	}
-	return len(raw)
-}
-
 // proxyBody is the body sent upstream: buffered whole
 // (proxy_request_buffering on, and a body of unknown length over
 // HTTP/1.0), or streamed as it arrives. A client that sent
 // "Content-Length: 0" has it passed on (length 0); one that sent no body
 // none (-1).
-func (rt *site) proxyBody(r *Request) (io.Reader, int64, int) {
+func (rt *Site) proxyBody(r *Request) (io.Reader, int64, int) {
 	pc := &r.loc.Proxy
 	if !pc.PassRequestBody || pc.SetBody != nil {
 		return nil, -1, 0
 	}
 	if r.Body == nil || r.ContentLength == 0 {
-		if r.Header.get("Content-Length") != "" || r.Header.get("Transfer-Encoding") != "" {
+		if r.Header.Get("Content-Length") != "" || r.Header.Get("Transfer-Encoding") != "" {
 			return nil, 0, 0
 		}
 		return nil, -1, 0
@@ -504,7 +472,7 @@ func proxyNextStatus(list []string, status int) bool {
 }
 
 // proxyResponse turns the upstream's answer into r.resp.
-func (rt *site) proxyResponse(r *Request, t *httpproxy.Target, p *conf.ProxyPass, resp *httpproxy.Response) (step, int) {
+func (rt *Site) proxyResponse(r *Request, t *httpproxy.Target, p *conf.ProxyPass, resp *httpproxy.Response) (step, int) {
 	l := r.loc
 	pc := &l.Proxy
 	out := r.resp
@@ -613,10 +581,10 @@ func (rt *site) proxyResponse(r *Request, t *httpproxy.Target, p *conf.ProxyPass
 	out.Kind = BodyStream
 	out.Length = resp.ContentLength
 	out.Stream = func(w io.Writer, flush func() error) error {
-		cw := &countWriter{w: w}
+		cw := &CountWriter{W: w}
 		err := resp.Stream(cw, flush)
 		resp.Close()
-		r.up.finish(rt.now(), cw.n)
+		r.up.finish(rt.now(), cw.N)
 		return err
 	}
 	return stepDone, 0
@@ -624,7 +592,7 @@ func (rt *site) proxyResponse(r *Request, t *httpproxy.Target, p *conf.ProxyPass
 
 // bufferProxied reads the whole response so the upstream connection is
 // free before the client has read a byte (bufferInto).
-func (rt *site) bufferProxied(r *Request, t *httpproxy.Target, resp *httpproxy.Response) int {
+func (rt *Site) bufferProxied(r *Request, t *httpproxy.Target, resp *httpproxy.Response) int {
 	n, err := rt.bufferInto(r, resp)
 	resp.Close()
 	r.up.finish(rt.now(), n)
@@ -644,7 +612,7 @@ func (rt *site) bufferProxied(r *Request, t *httpproxy.Target, resp *httpproxy.R
 // proxyRedirects evaluates the location's proxy_redirect rules ("default"
 // from its proxy_pass); none with "off", or for a proxy_pass with
 // variables without explicit rules.
-func (rt *site) proxyRedirects(r *Request, p *conf.ProxyPass, t *httpproxy.Target) []httpproxy.Rule {
+func (rt *Site) proxyRedirects(r *Request, p *conf.ProxyPass, t *httpproxy.Target) []httpproxy.Rule {
 	pc := &r.loc.Proxy
 	if pc.RedirectOff {
 		return nil
@@ -660,7 +628,7 @@ func (rt *site) proxyRedirects(r *Request, p *conf.ProxyPass, t *httpproxy.Targe
 
 // proxyRules evaluates proxy_redirect or proxy_cookie_* rules; def makes
 // "default", used only when allowed (a proxy_pass without variables).
-func (rt *site) proxyRules(r *Request, list []conf.ProxyRedirect, def func() httpproxy.Rule, allowDefault bool) []httpproxy.Rule {
+func (rt *Site) proxyRules(r *Request, list []conf.ProxyRedirect, def func() httpproxy.Rule, allowDefault bool) []httpproxy.Rule {
 	rules := make([]httpproxy.Rule, 0, len(list))
 	for i := range list {
 		rd := &list[i]
@@ -687,7 +655,7 @@ func (rt *site) proxyRules(r *Request, list []conf.ProxyRedirect, def func() htt
 
 // proxyCookies evaluates proxy_cookie_domain, _path and _flags; nil when
 // the location has none.
-func (rt *site) proxyCookies(r *Request) *httpproxy.CookieRewrite {
+func (rt *Site) proxyCookies(r *Request) *httpproxy.CookieRewrite {
 	pc := &r.loc.Proxy
 	if len(pc.CookieDomains) == 0 && len(pc.CookiePaths) == 0 && len(pc.CookieFlags) == 0 {
 		return nil

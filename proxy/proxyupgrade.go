@@ -15,7 +15,7 @@ import (
 
 // proxyUpgrade answers the client with the upstream's 101 and leaves the
 // tunnel for the engine to run once the header is out.
-func (rt *site) proxyUpgrade(r *Request, resp *httpproxy.Response) (step, int) {
+func (rt *Site) proxyUpgrade(r *Request, resp *httpproxy.Response) (step, int) {
 	out := r.resp
 	out.Header.Set("Connection", "upgrade")
 	out.Kind, out.HeadOnly, out.Length = BodyNone, true, -1

@@ -1,8 +1,8 @@
 // This file holds edge's engine-neutral view of a request and the response
-// value the pipeline produces. The HTTP/1.x and HTTP/2 adapters (http1.go
-// over package h1, http2.go over package h2) fill a Request from their
-// engine's view and write a Response out; only h1 and h2 import an engine
-// (imports_test.go).
+// value the pipeline produces. The HTTP/1.x and HTTP/2 adapters (packages
+// proxy/h1 and proxy/h2, each beside its engine) fill a Request from their
+// engine's view and write a Response out; only they import an engine, and
+// the pipeline imports neither (imports_test.go).
 package proxy
 
 import (
@@ -16,119 +16,86 @@ import (
 	"strings"
 	"sync/atomic"
 	"time"
+	"unsafe"
 
 	"edge/conf"
 	"edge/internal/rawio"
-	"edge/proxy/h1"
 	"edge/proxy/realip"
 )
 
-// headerSource reads request headers from an engine.
-type headerSource interface {
-	// get returns the first value of a header (name in any case).
-	get(name string) string
-	// appendAll appends every header line to dst, in order. It takes a
+// HeaderSource reads request headers from an engine.
+type HeaderSource interface {
+	// Get returns the first value of a header (name in any case).
+	Get(name string) string
+	// AppendAll appends every header line to dst, in order. It takes a
 	// slice rather than a callback so that a caller's state stays on its
 	// stack: a closure called through the interface escapes.
-	appendAll(dst []headerKV) []headerKV
+	AppendAll(dst []HeaderKV) []HeaderKV
 }
 
-// headerKV is one request header line.
-type headerKV struct{ name, value string }
+// HeaderKV is one request header line.
+type HeaderKV struct{ Name, Value string }
 
-// connInfo is what a request knows of its connection.
-type connInfo struct {
-	id     uint64
-	start  time.Time
-	remote netip.AddrPort
-	local  netip.AddrPort
-	unix   bool
-	tls    *tls.ConnectionState
-	group  *conf.ListenGroup
-	port   string // the local port as text, for $server_port
-	// remoteText and localText are $remote_addr and $server_addr, made
-	// once per connection rather than per request (remoteAddr, localAddr).
-	remoteText, localText string
-	// idle is true while the connection waits for its next request, so a
+// ConnInfo is what a request knows of its connection.
+type ConnInfo struct {
+	ID     uint64
+	Start  time.Time
+	Remote netip.AddrPort
+	Local  netip.AddrPort
+	Unix   bool
+	TLS    *tls.ConnectionState
+	Group  *conf.ListenGroup
+	Port   string // the local port as text, for $server_port
+	// RemoteText and LocalText are $remote_addr and $server_addr, made
+	// once per connection rather than per request (RemoteAddr, LocalAddr).
+	RemoteText, LocalText string
+	// Idle is true while the connection waits for its next request, so a
 	// graceful stop may close it.
-	idle atomic.Bool
-	// conn is the accepted connection.
-	conn net.Conn
-	// raw reads and writes it (under TLS, the records): its write timeout
+	Idle atomic.Bool
+	// Conn is the accepted connection.
+	Conn net.Conn
+	// Raw reads and writes it (under TLS, the records): its write timeout
 	// is send_timeout, and its read timeout client_body_timeout while a
-	// body is read (deadlineReader), each between two successive
-	// operations as nginx's are.
-	raw *rawio.Conn
-	// sendTimeout and bodyTimeout start as the default server's. Over
-	// HTTP/1, useLocation replaces sendTimeout with the answering
-	// location's and sets keepalive, the wait for the next request, to
+	// body is read (proxy/h1's deadlineReader), each between two
+	// successive operations as nginx's are.
+	Raw *rawio.Conn
+	// SendTimeout and BodyTimeout start as the default server's. Over
+	// HTTP/1, useLocation replaces SendTimeout with the answering
+	// location's and sets Keepalive, the wait for the next request, to
 	// its keepalive_timeout; a body is read under its location's
-	// client_body_timeout (Request.bodyTimeout).
-	sendTimeout time.Duration
-	bodyTimeout time.Duration
-	keepalive   time.Duration
-	// bodyPreRead is set while the engine reads the start of a body
-	// before the handler runs (connInfo.received).
-	bodyPreRead bool
-	// waitTimedOut: the connection sent nothing before client_header_timeout.
-	waitTimedOut bool
-	// plainHTTP: the client sent plain HTTP to a TLS port; each request
+	// client_body_timeout (Request.BodyTimeout).
+	SendTimeout time.Duration
+	BodyTimeout time.Duration
+	Keepalive   time.Duration
+	// PlainHTTP: the client sent plain HTTP to a TLS port; each request
 	// gets nginx's 497 (handle).
-	plainHTTP bool
-	// head counts the bytes the client sent and watches HTTP/1 request
-	// heads as they arrive (the wrappers' Read).
-	head headWatch
-	// linger makes the HTTP/1 wrappers' Close drain what the client still
-	// sends before closing (after an error response; lingeringClose).
-	linger bool
-	// more says that the next write is the first of a response that more
-	// writes follow: it goes out with MSG_MORE (tcpEdgeConn.Write).
-	more moreWrites
-	// lastRequest names the connection's latest HTTP/1 request as an error
-	// log line does (appendRequestContext): fasthttp writes a response
-	// after the handler has returned, and a send_timeout that cuts it is
-	// logged naming the request, as nginx's line does.
-	lastRequest []byte
-	// proxy is the PROXY protocol header a proxy_protocol listener read
+	PlainHTTP bool
+	// Linger makes the HTTP/1 wrappers' Close drain what the client still
+	// sends before closing (after an error response; proxy/h1's
+	// lingeringClose).
+	Linger bool
+	// Proxy is the PROXY protocol header a proxy_protocol listener read
 	// (access.go), nil otherwise.
-	proxy *realip.Header
-	// finish ends the connection's accounting (Server.serveConn).
-	finish func()
-	// What parking needs (park_linux.go, tcpEdgeConn.Read): the deadline
-	// of the engine's wait for the next request, and parkWait when the
-	// socket's is parkAfter instead; parking, set when that wait ends to
-	// park; resumed, set when a parked connection is served again; the
-	// parker's token (under its lock) and whether the descriptor is in
-	// its epoll set; the engine serving the connection; and the requests
-	// served before the engine's count restarted.
-	idleDeadline time.Time
-	parkWait     bool
-	parking      bool
-	resumed      bool
-	parkToken    uint64
-	epollAdded   bool
-	h1           *h1.Server
-	requestsBase int
-	lastRequests int
+	Proxy *realip.Header
+	// Finish ends the connection's accounting (proxy/listen's serveConn
+	// sets it; an adapter that keeps a connection past it, parked, calls
+	// it when the connection ends).
+	Finish func()
+	// Adapter is the engine adapter's own state of the connection
+	// (proxy/h1's h1conn), which the pipeline does not look at: the
+	// listener hands the ConnInfo back to the adapter (CloseParked).
+	Adapter atomic.Value
 }
-
-type moreWrites uint8
-
-const (
-	moreNone       moreWrites = iota
-	moreFullBuffer            // when it fills the write buffer (BodyBytes)
-	moreFirst                 // whatever it is: the headers, before sendfile
-)
 
 // Request is one request going through the pipeline. The engine fields are
 // valid until the engine's handler returns: anything kept longer (a
 // FastCGI job, a log line written later) must copy what it keeps.
 // context is the request's context: Background unless the engine gave one.
 func (r *Request) context() context.Context {
-	if r.ctx == nil {
+	if r.Ctx == nil {
 		return context.Background()
 	}
-	return r.ctx
+	return r.Ctx
 }
 
 type Request struct {
@@ -137,23 +104,23 @@ type Request struct {
 	RawTarget     string // the request-target as sent: $request_uri
 	Proto         string // "HTTP/1.0", "HTTP/1.1", "HTTP/2.0"
 	HostHeader    string // Host header or :authority, as sent
-	hostEmpty     bool   // a Host header was sent with an empty value
-	Header        headerSource
+	HostEmpty     bool   // a Host header was sent with an empty value
+	Header        HeaderSource
 	Body          io.Reader // nil when there is no body
 	ContentLength int64     // -1 when unknown (chunked, HTTP/2 without a length)
 	RequestLength int64     // bytes of the request line and headers (and body, once read)
-	conn          *connInfo
-	connRequests  int // requests on this connection so far, this one included
-	start         time.Time
-	// ctx is the HTTP/2 stream's context, which a reset cancels, so that
+	Conn          *ConnInfo
+	ConnRequests  int // requests on this connection so far, this one included
+	Start         time.Time
+	// Ctx is the HTTP/2 stream's context, which a reset cancels, so that
 	// upstream work stops with its stream; nil on HTTP/1.
-	ctx context.Context
+	Ctx context.Context
 
 	// acc is the access modules' state (access.go, limits.go).
 	acc accessState
 
 	// pipeline state
-	rt         *site
+	rt         *Site
 	srv        *conf.Server
 	loc        *conf.Location
 	host       string // $host: validated, lowercased, no port
@@ -177,8 +144,8 @@ type Request struct {
 	// response (for $status, $sent_http_*, $body_bytes_sent)
 	resp        *Response
 	scratch     []byte
-	headers     []headerKV // for Header.appendAll; kept across requests
-	params      []headerKV // the CGI params (cgiParams); kept across requests
+	headers     []HeaderKV // for Header.appendAll; kept across requests
+	params      []HeaderKV // the CGI params (cgiParams); kept across requests
 	fileCache   *fileEntry
 	requestID   string
 	bodySent    int64
@@ -195,11 +162,7 @@ type Request struct {
 	// bodyMem is $request_body: the body when it was read into memory,
 	// whole (bufferBody) or as it was passed on (bodyTee).
 	bodyMem []byte
-	fh      fastHeaders
 	mh      moreHeaders // the headers once headers-more changed them (headersmore.go)
-	dr      deadlineReader
-	h2b     h2Body
-	hh      h2Headers
 }
 
 // slotValue is a per-request variable (set, map, named capture).
@@ -258,8 +221,8 @@ type Response struct {
 	pooled *bytes.Buffer
 }
 
-// release returns a pooled body buffer; Bytes must not be used after.
-func (resp *Response) release() {
+// Release returns a pooled body buffer; Bytes must not be used after.
+func (resp *Response) Release() {
 	if resp.pooled != nil {
 		respBuffers.Put(resp.pooled)
 		resp.pooled = nil
@@ -362,18 +325,79 @@ func (r *Request) headerBytes() int64 {
 	return n
 }
 
-// remoteAddr is the client's address as text ($remote_addr).
-func (c *connInfo) remoteAddr() string {
-	if c.remoteText == "" { // a connInfo made without serveConn (tests)
-		return c.remote.Addr().Unmap().String()
+// RemoteAddr is the client's address as text ($remote_addr).
+func (c *ConnInfo) RemoteAddr() string {
+	if c.RemoteText == "" { // a ConnInfo made without a listener (tests)
+		return c.Remote.Addr().Unmap().String()
 	}
-	return c.remoteText
+	return c.RemoteText
 }
 
-// localAddr is the address the connection came in on ($server_addr).
-func (c *connInfo) localAddr() string {
-	if c.localText == "" {
-		return c.local.Addr().Unmap().String()
+// LocalAddr is the address the connection came in on ($server_addr).
+func (c *ConnInfo) LocalAddr() string {
+	if c.LocalText == "" {
+		return c.Local.Addr().Unmap().String()
 	}
-	return c.localText
+	return c.LocalText
+}
+
+// useLocation applies the timeouts of the location that answered an
+// HTTP/1 request to its connection: send_timeout for the rest of the
+// response, keepalive_timeout for the wait that follows. (HTTP/2 streams
+// share their connection and keep the default server's.)
+func (info *ConnInfo) useLocation(l *conf.Location) {
+	info.Keepalive = l.KeepaliveTimeout
+	if info.SendTimeout == l.SendTimeout {
+		return
+	}
+	info.SendTimeout = l.SendTimeout
+	if info.Raw != nil {
+		info.Raw.SetWriteTimeout(l.SendTimeout)
+	}
+}
+
+// UseRaw makes raw the connection's reader and writer, which bounds its
+// writes by send_timeout.
+func (info *ConnInfo) UseRaw(raw *rawio.Conn) {
+	info.Raw = raw
+	raw.SetWriteTimeout(info.SendTimeout)
+}
+
+// b2s views bytes as a string without copying; valid while the bytes are.
+func b2s(b []byte) string { return unsafe.String(unsafe.SliceData(b), len(b)) }
+
+// CountWriter counts body bytes for $body_bytes_sent.
+type CountWriter struct {
+	W io.Writer
+	N int64
+}
+
+func (c *CountWriter) Write(p []byte) (int, error) {
+	n, err := c.W.Write(p)
+	c.N += int64(n)
+	return n, err
+}
+
+// BodyTimeout is client_body_timeout: that of the location reading the
+// body (nginx's), or the default server's before one is chosen.
+func (r *Request) BodyTimeout() time.Duration {
+	if r.loc != nil {
+		return r.loc.ClientBodyTimeout
+	}
+	return r.Conn.BodyTimeout
+}
+
+// arrivalOrder is a header view whose appendAll does not list the lines
+// in the order they came (fasthttp lists Cookie apart from the rest).
+type arrivalOrder interface {
+	AppendArrived(dst []HeaderKV) []HeaderKV
+}
+
+// appendArrived appends h's header lines to dst in the order they came,
+// as nginx keeps them.
+func appendArrived(h HeaderSource, dst []HeaderKV) []HeaderKV {
+	if a, ok := h.(arrivalOrder); ok {
+		return a.AppendArrived(dst)
+	}
+	return h.AppendAll(dst)
 }

@@ -23,12 +23,12 @@ import (
 
 // resolveHost returns host's addresses from the request's location's
 // resolver, or the status and error line nginx gives.
-func (rt *site) resolveHost(r *Request, host string) ([]netip.Addr, *targetError) {
+func (rt *Site) resolveHost(r *Request, host string) ([]netip.Addr, *targetError) {
 	res := r.loc.Resolver
 	if res == nil {
 		return nil, &targetError{502, "no resolver defined to resolve " + host}
 	}
-	ctx := r.ctx
+	ctx := r.Ctx
 	if ctx == nil {
 		ctx = context.Background()
 	}

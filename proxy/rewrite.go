@@ -20,7 +20,7 @@ const (
 )
 
 // runOps runs a program; for rwStatus it returns the status to answer.
-func (rt *site) runOps(r *Request, ops []conf.Op) (rwResult, int) {
+func (rt *Site) runOps(r *Request, ops []conf.Op) (rwResult, int) {
 	for i := range ops {
 		op := &ops[i]
 		switch op.Kind {
@@ -59,7 +59,7 @@ func (rt *site) runOps(r *Request, ops []conf.Op) (rwResult, int) {
 
 // doReturn runs "return"; text for a 2xx (or any non-redirect code) is the
 // body, for 301/302/303/307/308 it is the Location.
-func (rt *site) doReturn(r *Request, op *conf.Op) int {
+func (rt *Site) doReturn(r *Request, op *conf.Op) int {
 	code := op.Code
 	if op.Text == nil && code >= 400 {
 		return code
@@ -79,7 +79,7 @@ func (rt *site) doReturn(r *Request, op *conf.Op) int {
 
 // textResponse answers with a status and a body (ngx_http_send_response):
 // the type comes from the URI's extension or default_type.
-func (rt *site) textResponse(r *Request, code int, text string) {
+func (rt *Site) textResponse(r *Request, code int, text string) {
 	resp := r.resp
 	resp.Status = code
 	resp.Header.Set("Content-Type", rt.contentType(r))
@@ -94,7 +94,7 @@ func (rt *site) textResponse(r *Request, code int, text string) {
 
 // doRewrite runs one rewrite directive (ngx_http_script_regex_start_code
 // and regex_end_code).
-func (rt *site) doRewrite(r *Request, op *conf.Op) (rwResult, int) {
+func (rt *Site) doRewrite(r *Request, op *conf.Op) (rwResult, int) {
 	ok, err := matchRegex(r, op.Regex, r.uri)
 	if err != nil {
 		return rwStatus, 500 // ngx_http_script_regex_start_code
@@ -157,7 +157,7 @@ func (r *Request) quotedURI() bool {
 
 // cond evaluates an if condition; the error is a regex out of its match
 // budget.
-func (rt *site) cond(r *Request, c *conf.Cond) (bool, error) {
+func (rt *Site) cond(r *Request, c *conf.Cond) (bool, error) {
 	switch c.Kind {
 	case conf.CondVar:
 		v := rt.eval(r, c.Left)

@@ -1,5 +1,5 @@
 // This file is the engine-neutral entry of a request: both adapters call
-// serve() with a filled Request, then write out r.resp and call done().
+// Serve with a filled Request, then write out r.Response() and call Done.
 // It validates the Host and the request target, picks the server{} and
 // runs the pipeline.
 package proxy
@@ -21,7 +21,7 @@ import (
 // keep-alive connection accepted before a reload holds the old plan's
 // group, whose locations (and fastcgi_pass targets) the new site does
 // not know.
-func (rt *site) liveGroup(g *conf.ListenGroup) *conf.ListenGroup {
+func (rt *Site) liveGroup(g *conf.ListenGroup) *conf.ListenGroup {
 	var same *conf.ListenGroup
 	for _, lg := range rt.plan.HTTP.Listens {
 		if lg == g {
@@ -37,22 +37,22 @@ func (rt *site) liveGroup(g *conf.ListenGroup) *conf.ListenGroup {
 	return g
 }
 
-// serve runs one request. Every path leaves a complete r.resp.
-func (rt *site) serve(r *Request) {
+// Serve runs one request. Every path leaves a complete r.resp.
+func (rt *Site) Serve(r *Request) {
 	r.rt = rt
-	if rt.plan.HTTP == nil || r.conn.group == nil {
+	if rt.plan.HTTP == nil || r.Conn.Group == nil {
 		r.resp.Status = 444
 		r.resp.Drop = true
 		return
 	}
-	g := rt.liveGroup(r.conn.group)
+	g := rt.liveGroup(r.Conn.Group)
 	def := g.Default
 	r.srv = def
 	r.loc = def.Loc
 	t, err := parseTarget(r.RawTarget, def.MergeSlashes)
 	if err != nil {
 		rt.log.infof(r, "client sent invalid request")
-		rt.badRequest(r, 400)
+		rt.BadRequest(r, 400)
 		return
 	}
 	host := t.host
@@ -60,24 +60,24 @@ func (rt *site) serve(r *Request) {
 		hh := r.HostHeader
 		if hh == "" && r.Proto == "HTTP/1.1" {
 			rt.log.infof(r, "client sent HTTP/1.1 request without \"Host\" header")
-			rt.badRequest(r, 400)
+			rt.BadRequest(r, 400)
 			return
 		}
-		if hh == "" && r.hostEmpty {
+		if hh == "" && r.HostEmpty {
 			rt.log.infof(r, "client sent invalid host header")
-			rt.badRequest(r, 400)
+			rt.BadRequest(r, 400)
 			return
 		}
 		h, ok := validateHost(hh)
 		if !ok {
 			rt.log.infof(r, "client sent invalid host header")
-			rt.badRequest(r, 400)
+			rt.BadRequest(r, 400)
 			return
 		}
 		host = h
 	}
-	if host == "" && r.conn.tls != nil {
-		host = r.conn.tls.ServerName
+	if host == "" && r.Conn.TLS != nil {
+		host = r.Conn.TLS.ServerName
 	}
 	r.host = host
 	srv, err := g.Lookup(host, func(re *conf.Regex) (bool, error) { return matchRegex(r, re, host) })
@@ -93,9 +93,9 @@ func (rt *site) serve(r *Request) {
 	}
 	if r.tooManyHeaders(def, t.host != "") {
 		rt.log.infof(r, "client sent too many header lines")
-		rt.badRequest(r, 494)
+		rt.BadRequest(r, 494)
 		if r.Proto != "HTTP/2.0" {
-			r.conn.linger = true
+			r.Conn.Linger = true
 		}
 		return
 	}
@@ -112,7 +112,7 @@ func (rt *site) serve(r *Request) {
 // acmeChallenge answers an ACME http-01 challenge request, and reports
 // whether it did. It runs after server selection and before the rewrite
 // phase (ngx_http_acme_module answers at the same point).
-func (rt *site) acmeChallenge(r *Request) bool {
+func (rt *Site) acmeChallenge(r *Request) bool {
 	if !rt.tls.AnswersChallenges() || !strings.HasPrefix(r.uri, tlsterm.ChallengePrefix) || r.Method != http.MethodGet {
 		return false
 	}
@@ -124,8 +124,8 @@ func (rt *site) acmeChallenge(r *Request) bool {
 	if req.Host == "" {
 		req.Host = r.host
 	}
-	if !r.conn.unix {
-		req.RemoteAddr = net.JoinHostPort(r.conn.remote.Addr().String(), strconv.Itoa(int(r.conn.remote.Port())))
+	if !r.Conn.Unix {
+		req.RemoteAddr = net.JoinHostPort(r.Conn.Remote.Addr().String(), strconv.Itoa(int(r.Conn.Remote.Port())))
 	}
 	status, body, ok := rt.tls.Challenge(req)
 	if !ok {
@@ -139,17 +139,34 @@ func (rt *site) acmeChallenge(r *Request) bool {
 	return true
 }
 
-// badRequest answers before a server was chosen, with the default
+// headerCounter is a header view that applies max_headers itself: the
+// engines count header lines in their own ways (proxy/h1's http1head.go,
+// proxy/h2's http2.go).
+type headerCounter interface {
+	// TooManyHeaders reports whether the request has more header lines than
+	// max_headers allows, srv being its server and def the default one;
+	// absolute says the request line named the host.
+	TooManyHeaders(def, srv *conf.Server, absolute bool) bool
+}
+
+// tooManyHeaders applies max_headers (nginx 1.29.8, and Debian's 1.22.1
+// since deb12u11) once the request's server r.srv is known.
+func (r *Request) tooManyHeaders(def *conf.Server, absolute bool) bool {
+	c, ok := r.Header.(headerCounter)
+	return ok && c.TooManyHeaders(def, r.srv, absolute)
+}
+
+// BadRequest answers before a server was chosen, with the default
 // server's settings, and closes the connection like nginx.
-func (rt *site) badRequest(r *Request, status int) {
+func (rt *Site) BadRequest(r *Request, status int) {
 	r.uri = "/"
 	rt.specialResponse(r, status)
 	r.resp.Close = true
 	rt.headerFilter(r)
 }
 
-// done runs the log phase once the body is out (or failed).
-func (rt *site) done(r *Request, sent int64) {
+// Done runs the log phase once the body is out (or failed).
+func (rt *Site) Done(r *Request, sent int64) {
 	r.bodySent = sent
 	r.up.settle()
 	rt.accessLog(r)
@@ -157,10 +174,10 @@ func (rt *site) done(r *Request, sent int64) {
 
 // Stats are the connection and request counters of stub_status.
 type Stats struct {
-	accepted atomic.Int64
-	handled  atomic.Int64
+	Accepted atomic.Int64
+	Handled  atomic.Int64
 	requests atomic.Int64
-	active   atomic.Int64
+	Active   atomic.Int64
 	reading  atomic.Int64
 }
 

@@ -15,7 +15,6 @@ import (
 
 	"edge/cache"
 	"edge/conf"
-	"edge/proxy/h1"
 	"edge/proxy/logs"
 	"edge/proxy/tlsterm"
 )
@@ -23,10 +22,10 @@ import (
 // Version is edge's own version.
 const Version = "0.1.0"
 
-// site is the per-plan state requests use: what one configuration serves
+// Site is the per-plan state requests use: what one configuration serves
 // (its servers, logs, FastCGI targets, TLS state), named for that and not
 // "runtime", which is the standard package.
-type site struct {
+type Site struct {
 	plan     *conf.Plan
 	files    *fileCache
 	log      requestLog
@@ -41,19 +40,16 @@ type site struct {
 	backends      *backends
 	proxies       proxyBackends // proxy_pass's servers (proxypass.go)
 
-	h1mu sync.Mutex
-	h1   map[*conf.ListenGroup]*h1.Server
-
 	tls *tlsterm.State // nil without ssl listeners or ACME
 	fpm *fpmManager    // the Server's FPM pools (fpm.go)
 
 	caches map[string]*cache.Zone // fastcgi_cache_path zones by name (fastcgi_cache.go)
 }
 
-// newSite opens what a plan needs. It fails (and the caller keeps the
+// NewSite opens what a plan needs. It fails (and the caller keeps the
 // old site) when a log file cannot be opened.
-func newSite(plan *conf.Plan, shared *shared) (*site, error) {
-	rt := &site{
+func NewSite(plan *conf.Plan, shared *Shared) (*Site, error) {
+	rt := &Site{
 		plan:          plan,
 		files:         shared.files,
 		errLog:        shared.errLog,
@@ -112,8 +108,8 @@ func newSite(plan *conf.Plan, shared *shared) (*site, error) {
 	return rt, nil
 }
 
-// shared is what outlives runtimes: the file cache, log files, counters.
-type shared struct {
+// Shared is what outlives runtimes: the file cache, log files, counters.
+type Shared struct {
 	files    *fileCache
 	logFiles *logs.Files
 	errLog   *logs.ErrorLog
@@ -132,12 +128,12 @@ var requestPool = sync.Pool{New: func() any { return &Request{resp: &Response{}}
 // sees it, so "Reading" stays 0).
 var requestsInFlight atomic.Int64
 
-func acquireRequest() *Request {
+func AcquireRequest() *Request {
 	requestsInFlight.Add(1)
 	return requestPool.Get().(*Request)
 }
 
-func releaseRequest(r *Request) {
+func ReleaseRequest(r *Request) {
 	requestsInFlight.Add(-1)
 	r.acc.lim.release()
 	resp := r.resp

@@ -80,7 +80,7 @@ func renderPage(title, tokens string) string {
 }
 
 // specialResponse answers with a status and edge's page for it.
-func (rt *site) specialResponse(r *Request, status int) {
+func (rt *Site) specialResponse(r *Request, status int) {
 	resp := r.resp
 	resp.Status = status
 	if status >= 494 && status <= 497 {

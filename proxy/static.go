@@ -14,7 +14,7 @@ import (
 
 // tryFiles runs try_files. done is false when a file matched and the
 // request goes on to the content handler with r.uri set to it.
-func (rt *site) tryFiles(r *Request) (next step, status int, done bool) {
+func (rt *Site) tryFiles(r *Request) (next step, status int, done bool) {
 	l := r.loc
 	for i := range l.TryFiles {
 		tf := &l.TryFiles[i]
@@ -66,7 +66,7 @@ func (rt *site) tryFiles(r *Request) (next step, status int, done bool) {
 }
 
 // static serves the file (or index of the directory) for r.uri.
-func (rt *site) static(r *Request) (step, int) {
+func (rt *Site) static(r *Request) (step, int) {
 	if strings.HasSuffix(r.uri, "/") {
 		return rt.index(r)
 	}
@@ -100,7 +100,7 @@ func (rt *site) static(r *Request) (step, int) {
 }
 
 // openFailed logs a failed open like nginx and returns the status.
-func (rt *site) openFailed(r *Request, path string, err error) int {
+func (rt *Site) openFailed(r *Request, path string, err error) int {
 	switch err {
 	case errNotFound, errNotDir:
 		if r.loc.LogNotFound {
@@ -117,7 +117,7 @@ func (rt *site) openFailed(r *Request, path string, err error) int {
 
 // fileResponse prepares a 200 for a cached file; a large file is opened
 // here and closed by the adapter once sent.
-func (rt *site) fileResponse(r *Request, e *fileEntry) int {
+func (rt *Site) fileResponse(r *Request, e *fileEntry) int {
 	resp := r.resp
 	resp.Status = 200
 	r.fileCache = e
@@ -153,7 +153,7 @@ func (rt *site) fileResponse(r *Request, e *fileEntry) int {
 
 // index serves "/dir/": the first index file that exists is an internal
 // redirect; none gives 403 (or 404 when the directory is missing).
-func (rt *site) index(r *Request) (step, int) {
+func (rt *Site) index(r *Request) (step, int) {
 	if r.Method != "GET" && r.Method != "HEAD" && r.Method != "POST" {
 		return stepDone, 405
 	}
@@ -192,7 +192,7 @@ func (rt *site) index(r *Request) (step, int) {
 
 // contentType picks the MIME type from the URI's extension, like
 // ngx_http_set_content_type, with the charset added by the charset filter.
-func (rt *site) contentType(r *Request) string {
+func (rt *Site) contentType(r *Request) string {
 	l := r.loc
 	t := ""
 	if r.exten != "" {
@@ -210,7 +210,7 @@ func (rt *site) contentType(r *Request) string {
 }
 
 // emptyGIF answers with a 1x1 transparent GIF (empty_gif).
-func (rt *site) emptyGIF(r *Request) int {
+func (rt *Site) emptyGIF(r *Request) int {
 	if r.Method != "GET" && r.Method != "HEAD" {
 		return 405
 	}

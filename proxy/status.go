@@ -7,12 +7,12 @@ import (
 )
 
 // stubStatus answers with nginx's stub_status text.
-func (rt *site) stubStatus(r *Request) int {
+func (rt *Site) stubStatus(r *Request) int {
 	if r.Method != "GET" && r.Method != "HEAD" {
 		return 405
 	}
 	st := rt.stats
-	active := st.active.Load()
+	active := st.Active.Load()
 	reading := st.reading.Load()
 	writing := requestsInFlight.Load()
 	waiting := active - reading - writing
@@ -21,8 +21,8 @@ func (rt *site) stubStatus(r *Request) int {
 	}
 	body := "Active connections: " + strconv.FormatInt(active, 10) + " \n" +
 		"server accepts handled requests\n " +
-		strconv.FormatInt(st.accepted.Load(), 10) + " " +
-		strconv.FormatInt(st.handled.Load(), 10) + " " +
+		strconv.FormatInt(st.Accepted.Load(), 10) + " " +
+		strconv.FormatInt(st.Handled.Load(), 10) + " " +
 		strconv.FormatInt(st.requests.Load(), 10) + " \n" +
 		"Reading: " + strconv.FormatInt(reading, 10) +
 		" Writing: " + strconv.FormatInt(writing, 10) +

@@ -4,15 +4,12 @@ package proxy
 
 import (
 	"fmt"
-	"io"
-	"net/http"
 	"regexp"
 	"strings"
 	"testing"
 	"time"
 
 	"edge/conf"
-	"edge/testenv"
 )
 
 // TestUpstreamVarLists: the $upstream_* variables list every server
@@ -103,46 +100,6 @@ http {
 	}
 }
 
-// TestWildcardServesSpecificAddress: with "listen P" (every address) and
-// "listen 127.0.0.1:P" in another server, nginx opens one socket, the
-// wildcard's, and serves 127.0.0.1 by its own server; edge failed to bind
-// the second address (98: Address already in use). A reload keeps both.
-func TestWildcardServesSpecificAddress(t *testing.T) {
-	port := testenv.FreePort(t)
-	text := fmt.Sprintf(`error_log stderr emerg;
-events {}
-http {
-    access_log off;
-    server { listen %d; location / { return 200 "wild\n"; } }
-    server { listen 127.0.0.1:%d; location / { return 200 "local\n"; } }
-}
-`, port, port)
-	s := NewServer(Options{ErrorLog: silentLog()})
-	if err := s.Apply(loadTestPlan(t, t.TempDir(), text)); err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	check := func() {
-		t.Helper()
-		for host, want := range map[string]string{"127.0.0.1": "local\n", "127.0.0.2": "wild\n"} {
-			resp, err := http.Get(fmt.Sprintf("http://%s:%d/", host, port))
-			if err != nil {
-				t.Fatalf("%s: %v", host, err)
-			}
-			body, _ := io.ReadAll(resp.Body)
-			resp.Body.Close()
-			if string(body) != want {
-				t.Errorf("%s: %q, want %q", host, body, want)
-			}
-		}
-	}
-	check()
-	if err := s.Apply(loadTestPlan(t, t.TempDir(), text)); err != nil {
-		t.Fatalf("reload: %v", err)
-	}
-	check()
-}
-
 // TestUpstreamResponseTimeSettles: $upstream_response_time is "-" for the
 // server that answered while the header filters run (add_header), as
 // nginx sets it only when it finalizes the upstream, and a time in the
@@ -179,7 +136,7 @@ http {
 	if got := r.resp.Header.Get("X-Header"); !seconds.MatchString(got) {
 		t.Errorf("add_header $upstream_header_time = %q, want seconds", got)
 	}
-	rt.done(r, 2)
+	rt.Done(r, 2)
 	if got := r.upstreamVar(conf.VarUpstreamResponseTime); !seconds.MatchString(got) {
 		t.Errorf("$upstream_response_time in the log phase = %q, want seconds", got)
 	}

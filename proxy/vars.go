@@ -25,7 +25,7 @@ import (
 const NginxVersion = "1.22.1"
 
 // eval evaluates a script to a string.
-func (rt *site) eval(r *Request, s *conf.Script) string {
+func (rt *Site) eval(r *Request, s *conf.Script) string {
 	if s == nil {
 		return ""
 	}
@@ -59,7 +59,7 @@ func (rt *site) eval(r *Request, s *conf.Script) string {
 // it compiles the replacement. When the request URI was percent-encoded
 // or had a "+", captures copied into the args (or anywhere, for a
 // redirect) are escaped, as nginx does.
-func (rt *site) evalRewrite(r *Request, s *conf.Script, quoted, redirect bool) (string, int) {
+func (rt *Site) evalRewrite(r *Request, s *conf.Script, quoted, redirect bool) (string, int) {
 	if s.Static {
 		return s.Raw, strings.IndexByte(s.Raw, '?')
 	}
@@ -89,7 +89,7 @@ func (rt *site) evalRewrite(r *Request, s *conf.Script, quoted, redirect bool) (
 }
 
 // varValue returns one variable's value.
-func (rt *site) varValue(r *Request, v *conf.VarRef) string {
+func (rt *Site) varValue(r *Request, v *conf.VarRef) string {
 	switch v.Kind {
 	case conf.VarCapture:
 		return r.capture(v.N)
@@ -102,7 +102,7 @@ func (rt *site) varValue(r *Request, v *conf.VarRef) string {
 	case conf.VarUpstream:
 		return r.upstreamHeader(v.Arg)
 	case conf.VarCookie:
-		return cookieValue(r.Header.get("Cookie"), v.Arg)
+		return cookieValue(r.Header.Get("Cookie"), v.Arg)
 	case conf.VarArg:
 		return argValue(r.args, v.Arg)
 	}
@@ -119,15 +119,15 @@ func headerVar(r *Request, name string) string {
 			sep = "; "
 		}
 		var vals []string
-		var all [16]headerKV
-		for _, h := range r.Header.appendAll(all[:0]) {
-			if strings.EqualFold(h.name, name) {
-				vals = append(vals, h.value)
+		var all [16]HeaderKV
+		for _, h := range r.Header.AppendAll(all[:0]) {
+			if strings.EqualFold(h.Name, name) {
+				vals = append(vals, h.Value)
 			}
 		}
 		return strings.Join(vals, sep)
 	}
-	return r.Header.get(name)
+	return r.Header.Get(name)
 }
 
 // sentHeaderVar is $sent_http_NAME: the response header as it stands.
@@ -168,7 +168,7 @@ func argValue(args, name string) string {
 
 // slotValue returns a set/map/named-capture variable, computing a map on
 // first use (and caching it for the request unless the map is volatile).
-func (rt *site) slotValue(r *Request, v *conf.VarRef) string {
+func (rt *Site) slotValue(r *Request, v *conf.VarRef) string {
 	if v.N < len(r.slots) && r.slots[v.N].valid && (v.Map == nil || !v.Map.Volatile) {
 		return r.slots[v.N].val
 	}
@@ -191,7 +191,7 @@ func (rt *site) slotValue(r *Request, v *conf.VarRef) string {
 // geoValue looks the client address up in a geo block: the value of the
 // block's address variable, or the connection's address (none for a Unix
 // socket); from a trusted proxy, X-Forwarded-For is read.
-func (rt *site) geoValue(r *Request, m *conf.Map) string {
+func (rt *Site) geoValue(r *Request, m *conf.Map) string {
 	var src string
 	var conn netip.Addr
 	if m.Source != nil {
@@ -201,10 +201,10 @@ func (rt *site) geoValue(r *Request, m *conf.Map) string {
 	}
 	return m.Geo.Value(src, m.Source != nil, conn, func() []string {
 		var lines []string
-		var all [16]headerKV
-		for _, h := range r.Header.appendAll(all[:0]) {
-			if strings.EqualFold(h.name, "X-Forwarded-For") {
-				lines = append(lines, h.value)
+		var all [16]HeaderKV
+		for _, h := range r.Header.AppendAll(all[:0]) {
+			if strings.EqualFold(h.Name, "X-Forwarded-For") {
+				lines = append(lines, h.Value)
 			}
 		}
 		return lines
@@ -219,7 +219,7 @@ func (r *Request) setSlot(n int, v string) {
 }
 
 // builtin computes a builtin variable.
-func (rt *site) builtin(r *Request, id conf.VarID) string {
+func (rt *Site) builtin(r *Request, id conf.VarID) string {
 	switch id {
 	case conf.VarURI, conf.VarDocumentURI:
 		return r.uri
@@ -267,26 +267,26 @@ func (rt *site) builtin(r *Request, id conf.VarID) string {
 	case conf.VarRemotePort:
 		return r.remotePort()
 	case conf.VarRemoteUser:
-		user, _, _ := authbasic.ParseAuthorization(r.Header.get("Authorization"))
+		user, _, _ := authbasic.ParseAuthorization(r.Header.Get("Authorization"))
 		return user
 	case conf.VarServerAddr:
-		if r.conn.unix {
+		if r.Conn.Unix {
 			return "unix:"
 		}
-		return r.conn.localAddr()
+		return r.Conn.LocalAddr()
 	case conf.VarServerPort:
-		return r.conn.port
+		return r.Conn.Port
 	case conf.VarServerName:
 		return rt.serverName(r)
 	case conf.VarServerProtocol:
 		return r.Proto
 	case conf.VarScheme:
-		if r.conn.tls != nil {
+		if r.Conn.TLS != nil {
 			return "https"
 		}
 		return "http"
 	case conf.VarHTTPS:
-		if r.conn.tls != nil {
+		if r.Conn.TLS != nil {
 			return "on"
 		}
 		return ""
@@ -307,7 +307,7 @@ func (rt *site) builtin(r *Request, id conf.VarID) string {
 	case conf.VarBytesSent:
 		return strconv.FormatInt(r.bodySent+r.headerBytes(), 10)
 	case conf.VarRequestTime:
-		return formatSeconds(rt.now().Sub(r.start))
+		return formatSeconds(rt.now().Sub(r.Start))
 	case conf.VarRequestLength:
 		return strconv.FormatInt(r.RequestLength, 10)
 	case conf.VarRequestID:
@@ -318,9 +318,9 @@ func (rt *site) builtin(r *Request, id conf.VarID) string {
 		}
 		return r.requestID
 	case conf.VarContentType:
-		return r.Header.get("Content-Type")
+		return r.Header.Get("Content-Type")
 	case conf.VarContentLength:
-		if v := r.Header.get("Content-Length"); v != "" {
+		if v := r.Header.Get("Content-Length"); v != "" {
 			return v
 		}
 		if r.bodyLength > 0 {
@@ -336,11 +336,11 @@ func (rt *site) builtin(r *Request, id conf.VarID) string {
 		t := rt.now()
 		return strconv.FormatInt(t.Unix(), 10) + "." + pad3(t.Nanosecond()/1e6)
 	case conf.VarConnection:
-		return strconv.FormatUint(r.conn.id, 10)
+		return strconv.FormatUint(r.Conn.ID, 10)
 	case conf.VarConnectionRequests:
-		return strconv.Itoa(r.connRequests)
+		return strconv.Itoa(r.ConnRequests)
 	case conf.VarConnectionTime:
-		return formatSeconds(rt.now().Sub(r.conn.start))
+		return formatSeconds(rt.now().Sub(r.Conn.Start))
 	case conf.VarNginxVersion:
 		return NginxVersion
 	case conf.VarPid:
@@ -353,7 +353,7 @@ func (rt *site) builtin(r *Request, id conf.VarID) string {
 		return "."
 	case conf.VarHTTP2:
 		if r.Proto == "HTTP/2.0" {
-			if r.conn.tls != nil {
+			if r.Conn.TLS != nil {
 				return "h2"
 			}
 			return "h2c"
@@ -370,7 +370,7 @@ func (rt *site) builtin(r *Request, id conf.VarID) string {
 		_, info := rt.splitPathInfo(r)
 		return info
 	case conf.VarSSLProtocol, conf.VarSSLCipher, conf.VarSSLSessionReused, conf.VarSSLServerName, conf.VarSSLSessionID, conf.VarSSLEarlyData, conf.VarSSLClientVerify:
-		return tlsVar(r.conn.tls, id)
+		return tlsVar(r.Conn.TLS, id)
 	case conf.VarUpstreamAddr, conf.VarUpstreamStatus, conf.VarUpstreamResponseTime, conf.VarUpstreamConnectTime,
 		conf.VarUpstreamHeaderTime, conf.VarUpstreamResponseLength, conf.VarUpstreamBytesReceived:
 		return r.upstreamVar(id)
@@ -471,7 +471,7 @@ func openSSLCipherName(id uint16) string {
 }
 
 // serverName is $server_name: the first name of the server.
-func (rt *site) serverName(r *Request) string {
+func (rt *Site) serverName(r *Request) string {
 	if len(r.srv.Names) == 0 {
 		return ""
 	}
@@ -485,7 +485,7 @@ func (rt *site) serverName(r *Request) string {
 }
 
 // documentRoot is $document_root: root or alias, variables evaluated.
-func (rt *site) documentRoot(r *Request) string {
+func (rt *Site) documentRoot(r *Request) string {
 	return rt.eval(r, r.loc.Root)
 }
 
@@ -494,7 +494,7 @@ func (rt *site) documentRoot(r *Request) string {
 // AliasStrip bytes of the URI (the name of the location it was written
 // in); in a regex location it is the whole path, unless try_files found
 // a file there (addURIToAlias).
-func (rt *site) mapURIToPath(r *Request, uri string) (string, int) {
+func (rt *Site) mapURIToPath(r *Request, uri string) (string, int) {
 	l := r.loc
 	root := rt.eval(r, l.Root)
 	if l.Alias {
@@ -518,7 +518,7 @@ type clockText struct {
 // formatting a time costs more than the rest of the line.
 var lastClock atomic.Pointer[clockText]
 
-func (rt *site) clock() *clockText {
+func (rt *Site) clock() *clockText {
 	now := rt.now()
 	sec := now.Unix()
 	if c := lastClock.Load(); c != nil && c.sec == sec {
@@ -545,4 +545,30 @@ func formatSeconds(d time.Duration) string {
 	}
 	ms := d.Milliseconds()
 	return strconv.FormatInt(ms/1000, 10) + "." + pad3(int(ms%1000))
+}
+
+// proxyProtocolVar gives the $proxy_protocol_* variables: empty without a
+// header or for one without addresses.
+func (r *Request) proxyProtocolVar(id conf.VarID) string {
+	h := r.Conn.Proxy
+	if h == nil {
+		return ""
+	}
+	port := func(p uint16) string {
+		if h.SrcAddr == "" && h.DstAddr == "" {
+			return ""
+		}
+		return strconv.Itoa(int(p))
+	}
+	switch id {
+	case conf.VarProxyProtocolAddr:
+		return h.SrcAddr
+	case conf.VarProxyProtocolPort:
+		return port(h.SrcPort)
+	case conf.VarProxyProtocolServerAddr:
+		return h.DstAddr
+	case conf.VarProxyProtocolServerPort:
+		return port(h.DstPort)
+	}
+	return ""
 }

@@ -19,6 +19,7 @@ import (
 	"edge/conf"
 	"edge/fastcgi/fpm"
 	"edge/proxy"
+	"edge/proxy/listen"
 )
 
 func run(o *options) int {
@@ -268,7 +269,7 @@ func serve(o *options, plan *conf.Plan) int {
 	sigs := make(chan os.Signal, 8)
 	signal.Notify(sigs, syscall.SIGHUP, syscall.SIGQUIT, syscall.SIGTERM, syscall.SIGINT, syscall.SIGUSR1, syscall.SIGWINCH)
 	startPprof()
-	srv := proxy.NewServer(proxy.Options{})
+	srv := listen.NewServer(listen.Options{})
 	if err := srv.Apply(plan); err != nil {
 		fmt.Fprintf(os.Stderr, "edge: [emerg] %s\n", err)
 		daemonReady(err)
@@ -342,7 +343,7 @@ func serve(o *options, plan *conf.Plan) int {
 // reload loads the configuration again and returns the plan now
 // serving; on any error the running one stays, as with nginx, and reload
 // returns nil.
-func reload(o *options, srv *proxy.Server) *conf.Plan {
+func reload(o *options, srv *listen.Server) *conf.Plan {
 	log := srv.ErrorLog()
 	plan, err := load(o)
 	if err != nil {
@@ -400,7 +401,7 @@ func writePid(path string) error {
 
 // announce prints where the built-in site is served, and how to trust
 // the local CA that signs its HTTPS certificate.
-func announce(srv *proxy.Server, plan *conf.Plan) {
+func announce(srv *listen.Server, plan *conf.Plan) {
 	root := plan.HTTP.Servers[0].Loc.Root.Raw
 	fmt.Fprintf(os.Stderr, "edge: serving %s\n", root)
 	for _, g := range plan.HTTP.Listens {

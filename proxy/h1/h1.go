@@ -1,11 +1,16 @@
-// Package h1 is edge's HTTP/1.x engine: github.com/valyala/fasthttp
-// serving one connection at a time (Server.ServeConn). It is the only
+// Package h1 is edge's HTTP/1.x: the engine, github.com/valyala/fasthttp
+// serving one connection at a time (this file: Server.ServeConn), and the
+// adapter between it and the pipeline (package proxy): http1.go turns a
+// Ctx into the engine-neutral proxy.Request and writes its Response,
+// http1conn.go holds the connection wrappers the engine reads and writes
+// through, http1head.go nginx's head rules that fasthttp lacks, and
+// park_linux.go the parking of idle connections. The listener
+// (proxy/listen) hands it connections through an Adapter. It is the only
 // package of the server that imports fasthttp (proxy's imports_test.go
-// holds that); proxy's http1.go turns a Ctx into edge's engine-neutral
-// Request and writes its Response through the methods here, which say in
-// edge's terms what the engine is asked to do. Ctx and Header are values
-// wrapping the engine's pointers, so they cost no allocation; like the
-// engine's buffers, what they return is valid until the handler returns.
+// holds that). Ctx and Header are values wrapping the engine's pointers,
+// whose methods say in edge's terms what the engine is asked to do; they
+// cost no allocation and, like the engine's buffers, what they return is
+// valid until the handler returns.
 package h1
 
 import (

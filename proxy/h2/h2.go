@@ -1,10 +1,14 @@
-// Package h2 is edge's HTTP/2 engine: golang.org/x/net/http2 serving one
-// connection on net/http types. It is the only package of the server
-// that imports x/net/http2 (proxy's imports_test.go holds that); proxy's
-// http2.go turns each stream into edge's engine-neutral Request and
-// writes its Response, and picks the settings below from the plan. An
-// engine of edge's own, or HTTP/3's, would sit beside it with the same
-// shape: a connection in, net/http handler calls out.
+// Package h2 is edge's HTTP/2: the engine, golang.org/x/net/http2
+// serving one connection on net/http types (this file), and the adapter
+// between it and the pipeline (package proxy): http2.go turns each stream
+// into the engine-neutral proxy.Request, writes its Response and picks
+// the settings below from the plan, h2guard.go applies nginx's limits to
+// the frames, h2write.go coalesces the writes. The listener
+// (proxy/listen) hands it connections through an Adapter. It is the only
+// package of the server that imports x/net/http2 (proxy's
+// imports_test.go holds that). An engine of edge's own, or HTTP/3's,
+// would sit beside it with the same shape: a connection in, handler
+// calls out.
 package h2
 
 import (

@@ -1,10 +1,14 @@
 //go:build linux
 
-package proxy
+package h1_test
 
 import (
 	"bufio"
 	"context"
+	"edge/proxy/h1"
+	"edge/proxy/internal/plantest"
+	"edge/proxy/internal/servetest"
+	"edge/proxy/listen"
 	"io"
 	"net"
 	"net/http"
@@ -12,19 +16,12 @@ import (
 	"time"
 )
 
-// parkedCount is how many connections the parker holds.
-func (p *parker) parkedCount() int {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return len(p.conns)
-}
-
 // parkServer serves dir's a.txt and $connection_requests under cfg's
 // keep-alive settings; it returns the server and its address.
-func parkServer(t *testing.T, keepalive string) (*Server, string) {
+func parkServer(t *testing.T, keepalive string) (*listen.Server, string) {
 	t.Helper()
-	dir := testRoot(t, map[string]string{"a.txt": "a"})
-	plan := loadTestPlan(t, dir, `events {}
+	dir := plantest.Root(t, map[string]string{"a.txt": "a"})
+	plan := plantest.Load(t, dir, `events {}
 http {
     access_log off;
     `+keepalive+`
@@ -34,7 +31,7 @@ http {
     }
 }
 `)
-	return startPlan(t, plan)
+	return servetest.Start(t, plan)
 }
 
 // waitFor polls cond until it holds or a generous bound passes.
@@ -87,12 +84,12 @@ func TestParkedConnections(t *testing.T) {
 			}
 			break
 		}
-		waitFor(t, "parking", func() bool { return s.parker.parkedCount() == 1 })
+		waitFor(t, "parking", func() bool { return s.HTTP1().Parked() == 1 })
 	}
 	if _, err := br.ReadByte(); err != io.EOF {
 		t.Fatalf("after the last request: %v, want EOF", err)
 	}
-	waitFor(t, "the connection's end", func() bool { return s.shared.stats.active.Load() == 0 })
+	waitFor(t, "the connection's end", func() bool { return s.Stats().Active.Load() == 0 })
 }
 
 // TestParkedTimeout: keepalive_timeout closes a parked connection, as the
@@ -107,11 +104,11 @@ func TestParkedTimeout(t *testing.T) {
 	c.SetDeadline(time.Now().Add(60 * time.Second))
 	br := bufio.NewReader(c)
 	getOn(t, c, br)
-	waitFor(t, "parking", func() bool { return s.parker.parkedCount() == 1 })
+	waitFor(t, "parking", func() bool { return s.HTTP1().Parked() == 1 })
 	if _, err := br.ReadByte(); err != io.EOF {
 		t.Fatalf("a parked connection past keepalive_timeout: %v, want EOF", err)
 	}
-	waitFor(t, "the connection's end", func() bool { return s.shared.stats.active.Load() == 0 && s.parker.parkedCount() == 0 })
+	waitFor(t, "the connection's end", func() bool { return s.Stats().Active.Load() == 0 && s.HTTP1().Parked() == 0 })
 }
 
 // TestParkedClientCloses: a client that closes a parked connection ends
@@ -125,9 +122,9 @@ func TestParkedClientCloses(t *testing.T) {
 	c.SetDeadline(time.Now().Add(60 * time.Second))
 	br := bufio.NewReader(c)
 	getOn(t, c, br)
-	waitFor(t, "parking", func() bool { return s.parker.parkedCount() == 1 })
+	waitFor(t, "parking", func() bool { return s.HTTP1().Parked() == 1 })
 	c.Close()
-	waitFor(t, "the connection's end", func() bool { return s.shared.stats.active.Load() == 0 && s.parker.parkedCount() == 0 })
+	waitFor(t, "the connection's end", func() bool { return s.Stats().Active.Load() == 0 && s.HTTP1().Parked() == 0 })
 
 	c, err = net.Dial("tcp", addr)
 	if err != nil {
@@ -137,11 +134,11 @@ func TestParkedClientCloses(t *testing.T) {
 	c.SetDeadline(time.Now().Add(60 * time.Second))
 	br = bufio.NewReader(c)
 	getOn(t, c, br)
-	waitFor(t, "parking", func() bool { return s.parker.parkedCount() == 1 })
+	waitFor(t, "parking", func() bool { return s.HTTP1().Parked() == 1 })
 	io.WriteString(c, "GET /a.txt HTTP/1.1\r\n")
-	waitFor(t, "the resumed connection", func() bool { return s.parker.parkedCount() == 0 })
-	time.Sleep(2 * parkAfter) // a head in progress must not park
-	if n := s.parker.parkedCount(); n != 0 {
+	waitFor(t, "the resumed connection", func() bool { return s.HTTP1().Parked() == 0 })
+	time.Sleep(2 * h1.ParkAfter) // a head in progress must not park
+	if n := s.HTTP1().Parked(); n != 0 {
 		t.Fatalf("a connection parked in the middle of a head")
 	}
 	io.WriteString(c, "Host: x\r\n\r\n")
@@ -166,7 +163,7 @@ func TestParkedShutdown(t *testing.T) {
 		getOn(t, c, bufio.NewReader(c))
 		conns = append(conns, c)
 	}
-	waitFor(t, "parking", func() bool { return s.parker.parkedCount() == 5 })
+	waitFor(t, "parking", func() bool { return s.HTTP1().Parked() == 5 })
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	if err := s.Shutdown(ctx); err != nil {
@@ -178,12 +175,8 @@ func TestParkedShutdown(t *testing.T) {
 		}
 	}
 	// The parker's loop closed its epoll set and pipe, and parks no more.
-	waitFor(t, "the parker's descriptors closed", func() bool {
-		s.parker.mu.Lock()
-		defer s.parker.mu.Unlock()
-		return s.parker.closed
-	})
-	if s.parker.park(&tcpEdgeConn{}) {
+	waitFor(t, "the parker's descriptors closed", s.HTTP1().ParkerClosed)
+	if s.HTTP1().ParksAfterStop() {
 		t.Error("a connection parked after Shutdown")
 	}
 }

@@ -5,10 +5,13 @@
 // not starting with "/") may get a 200. The guard is also fed each
 // sequence whole and in small pieces: the verdict must not depend on how
 // the bytes arrive.
-package proxy
+package h2_test
 
 import (
 	"bytes"
+	"edge/proxy/h2"
+	"edge/proxy/internal/plantest"
+	"edge/proxy/internal/servetest"
 	"encoding/binary"
 	"net"
 	"testing"
@@ -38,7 +41,7 @@ http {
 func h2FuzzInput(data []byte) ([]byte, map[uint32]string) {
 	var out bytes.Buffer
 	out.WriteString(http2.ClientPreface)
-	out.Write([]byte{0, 0, 0, h2FrameSettings, 0, 0, 0, 0, 0})
+	out.Write([]byte{0, 0, 0, byte(http2.FrameSettings), 0, 0, 0, 0, 0})
 	paths := map[uint32]string{}
 	var hb bytes.Buffer
 	enc := hpack.NewEncoder(&hb)
@@ -48,7 +51,7 @@ func h2FuzzInput(data []byte) ([]byte, map[uint32]string) {
 		n = min(n, len(data))
 		payload := data[:n]
 		data = data[n:]
-		if typ == h2FrameHeaders && flags&0x80 != 0 {
+		if typ == byte(http2.FrameHeaders) && flags&0x80 != 0 {
 			stream |= 1
 			hb.Reset()
 			enc.WriteField(hpack.HeaderField{Name: ":method", Value: "GET"})
@@ -62,7 +65,7 @@ func h2FuzzInput(data []byte) ([]byte, map[uint32]string) {
 				paths[stream] = string(payload)
 			}
 			payload = hb.Bytes()
-			flags = h2FlagEndHeaders | h2FlagEndStream
+			flags = byte(http2.FlagHeadersEndHeaders | http2.FlagHeadersEndStream)
 		}
 		var h [9]byte
 		h[0], h[1], h[2] = byte(len(payload)>>16), byte(len(payload)>>8), byte(len(payload))
@@ -72,7 +75,7 @@ func h2FuzzInput(data []byte) ([]byte, map[uint32]string) {
 		out.Write(payload)
 	}
 	// A PING last: its ACK says the server read everything before it.
-	out.Write([]byte{0, 0, 8, h2FramePing, 0, 0, 0, 0, 0, 'e', 'd', 'g', 'e', 'f', 'u', 'z', 'z'})
+	out.Write([]byte{0, 0, 8, byte(http2.FramePing), 0, 0, 0, 0, 0, 'e', 'd', 'g', 'e', 'f', 'u', 'z', 'z'})
 	return out.Bytes(), paths
 }
 
@@ -81,27 +84,18 @@ func FuzzH2Frames(f *testing.F) {
 		return append([]byte{typ, flags, stream, byte(len(payload))}, payload...)
 	}
 	cat := func(frames ...[]byte) []byte { return bytes.Join(frames, nil) }
-	f.Add(cat(frame(h2FrameHeaders, 0x80, 1, "/")))
-	f.Add(cat(frame(h2FrameHeaders, 0x80, 1, "/a b")))    // space: 400
-	f.Add(cat(frame(h2FrameHeaders, 0x80, 3, "/a\x01b"))) // control: refused
-	f.Add(cat(frame(h2FrameHeaders, 0x80, 5, "*")))       // not a path
-	f.Add(cat(frame(h2FrameHeaders, 0x80, 1, "/x"), frame(h2FrameRSTStream, 0, 1, "\x00\x00\x00\x08")))
-	f.Add(cat(frame(h2FrameHeaders, 0, 1, "\x82\x86\x84"), frame(h2FrameContinuation, 0, 1, ""), frame(h2FrameContinuation, 0, 1, "")))
-	f.Add(cat(frame(h2FrameSettings, 0, 0, ""), frame(h2FrameSettings, 0, 0, ""), frame(h2FramePing, 0, 0, "12345678")))
-	f.Add(cat(frame(h2FrameWindowUpdate, 0, 0, "\x00\x00\x00\x01"), frame(h2FramePriority, 0, 3, "\x00\x00\x00\x00\x0f")))
-	f.Add(cat(frame(h2FrameData, 0, 1, ""), frame(h2FrameGoAway, 0, 0, "\x00\x00\x00\x00\x00\x00\x00\x00")))
+	f.Add(cat(frame(byte(http2.FrameHeaders), 0x80, 1, "/")))
+	f.Add(cat(frame(byte(http2.FrameHeaders), 0x80, 1, "/a b")))    // space: 400
+	f.Add(cat(frame(byte(http2.FrameHeaders), 0x80, 3, "/a\x01b"))) // control: refused
+	f.Add(cat(frame(byte(http2.FrameHeaders), 0x80, 5, "*")))       // not a path
+	f.Add(cat(frame(byte(http2.FrameHeaders), 0x80, 1, "/x"), frame(byte(http2.FrameRSTStream), 0, 1, "\x00\x00\x00\x08")))
+	f.Add(cat(frame(byte(http2.FrameHeaders), 0, 1, "\x82\x86\x84"), frame(byte(http2.FrameContinuation), 0, 1, ""), frame(byte(http2.FrameContinuation), 0, 1, "")))
+	f.Add(cat(frame(byte(http2.FrameSettings), 0, 0, ""), frame(byte(http2.FrameSettings), 0, 0, ""), frame(byte(http2.FramePing), 0, 0, "12345678")))
+	f.Add(cat(frame(byte(http2.FrameWindowUpdate), 0, 0, "\x00\x00\x00\x01"), frame(byte(http2.FramePriority), 0, 3, "\x00\x00\x00\x00\x0f")))
+	f.Add(cat(frame(byte(http2.FrameData), 0, 1, ""), frame(byte(http2.FrameGoAway), 0, 0, "\x00\x00\x00\x00\x00\x00\x00\x00")))
 
-	plan := loadTestPlan(f, f.TempDir(), h2FuzzConf)
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		f.Fatal(err)
-	}
-	s := NewServer(Options{ErrorLog: silentLog(), Listeners: map[string]net.Listener{"tcp 127.0.0.1:8080": ln}})
-	if err := s.Apply(plan); err != nil {
-		f.Fatal(err)
-	}
-	f.Cleanup(s.Close)
-	addr := ln.Addr().String()
+	plan := plantest.Load(f, f.TempDir(), h2FuzzConf)
+	_, addr := servetest.Start(f, plan)
 
 	f.Fuzz(func(t *testing.T, data []byte) {
 		stream, paths := h2FuzzInput(data)
@@ -109,14 +103,14 @@ func FuzzH2Frames(f *testing.F) {
 		// The guard's verdict does not depend on how the bytes arrive.
 		clock := time.Unix(1e9, 0)
 		now := func() time.Time { return clock }
-		whole, pieces := newH2Guard(32<<10, 1000, now), newH2Guard(32<<10, 1000, now)
-		okWhole := whole.scan(stream)
+		whole, pieces := h2.NewGuard(32<<10, 1000, now), h2.NewGuard(32<<10, 1000, now)
+		okWhole := whole.Scan(stream)
 		okPieces := true
 		for b := stream; len(b) > 0 && okPieces; b = b[min(5, len(b)):] {
-			okPieces = pieces.scan(b[:min(5, len(b))])
+			okPieces = pieces.Scan(b[:min(5, len(b))])
 		}
 		if okWhole != okPieces {
-			t.Fatalf("guard: whole %v (%s), in pieces %v (%s)", okWhole, whole.reason, okPieces, pieces.reason)
+			t.Fatalf("guard: whole %v (%s), in pieces %v (%s)", okWhole, whole.Reason(), okPieces, pieces.Reason())
 		}
 
 		c, err := net.DialTimeout("tcp", addr, time.Second)
@@ -148,7 +142,7 @@ func FuzzH2Frames(f *testing.F) {
 			case *http2.MetaHeadersFrame:
 				answered[f.StreamID] = true
 				path, sent := paths[f.StreamID]
-				if sent && f.PseudoValue("status") == "200" && (path == "" || path[0] != '/' || !validH2Path(path)) {
+				if sent && f.PseudoValue("status") == "200" && (path == "" || path[0] != '/' || !h2.ValidPath(path)) {
 					t.Fatalf("stream %d: :path %q got 200; nginx refuses it", f.StreamID, path)
 				}
 			case *http2.GoAwayFrame:

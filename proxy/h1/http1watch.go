@@ -4,7 +4,7 @@
 // head and in a chunked body's lines (made CRLF, issue 14), the 414 of a
 // request line longer than the engine's buffer, and the 400 of a bare CR
 // that fasthttp would wait behind.
-package proxy
+package h1
 
 import (
 	"bytes"

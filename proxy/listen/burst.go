@@ -1,4 +1,4 @@
-package proxy
+package listen
 
 import (
 	"runtime"
@@ -9,10 +9,10 @@ import (
 
 // burstMemory gives memory back to the system after a burst of
 // connections: their TLS handshakes' garbage, and the buffers of those
-// that parked (park_linux.go), stay in the heap and the engines' pools
-// until two collections, which on a server that then goes quiet may be
-// minutes away (the runtime's forced collection is every two minutes).
-// nginx frees a connection's buffers as it goes idle. A burst of at least
+// that parked (proxy/h1's park_linux.go), stay in the heap and the
+// engines' pools until two collections, which on a server that then goes
+// quiet may be minutes away (the runtime's forced collection is every
+// two minutes). nginx frees a connection's buffers as it goes idle. A burst of at least
 // giveBackBurst accepted or parked connections, followed by giveBackQuiet
 // without one more, runs two collections and returns the free memory
 // (debug.FreeOSMemory), at most once per giveBackEvery.

@@ -1,6 +1,9 @@
-package proxy
+package listen_test
 
 import (
+	"edge/proxy"
+	"edge/proxy/internal/plantest"
+	"edge/proxy/internal/servetest"
 	"io"
 	"net"
 	"os"
@@ -40,9 +43,9 @@ func TestClientCloseWhileWaiting(t *testing.T) {
 				io.Copy(io.Discard, uc)
 				closed <- struct{}{}
 			}()
-			root := testRoot(t, nil)
+			root := plantest.Root(t, nil)
 			logPath := filepath.Join(root, "logs", "access.log")
-			plan := loadTestPlan(t, root, `events {}
+			plan := plantest.Load(t, root, `events {}
 http {
     error_log `+root+`/logs/error.log;
     log_format st $status;
@@ -53,12 +56,12 @@ http {
     }
 }
 `)
-			cc, err := net.Dial("tcp", servePlan(t, plan))
+			cc, err := net.Dial("tcp", servetest.Serve(t, plan))
 			if err != nil {
 				t.Fatal(err)
 			}
 			io.WriteString(cc, "GET /slow HTTP/1.1\r\nHost: x\r\n\r\n")
-			time.Sleep(3 * clientWatchAfter) // the request reaches the upstream, the watch starts
+			time.Sleep(3 * proxy.ClientWatchAfter) // the request reaches the upstream, the watch starts
 			cc.Close()
 			if c.ignore != "" {
 				select {

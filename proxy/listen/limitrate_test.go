@@ -1,7 +1,9 @@
-package proxy
+package listen_test
 
 import (
 	"bufio"
+	"edge/proxy/internal/plantest"
+	"edge/proxy/internal/servetest"
 	"io"
 	"net"
 	"net/http"
@@ -17,9 +19,9 @@ import (
 // measured the upstream's time to its header as a whole paced body), and
 // the log phase waits for the last byte.
 func TestPacedHeaderAtOnce(t *testing.T) {
-	root := testRoot(t, map[string]string{"paced.bin": strings.Repeat("x", 1000)})
+	root := plantest.Root(t, map[string]string{"paced.bin": strings.Repeat("x", 1000)})
 	logPath := filepath.Join(root, "logs", "access.log")
-	plan := loadTestPlan(t, root, `events {}
+	plan := plantest.Load(t, root, `events {}
 http {
     error_log `+root+`/logs/error.log;
     access_log `+logPath+`;
@@ -31,7 +33,7 @@ http {
     }
 }
 `)
-	c, err := net.Dial("tcp", servePlan(t, plan))
+	c, err := net.Dial("tcp", servetest.Serve(t, plan))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -58,9 +60,9 @@ http {
 // client has its response, as with nginx's unbuffered log; lines that
 // come faster than one a millisecond follow within it.
 func TestAccessLogLineAtOnce(t *testing.T) {
-	root := testRoot(t, map[string]string{"a.txt": "a"})
+	root := plantest.Root(t, map[string]string{"a.txt": "a"})
 	logPath := filepath.Join(root, "logs", "access.log")
-	plan := loadTestPlan(t, root, `events {}
+	plan := plantest.Load(t, root, `events {}
 http {
     error_log `+root+`/logs/error.log;
     log_format uri $uri;
@@ -71,7 +73,7 @@ http {
     }
 }
 `)
-	addr := servePlan(t, plan)
+	addr := servetest.Serve(t, plan)
 	get := func(path string) {
 		resp, err := http.Get("http://" + addr + path)
 		if err != nil {

@@ -5,7 +5,7 @@
 // client that is still sending. The answers nginx gives before a head is
 // complete, and its bare LF line ends, are the head watch's
 // (http1watch.go).
-package proxy
+package h1
 
 import (
 	"bytes"
@@ -14,49 +14,8 @@ import (
 	"time"
 
 	"edge/conf"
-	"edge/proxy/h1"
+	"edge/proxy"
 )
-
-// The classes of a header name's bytes, as ngx_http_parse_header_line
-// sorts them: letters, digits and "-" make a valid name, "_" makes one
-// only with underscores_in_headers, any other byte an invalid one (which
-// ignore_invalid_headers, on by default, drops), and a byte <= 0x20 or DEL
-// a request nginx refuses with 400 (since 1.21.1). They are flags, so
-// that the classes of a name are the OR of its bytes'.
-const (
-	nameValid      byte = 0
-	nameUnderscore byte = 1 << iota
-	nameInvalid
-	nameRefused
-	nameColon
-)
-
-var nameClass = func() (t [256]byte) {
-	for c := range t {
-		switch {
-		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9', c == '-':
-			t[c] = nameValid
-		case c == '_':
-			t[c] = nameUnderscore
-		case c == ':':
-			t[c] = nameColon
-		case c <= 0x20 || c == 0x7f:
-			t[c] = nameRefused
-		default:
-			t[c] = nameInvalid
-		}
-	}
-	return t
-}()
-
-// invalidName reports whether nginx would find a header name invalid.
-func invalidName(name string, underscores bool) bool {
-	var class byte
-	for i := 0; i < len(name); i++ {
-		class |= nameClass[name[i]]
-	}
-	return class&^nameUnderscore != 0 || class != 0 && !underscores
-}
 
 // checkRequestHead applies nginx's rules that fasthttp does not, with the
 // limits of def, the default server (nginx reads a head with them before
@@ -74,9 +33,9 @@ func invalidName(name string, underscores bool) bool {
 //
 // The pass also counts in f the header lines, those whose name nginx
 // finds invalid, and the place of the Host line, for the header view to
-// drop invalid names and for max_headers (tooManyHeaders). It allocates
+// drop invalid names and for max_headers (TooManyHeaders). It allocates
 // nothing.
-func checkRequestHead(r *Request, f *fastHeaders, def *conf.Server) int {
+func checkRequestHead(r *proxy.Request, info *h1conn, f *fastHeaders, def *conf.Server) int {
 	for i := 0; i < len(r.Method); i++ {
 		c := r.Method[i]
 		if (c < 'A' || c > 'Z') && c != '_' && c != '-' {
@@ -91,7 +50,7 @@ func checkRequestHead(r *Request, f *fastHeaders, def *conf.Server) int {
 	}
 	bufSize := def.LargeHeaderBufferSize
 	line := len(r.Method) + len(r.RawTarget) + len(r.Proto) + 4 // with its CRLF
-	if r.conn != nil && r.conn.head.servingLF {
+	if info != nil && info.head.servingLF {
 		line-- // the client sent a bare LF
 	}
 	if bufSize > 0 && line > bufSize {
@@ -105,13 +64,13 @@ func checkRequestHead(r *Request, f *fastHeaders, def *conf.Server) int {
 		var class byte
 		i := 0
 		for ; i < len(raw); i++ {
-			c := nameClass[raw[i]]
-			if c == nameColon {
+			c := proxy.NameClass[raw[i]]
+			if c == proxy.NameColon {
 				break
 			}
 			class |= c
 		}
-		if class&nameRefused != 0 {
+		if class&proxy.NameRefused != 0 {
 			return 400
 		}
 		end := len(raw)
@@ -133,7 +92,7 @@ func checkRequestHead(r *Request, f *fastHeaders, def *conf.Server) int {
 		raw = raw[min(end+1, len(raw)):]
 		lines++
 		switch {
-		case class&nameInvalid != 0:
+		case class&proxy.NameInvalid != 0:
 			invalid++
 		case class != 0:
 			underscore++
@@ -170,52 +129,29 @@ func (f *fastHeaders) kept(s *conf.Server) int {
 // request's headers, as the serving server ignores invalid ones, and with
 // which underscores_in_headers.
 func (f *fastHeaders) dropsInvalid() (drop, underscores bool) {
-	if f.invalid == 0 && f.underscore == 0 || f.r == nil || f.r.srv == nil {
+	if f.invalid == 0 && f.underscore == 0 || f.r == nil || f.r.Server() == nil {
 		return false, false
 	}
-	s := f.r.srv
+	s := f.r.Server()
 	return f.kept(s) < f.lines, s.UnderscoresInHeaders
 }
 
-// tooManyHeaders applies max_headers (nginx 1.29.8, and Debian's 1.22.1
+// TooManyHeaders applies max_headers (nginx 1.29.8, and Debian's 1.22.1
 // since deb12u11: a flood of tiny header lines costs a server far more
-// than their bytes) to an HTTP/1 request once its server r.srv is known.
+// than their bytes) to an HTTP/1 request once its server srv is known.
 // nginx checks each line against the server chosen so far: def, the
 // default one, up to the Host line and the one it names after it, or all
 // along the one an absolute-form request line named. Lines a server
 // drops as invalid do not count.
-func (r *Request) tooManyHeaders(def *conf.Server, absolute bool) bool {
-	if r.Header == headerSource(&r.hh) {
-		// HTTP/2: nginx counts the regular fields against the server the
-		// request is for (measured: 999 get 200, 1001 get 400).
-		// Invalid names are looked at only when all the fields together
-		// are too many: the common request costs one count.
-		n := 0
-		for _, vs := range r.hh.h {
-			n += len(vs)
-		}
-		if n <= r.srv.MaxHeaders || !r.srv.IgnoreInvalidHeaders {
-			return n > r.srv.MaxHeaders
-		}
-		for k, vs := range r.hh.h {
-			if invalidName(k, r.srv.UnderscoresInHeaders) {
-				n -= len(vs)
-			}
-		}
-		return n > r.srv.MaxHeaders
-	}
-	if r.Header != headerSource(&r.fh) {
-		return false
-	}
-	f := &r.fh
-	n := f.kept(r.srv)
-	if absolute || f.hostAt == 0 && r.srv == def {
-		return n > r.srv.MaxHeaders
+func (f *fastHeaders) TooManyHeaders(def, srv *conf.Server, absolute bool) bool {
+	n := f.kept(srv)
+	if absolute || f.hostAt == 0 && srv == def {
+		return n > srv.MaxHeaders
 	}
 	if f.hostAt == 0 {
 		return f.kept(def) > def.MaxHeaders
 	}
-	return f.hostAt > def.MaxHeaders || n > f.hostAt && n > r.srv.MaxHeaders
+	return f.hostAt > def.MaxHeaders || n > f.hostAt && n > srv.MaxHeaders
 }
 
 // nginx's defaults for lingering_time and lingering_timeout, which edge
@@ -264,7 +200,7 @@ func lingeringClose(c net.Conn) error {
 // which the engine did not read, and no Upgrade, whose tunnel its error
 // path cannot hand over. Malformed hosts stay refused
 // (docs/nginx-differences.md).
-func servableAuthority(h h1.Header) bool {
+func servableAuthority(h Header) bool {
 	if n := h.ContentLength(); n > 0 || n == -1 && h.IsHTTP11() || len(h.Peek("Upgrade")) > 0 {
 		return false
 	}
@@ -310,4 +246,8 @@ func ipvFuture(s string) bool {
 		}
 	}
 	return true
+}
+
+func isHex(c byte) bool {
+	return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F'
 }

@@ -1,7 +1,10 @@
-package proxy
+package h1_test
 
 import (
 	"bufio"
+	"edge/proxy/h1"
+	"edge/proxy/internal/plantest"
+	"edge/proxy/internal/servetest"
 	"fmt"
 	"io"
 	"net"
@@ -26,14 +29,14 @@ func TestMoreIsFollowed(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	sizes := []int{100, http1WriteBuffer - 200, http1WriteBuffer, http1WriteBuffer + 1, 100_000, 3 << 20}
+	sizes := []int{100, h1.WriteBuffer - 200, h1.WriteBuffer, h1.WriteBuffer + 1, 100_000, 3 << 20}
 	for _, n := range sizes {
 		data := strings.Repeat(fmt.Sprintf("line %d\n", n), n/8+1)[:n]
 		if err := os.WriteFile(filepath.Join(root, "html", fmt.Sprintf("f%d.txt", n)), []byte(data), 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
-	plan := loadTestPlan(t, root, `events {}
+	plan := plantest.Load(t, root, `events {}
 http {
     include mime.types;
     error_log `+root+`/logs/error.log;
@@ -48,13 +51,13 @@ http {
 `)
 	var mu sync.Mutex
 	var writes []bool // MSG_MORE or not, in order (one connection)
-	writeHook = func(_ *net.TCPConn, more bool) {
+	h1.SetWriteHook(func(_ *net.TCPConn, more bool) {
 		mu.Lock()
 		writes = append(writes, more)
 		mu.Unlock()
-	}
-	defer func() { writeHook = nil }()
-	c, err := net.Dial("tcp", servePlan(t, plan))
+	})
+	defer h1.SetWriteHook(nil)
+	c, err := net.Dial("tcp", servetest.Serve(t, plan))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,9 +1,10 @@
-// This file is the HTTP/1.x adapter: the engine (package h1, on fasthttp)
-// serves each connection; the handler fills an engine-neutral Request
-// from the h1.Ctx, runs the pipeline and writes the Response back. The
+// This file is the HTTP/1.x adapter: the engine (h1.go, on fasthttp)
+// serves each connection; the handler fills an engine-neutral
+// proxy.Request from the Ctx, runs the pipeline and writes the Response
+// back. The
 // engine reuses its buffers after the handler returns, so the strings
 // taken from it here are views that must not outlive the request.
-package proxy
+package h1
 
 import (
 	"bufio"
@@ -12,18 +13,18 @@ import (
 	"io"
 	"net"
 	"os"
+	"slices"
 	"strings"
+	"sync"
 	"time"
 	"unsafe"
 
 	"edge/conf"
 	"edge/internal/rawio"
-	"edge/proxy/h1"
+	"edge/proxy"
 	"edge/proxy/limit"
+	"edge/proxy/logs"
 )
-
-// b2s views bytes as a string without copying; valid while the bytes are.
-func b2s(b []byte) string { return unsafe.String(unsafe.SliceData(b), len(b)) }
 
 // fastHeaders reads request headers from fasthttp. With
 // ignore_invalid_headers on (nginx's default), headers whose name nginx
@@ -31,8 +32,8 @@ func b2s(b []byte) string { return unsafe.String(unsafe.SliceData(b), len(b)) }
 // "X.Forwarded-For" cannot reach PHP as HTTP_X_FORWARDED_FOR, which PHP
 // makes of "HTTP_X.FORWARDED_FOR").
 type fastHeaders struct {
-	h h1.Header
-	r *Request // for the serving server's settings
+	h Header
+	r *proxy.Request // for the serving server's settings
 	// lines counts the header lines (checkRequestHead); invalid those
 	// whose name has a byte outside [A-Za-z0-9_-], underscore those whose
 	// name is invalid only by an "_".
@@ -42,9 +43,9 @@ type fastHeaders struct {
 	hostAt int
 }
 
-// get needs no filter: the names asked for are valid ones, which an
+// Get needs no filter: the names asked for are valid ones, which an
 // invalid name cannot equal.
-func (f *fastHeaders) get(name string) string {
+func (f *fastHeaders) Get(name string) string {
 	v := b2s(f.h.Peek(name))
 	// fasthttp reports a Content-Length of "0" for a request that sent
 	// none; CGI's CONTENT_LENGTH must then be empty, as with nginx.
@@ -53,6 +54,9 @@ func (f *fastHeaders) get(name string) string {
 	}
 	return v
 }
+
+// b2s views bytes as a string without copying; valid while the bytes are.
+func b2s(b []byte) string { return unsafe.String(unsafe.SliceData(b), len(b)) }
 
 // rawHasHeader reports whether a raw header block has a line for name
 // (lowercase), for the rare questions fasthttp's parsed view cannot answer.
@@ -71,10 +75,10 @@ func rawHasHeader(raw []byte, name string) bool {
 	return false
 }
 
-func (f *fastHeaders) appendAll(dst []headerKV) []headerKV {
+func (f *fastHeaders) AppendAll(dst []proxy.HeaderKV) []proxy.HeaderKV {
 	drop, underscores := f.dropsInvalid()
 	for k, v := range f.h.All() {
-		if drop && invalidName(b2s(k), underscores) {
+		if drop && proxy.InvalidHeaderName(b2s(k), underscores) {
 			continue
 		}
 		// fasthttp adds "Connection: close" to an HTTP/1.0 request and a
@@ -84,24 +88,80 @@ func (f *fastHeaders) appendAll(dst []headerKV) []headerKV {
 			!rawHasHeader(f.h.RawHeaders(), strings.ToLower(b2s(k))) {
 			continue
 		}
-		dst = append(dst, headerKV{b2s(k), b2s(v)})
+		dst = append(dst, proxy.HeaderKV{Name: b2s(k), Value: b2s(v)})
 	}
 	return dst
 }
 
+// AppendArrived appends the header lines in the order they came, as
+// nginx keeps them: fasthttp lists Cookie (and a few others) apart from
+// the rest.
+func (f *fastHeaders) AppendArrived(dst []proxy.HeaderKV) []proxy.HeaderKV {
+	start := len(dst)
+	dst = f.AppendAll(dst)
+	raw := f.h.RawHeaders()
+	slices.SortStableFunc(dst[start:], func(a, b proxy.HeaderKV) int {
+		return rawLineAt(raw, a.Name) - rawLineAt(raw, b.Name)
+	})
+	return dst
+}
+
+// rawLineAt is where the first line of header name starts in a raw
+// header block (len(raw) when there is none).
+func rawLineAt(raw []byte, name string) int {
+	for at := 0; at < len(raw); {
+		line := raw[at:]
+		if i := bytes.IndexByte(line, '\n'); i >= 0 {
+			line = line[:i+1]
+		}
+		if len(line) > len(name) && line[len(name)] == ':' && strings.EqualFold(b2s(line[:len(name)]), name) {
+			return at
+		}
+		at += len(line)
+	}
+	return len(raw)
+}
+
+// Adapter serves the HTTP/1 connections of a listener (proxy/listen's
+// Server), each request on the site in force when it starts.
+type Adapter struct {
+	// site returns the site in force; a request is served by the one
+	// current when it starts.
+	site func() *proxy.Site
+	// errLog gets the engine's messages and the lines about connections.
+	errLog *logs.ErrorLog
+	// run runs a job on a worker goroutine (a parked connection whose
+	// client sent or closed); parked counts a connection that parked.
+	run    func(job func())
+	parked func()
+	parker parker // idle connections (park_linux.go)
+
+	mu      sync.Mutex
+	cur     *proxy.Site // the site servers were made for
+	servers map[*conf.ListenGroup]*Server
+}
+
+// NewAdapter makes the adapter of a listener (the arguments are
+// Adapter's fields).
+func NewAdapter(site func() *proxy.Site, errLog *logs.ErrorLog, run func(job func()), parked func()) *Adapter {
+	a := &Adapter{site: site, errLog: errLog, run: run, parked: parked}
+	a.parker.s = a
+	return a
+}
+
 // http1WriteBuffer is the size of fasthttp's write buffer: a response
-// longer than it leaves in two writes (see connInfo.more).
+// longer than it leaves in two writes (see h1conn.more).
 const http1WriteBuffer = 16 << 10
 
 // http1Server makes the fasthttp server for a listen group; its limits
 // come from the group's default server, which nginx also uses to read a
 // request's headers before it knows the server.
-func (s *Server) http1Server(g *conf.ListenGroup) *h1.Server {
+func (s *Adapter) http1Server(g *conf.ListenGroup) *Server {
 	def := g.Default
-	return h1.NewServer(h1.Config{
+	return NewServer(Config{
 		Handler:            s.handleHTTP1,
 		ErrorHandler:       s.http1Error,
-		Logf:               func(format string, args ...any) { s.shared.errLog.Logf(conf.LevelInfo, format, args...) },
+		Logf:               func(format string, args ...any) { s.errLog.Logf(conf.LevelInfo, format, args...) },
 		ReadBufferSize:     def.LargeHeaderBuffers * def.LargeHeaderBufferSize,
 		WriteBufferSize:    http1WriteBuffer,
 		ReadTimeout:        def.ClientHeaderTimeout,
@@ -109,8 +169,8 @@ func (s *Server) http1Server(g *conf.ListenGroup) *h1.Server {
 		MaxRequestsPerConn: def.Loc.KeepaliveRequests,
 		ConnState: func(c net.Conn, idle bool) {
 			if ec, ok := c.(edgeConn); ok {
-				info := ec.connInfo()
-				info.idle.Store(idle)
+				info := ec.h1conn()
+				info.Idle.Store(idle)
 				if idle {
 					info.head.next()
 				}
@@ -121,31 +181,31 @@ func (s *Server) http1Server(g *conf.ListenGroup) *h1.Server {
 
 // serveHTTP1 serves an HTTP/1.x connection to its end, or until it
 // parks (park_linux.go), which it reports.
-func (s *Server) serveHTTP1(c net.Conn) bool {
-	info := c.(edgeConn).connInfo()
+func (s *Adapter) serveHTTP1(c net.Conn) bool {
+	info := c.(edgeConn).h1conn()
 	info.head.begin()
-	info.h1 = s.rt.Load().http1(s, info.group)
+	info.h1 = s.engine(s.site(), info.Group)
 	return s.runHTTP1(c, info)
 }
 
 // resumeHTTP1 serves a parked connection whose client sent or closed,
 // with the engine instance it had.
-func (s *Server) resumeHTTP1(c *tcpEdgeConn) {
-	c.info.idle.Store(false)
+func (s *Adapter) resumeHTTP1(c *tcpEdgeConn) {
+	c.info.Idle.Store(false)
 	c.info.resumed = true
 	if !s.runHTTP1(c, c.info) {
-		c.info.finish()
+		c.info.Finish()
 	}
 }
 
-func (s *Server) runHTTP1(c net.Conn, info *connInfo) bool {
+func (s *Adapter) runHTTP1(c net.Conn, info *h1conn) bool {
 	err := info.h1.ServeConn(c)
 	if info.parking {
 		info.parking = false
 		info.requestsBase = info.lastRequests
 		info.lastRequest = nil // no response is being written: no log line needs it
 		if ec, ok := c.(*tcpEdgeConn); ok && ec.parker.park(ec) {
-			info.idle.Store(true)
+			info.Idle.Store(true)
 			return true
 		}
 		c.Close()
@@ -166,7 +226,7 @@ func (s *Server) runHTTP1(c net.Conn, info *connInfo) bool {
 // connError logs, as nginx does at info, a response that send_timeout
 // cut: the client read nothing for that long. The line names the request
 // whose response fasthttp was writing.
-func (s *Server) connError(info *connInfo, err error) {
+func (s *Adapter) connError(info *h1conn, err error) {
 	var oe *net.OpError
 	if !errors.As(err, &oe) || !oe.Timeout() || oe.Op != "write" && oe.Op != "readfrom" {
 		return
@@ -175,48 +235,53 @@ func (s *Server) connError(info *connInfo, err error) {
 }
 
 // connTimedOut logs at info, as nginx words it, a client that timed out.
-// context names the request (appendRequestContext); without one,
+// context names the request (proxy.AppendRequestContext); without one,
 // "server: " is the listening address, as in nginx's line for a
 // connection that had no request.
-func (s *Server) connTimedOut(info *connInfo, while string, context []byte) {
+func (s *Adapter) connTimedOut(info *h1conn, while string, context []byte) {
 	if len(context) == 0 {
 		server := "unix:"
-		if !info.unix {
-			server = net.JoinHostPort(info.localText, info.port)
+		if !info.Unix {
+			server = net.JoinHostPort(info.LocalText, info.Port)
 		}
 		context = []byte(", server: " + server)
 	}
-	s.shared.errLog.Write(conf.LevelInfo, info.id, "client timed out (110: Connection timed out) while "+while+
-		", client: "+info.remoteText+string(context))
+	s.errLog.Write(conf.LevelInfo, info.ID, "client timed out (110: Connection timed out) while "+while+
+		", client: "+info.RemoteText+string(context))
 }
 
-// http1 returns the site's fasthttp server for a group, made once.
-func (rt *site) http1(s *Server, g *conf.ListenGroup) *h1.Server {
-	rt.h1mu.Lock()
-	defer rt.h1mu.Unlock()
-	if rt.h1 == nil {
-		rt.h1 = map[*conf.ListenGroup]*h1.Server{}
+// engine returns the engine instance for g, made once per site (its
+// limits come from the plan); a site no longer in force gets one made
+// for the connection.
+func (s *Adapter) engine(rt *proxy.Site, g *conf.ListenGroup) *Server {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.cur != rt {
+		if rt != s.site() {
+			return s.http1Server(g)
+		}
+		s.cur, s.servers = rt, map[*conf.ListenGroup]*Server{}
 	}
-	fs := rt.h1[g]
+	fs := s.servers[g]
 	if fs == nil {
 		fs = s.http1Server(g)
-		rt.h1[g] = fs
+		s.servers[g] = fs
 	}
 	return fs
 }
 
 // handleHTTP1 is fasthttp's handler.
-func (s *Server) handleHTTP1(ctx h1.Ctx) {
-	rt := s.rt.Load()
-	info := ctx.Conn().(edgeConn).connInfo()
+func (s *Adapter) handleHTTP1(ctx Ctx) {
+	rt := s.site()
+	info := ctx.Conn().(edgeConn).h1conn()
 	info.handlerStarts()
-	r := acquireRequest()
-	r.conn = info
-	r.connRequests = info.requestsBase + int(ctx.ConnRequestNum())
-	info.lastRequests = r.connRequests
-	r.start = ctx.Time()
-	if r.start.IsZero() {
-		r.start = rt.now()
+	r := proxy.AcquireRequest()
+	r.Conn = info.ConnInfo
+	r.ConnRequests = info.requestsBase + int(ctx.ConnRequestNum())
+	info.lastRequests = r.ConnRequests
+	r.Start = ctx.Time()
+	if r.Start.IsZero() {
+		r.Start = rt.Now()
 	}
 	h := ctx.Header()
 	r.Method = b2s(h.Method())
@@ -224,10 +289,10 @@ func (s *Server) handleHTTP1(ctx h1.Ctx) {
 	r.Proto = b2s(h.Protocol())
 	r.HostHeader = b2s(h.Host())
 	if r.HostHeader == "" && !h.IsHTTP11() {
-		r.hostEmpty = rawHasHeader(h.RawHeaders(), "host")
+		r.HostEmpty = rawHasHeader(h.RawHeaders(), "host")
 	}
-	r.fh.h, r.fh.r = h, r
-	r.Header = &r.fh
+	info.fh = fastHeaders{h: h, r: r}
+	r.Header = &info.fh
 	r.ContentLength = int64(h.ContentLength())
 	if !info.head.handled(r.ContentLength) {
 		// The head watch followed this request's framing otherwise
@@ -248,8 +313,8 @@ func (s *Server) handleHTTP1(ctx h1.Ctx) {
 		} else {
 			// client_body_timeout is between two reads; fasthttp's own read
 			// deadline (set for the headers) would bound the whole upload.
-			r.dr = deadlineReader{r: r.Body, c: info.raw, req: r}
-			r.Body = &r.dr
+			info.dr = deadlineReader{r: r.Body, c: info.Raw, req: r}
+			r.Body = &info.dr
 		}
 	default:
 		r.ContentLength = 0
@@ -257,29 +322,27 @@ func (s *Server) handleHTTP1(ctx h1.Ctx) {
 	if r.ContentLength == -2 {
 		r.ContentLength = 0
 	}
-	if status := checkRequestHead(r, &r.fh, info.group.Default); status != 0 {
-		r.rt = rt
-		r.srv = info.group.Default
-		r.loc = r.srv.Loc
-		rt.log.infof(r, "client sent invalid request")
-		rt.badRequest(r, status)
-		info.linger = true
-		rt.writeHTTP1(ctx, r)
+	if status := checkRequestHead(r, info, &info.fh, info.Group.Default); status != 0 {
+		rt.AtDefault(r, info.Group.Default)
+		rt.Infof(r, "client sent invalid request")
+		rt.BadRequest(r, status)
+		info.Linger = true
+		writeHTTP1(rt, ctx, info, r)
 		return
 	}
-	rt.serve(r)
-	rt.writeHTTP1(ctx, r)
+	rt.Serve(r)
+	writeHTTP1(rt, ctx, info, r)
 }
 
-// writeHTTP1 writes r.resp to fasthttp and runs the log phase (at once for
+// writeHTTP1 writes r.Response() to fasthttp and runs the log phase (at once for
 // sized bodies, after the last byte for streams).
-func (rt *site) writeHTTP1(ctx h1.Ctx, r *Request) {
-	resp := r.resp
-	r.conn.lastRequest = appendRequestContext(r.conn.lastRequest[:0], r)
+func writeHTTP1(rt *proxy.Site, ctx Ctx, info *h1conn, r *proxy.Request) {
+	resp := r.Response()
+	info.lastRequest = proxy.AppendRequestContext(info.lastRequest[:0], r)
 	if resp.Drop {
 		ctx.NoResponse()
-		rt.done(r, 0)
-		releaseRequest(r)
+		rt.Done(r, 0)
+		proxy.ReleaseRequest(r)
 		return
 	}
 	ctx.SetStatus(resp.Status)
@@ -288,13 +351,14 @@ func (rt *site) writeHTTP1(ctx h1.Ctx, r *Request) {
 	// ("X-URI", "ETag"), as nginx sends them; fasthttp would make them
 	// "X-Uri" and "Etag".
 	ctx.KeepHeaderNames()
-	for _, f := range resp.Header.list {
+	for i := range resp.Header.Len() {
+		name, value := resp.Header.At(i)
 		switch {
-		case strings.EqualFold(f.name, "Content-Type"):
-			ctx.SetContentType(f.value)
-		case strings.EqualFold(f.name, "Content-Length"):
+		case strings.EqualFold(name, "Content-Type"):
+			ctx.SetContentType(value)
+		case strings.EqualFold(name, "Content-Length"):
 		default:
-			ctx.AddHeader(f.name, f.value)
+			ctx.AddHeader(name, value)
 		}
 	}
 	if resp.Close {
@@ -302,58 +366,58 @@ func (rt *site) writeHTTP1(ctx h1.Ctx, r *Request) {
 	}
 	if resp.Upgrade != nil {
 		upgrade := resp.Upgrade
-		r.conn.head.stop() // what follows is the upgraded protocol's
+		info.head.stop() // what follows is the upgraded protocol's
 		ctx.SkipBody()
 		ctx.Hijack(func(c net.Conn) {
 			if err := upgrade(c); err != nil {
-				rt.log.infof(r, "%v while proxying upgraded connection", err)
+				rt.Infof(r, "%v while proxying upgraded connection", err)
 			}
-			rt.done(r, 0)
-			releaseRequest(r)
+			rt.Done(r, 0)
+			proxy.ReleaseRequest(r)
 		})
 		return
 	}
 	head := resp.HeadOnly
 	switch {
 	case head || resp.Length <= http1WriteBuffer:
-	case resp.Kind == BodyBytes:
+	case resp.Kind == proxy.BodyBytes:
 		// fasthttp writes such a response as a full buffer (the headers
 		// and the start of the body), then the rest: the first write
 		// goes out with MSG_MORE so that the client is sent, and woken
 		// for, the whole response once.
-		r.conn.more = moreFullBuffer
-	case resp.Kind == BodyFile:
+		info.more = moreFullBuffer
+	case resp.Kind == proxy.BodyFile:
 		// fasthttp flushes the headers, then sendfile sends the file.
-		r.conn.more = moreFirst
+		info.more = moreFirst
 	}
 	var pace *limit.Pacer
-	if !head && (resp.Kind == BodyBytes || resp.Kind == BodyFile || resp.Kind == BodyStream) {
-		pace = rt.pacer(r) // limit_rate (limitrate.go)
+	if !head && (resp.Kind == proxy.BodyBytes || resp.Kind == proxy.BodyFile || resp.Kind == proxy.BodyStream) {
+		pace = rt.Pacer(r) // limit_rate (limitrate.go)
 	}
 	switch resp.Kind {
-	case BodyBytes:
+	case proxy.BodyBytes:
 		if pace != nil {
 			b := resp.Bytes
-			if resp.pooled != nil {
+			if resp.Pooled() {
 				// The pooled buffer goes back now; the pace outlives it.
 				b = append([]byte(nil), b...)
-				resp.release()
+				resp.Release()
 			}
-			rt.pacedHTTP1(ctx, r, bytes.NewReader(b), nil, int64(len(b)), pace)
+			pacedHTTP1(rt, ctx, r, bytes.NewReader(b), nil, int64(len(b)), pace)
 			return
 		}
-		if resp.pooled != nil {
+		if resp.Pooled() {
 			ctx.SetBody(resp.Bytes)
-			resp.release()
+			resp.Release()
 		} else {
 			ctx.SetBodyRaw(resp.Bytes)
 		}
 		if head {
 			ctx.SkipBody()
 		}
-		rt.done(r, sentLen(resp, head))
-		releaseRequest(r)
-	case BodyFile:
+		rt.Done(r, sentLen(resp, head))
+		proxy.ReleaseRequest(r)
+	case proxy.BodyFile:
 		if head {
 			resp.File.Close()
 			ctx.SkipBody()
@@ -363,19 +427,19 @@ func (rt *site) writeHTTP1(ctx h1.Ctx, r *Request) {
 				resp.File.Close()
 				ctx.SetConnectionClose()
 			} else if pace != nil {
-				rt.pacedHTTP1(ctx, r, resp.File, resp.File, resp.Length, pace)
+				pacedHTTP1(rt, ctx, r, resp.File, resp.File, resp.Length, pace)
 				return
 			} else {
 				ctx.SetBodyStream(resp.File, int(resp.Length))
 			}
 		}
-		rt.done(r, sentLen(resp, head))
-		releaseRequest(r)
-	case BodyStream:
+		rt.Done(r, sentLen(resp, head))
+		proxy.ReleaseRequest(r)
+	case proxy.BodyStream:
 		if head {
 			ctx.SkipBody()
-			rt.done(r, 0)
-			releaseRequest(r)
+			rt.Done(r, 0)
+			proxy.ReleaseRequest(r)
 			return
 		}
 		stream := resp.Stream
@@ -384,29 +448,29 @@ func (rt *site) writeHTTP1(ctx h1.Ctx, r *Request) {
 			// out with a Content-Length.
 			var buf bytes.Buffer
 			if err := stream(&buf, func() error { return nil }); err != nil {
-				rt.log.infof(r, "producing the response failed (%v)", err)
+				rt.Infof(r, "producing the response failed (%v)", err)
 			}
 			ctx.SetBody(buf.Bytes())
-			rt.done(r, int64(buf.Len()))
-			releaseRequest(r)
+			rt.Done(r, int64(buf.Len()))
+			proxy.ReleaseRequest(r)
 			return
 		}
 		// Send the headers at once: a stream (server-sent events, a long
 		// poll) may take a while before its first byte.
 		length := resp.Length
 		ctx.StreamBody(func(w *bufio.Writer) {
-			cw := &countWriter{w: w}
+			cw := &proxy.CountWriter{W: w}
 			var out io.Writer = cw
 			if pace != nil {
-				out = &pacedWriter{w: cw, flush: w.Flush, pace: paceState{p: pace}}
+				out = proxy.NewPacedWriter(cw, w.Flush, pace)
 			}
 			err := stream(out, w.Flush)
 			if err != nil && !errors.Is(err, net.ErrClosed) {
-				rt.log.infof(r, "writing the response failed (%v)", err)
+				rt.Infof(r, "writing the response failed (%v)", err)
 			}
 			_ = w.Flush()
-			rt.done(r, cw.n)
-			releaseRequest(r)
+			rt.Done(r, cw.N)
+			proxy.ReleaseRequest(r)
 		})
 		if length >= 0 {
 			// A stream whose length is known (proxy_buffering off with the
@@ -421,8 +485,8 @@ func (rt *site) writeHTTP1(ctx h1.Ctx, r *Request) {
 				ctx.SetContentLength(int(resp.Length))
 			}
 		}
-		rt.done(r, 0)
-		releaseRequest(r)
+		rt.Done(r, 0)
+		proxy.ReleaseRequest(r)
 	}
 }
 
@@ -430,58 +494,46 @@ func (rt *site) writeHTTP1(ctx h1.Ctx, r *Request) {
 // as nginx's write filter sends it, then each piece when its time comes
 // (a body handed to the engine whole would wait in its write buffer
 // behind the first pause). The log phase runs after the last byte.
-func (rt *site) pacedHTTP1(ctx h1.Ctx, r *Request, src io.Reader, closer io.Closer, n int64, pace *limit.Pacer) {
+func pacedHTTP1(rt *proxy.Site, ctx Ctx, r *proxy.Request, src io.Reader, closer io.Closer, n int64, pace *limit.Pacer) {
 	ctx.StreamBody(func(w *bufio.Writer) {
-		cw := &countWriter{w: w}
-		_, err := io.Copy(&pacedWriter{w: cw, flush: w.Flush, pace: paceState{p: pace}}, io.LimitReader(src, n))
+		cw := &proxy.CountWriter{W: w}
+		_, err := io.Copy(proxy.NewPacedWriter(cw, w.Flush, pace), io.LimitReader(src, n))
 		if closer != nil {
 			closer.Close()
 		}
 		if err != nil && !errors.Is(err, net.ErrClosed) {
-			rt.log.infof(r, "writing the response failed (%v)", err)
+			rt.Infof(r, "writing the response failed (%v)", err)
 		}
 		_ = w.Flush()
-		rt.done(r, cw.n)
-		releaseRequest(r)
+		rt.Done(r, cw.N)
+		proxy.ReleaseRequest(r)
 	})
 	ctx.SetContentLength(int(n))
 }
 
-func sentLen(resp *Response, head bool) int64 {
+func sentLen(resp *proxy.Response, head bool) int64 {
 	if head {
 		return 0
 	}
 	return resp.Length
 }
 
-// countWriter counts body bytes for $body_bytes_sent.
-type countWriter struct {
-	w io.Writer
-	n int64
-}
-
-func (c *countWriter) Write(p []byte) (int, error) {
-	n, err := c.w.Write(p)
-	c.n += int64(n)
-	return n, err
-}
-
 // http1Error answers what fasthttp could not parse, in nginx's terms:
 // a head that overflows the read buffer is 414 when its request line is
 // longer than one large_client_header_buffers buffer, else 494 (sent as
 // 400); anything else 400. The connection is closed, lingering.
-func (s *Server) http1Error(ctx h1.Ctx, err error) {
-	rt := s.rt.Load()
-	var info *connInfo
+func (s *Adapter) http1Error(ctx Ctx, err error) {
+	rt := s.site()
+	var info *h1conn
 	if ec, ok := ctx.Conn().(edgeConn); ok {
-		info = ec.connInfo()
+		info = ec.h1conn()
 	}
-	if info == nil || info.group == nil {
+	if info == nil || info.Group == nil {
 		ctx.SetStatus(400)
 		ctx.SetConnectionClose()
 		return
 	}
-	if h1.AuthorityRefused(ctx, err) && servableAuthority(ctx.Header()) {
+	if AuthorityRefused(ctx, err) && servableAuthority(ctx.Header()) {
 		// A valid host fasthttp refuses (http1head.go): its head was
 		// read whole, so it is served, and the engine closes the
 		// connection after it.
@@ -493,19 +545,19 @@ func (s *Server) http1Error(ctx h1.Ctx, err error) {
 	// stretch the lingering close's reads.
 	info.handlerStarts()
 	status := 400
-	if h1.HeadTooLarge(err) {
+	if HeadTooLarge(err) {
 		status = 494
-		def := info.group.Default
+		def := info.Group.Default
 		if info.head.lineTooLong(def.LargeHeaderBuffers*def.LargeHeaderBufferSize, def.LargeHeaderBufferSize) {
 			status = 414
 		}
 	}
-	if h1.BodyTooLarge(err) {
+	if BodyTooLarge(err) {
 		status = 413
 	}
 	if errors.Is(err, os.ErrDeadlineExceeded) {
 		if info.head.total == 0 {
-			// The read that timed out noted it (connInfo.received), and
+			// The read that timed out noted it (h1conn.received), and
 			// serveHTTP1 logs it: no answer, as in nginx.
 			_ = ctx.Conn().Close()
 			return
@@ -516,46 +568,45 @@ func (s *Server) http1Error(ctx h1.Ctx, err error) {
 	r := errorRequest(rt, ctx, info)
 	r.Method = "GET"
 	r.Proto = "HTTP/1.1"
-	info.linger = true
+	info.Linger = true
 	switch {
 	case status == 414:
-		rt.log.infof(r, "client sent too long URI")
+		rt.Infof(r, "client sent too long URI")
 	case status == 494:
-		rt.log.infof(r, "client sent too large request")
+		rt.Infof(r, "client sent too large request")
 	case errors.Is(err, errBareCR):
-		rt.log.infof(r, "client sent invalid header line")
+		rt.Infof(r, "client sent invalid header line")
 	default:
-		rt.log.infof(r, "client sent invalid request (%v)", err)
+		rt.Infof(r, "client sent invalid request (%v)", err)
 	}
-	rt.badRequest(r, status)
-	resp := r.resp
+	rt.BadRequest(r, status)
+	resp := r.Response()
 	ctx.SetStatus(resp.Status)
 	setReason(ctx, resp)
 	ctx.KeepHeaderNames()
-	for _, f := range resp.Header.list {
-		if strings.EqualFold(f.name, "Content-Type") {
-			ctx.SetContentType(f.value)
+	for i := range resp.Header.Len() {
+		name, value := resp.Header.At(i)
+		if strings.EqualFold(name, "Content-Type") {
+			ctx.SetContentType(value)
 			continue
 		}
-		ctx.AddHeader(f.name, f.value)
+		ctx.AddHeader(name, value)
 	}
 	ctx.SetBody(resp.Bytes)
 	ctx.SetConnectionClose()
-	rt.done(r, resp.Length)
-	releaseRequest(r)
+	rt.Done(r, resp.Length)
+	proxy.ReleaseRequest(r)
 }
 
 // errorRequest is the Request a failure of the engine is logged and
 // answered as: the default server's, with what headers were read.
-func errorRequest(rt *site, ctx h1.Ctx, info *connInfo) *Request {
-	r := acquireRequest()
-	r.conn = info
-	r.rt = rt
-	r.start = time.Now()
-	r.srv = info.group.Default
-	r.loc = r.srv.Loc
-	r.fh.h, r.fh.r = ctx.Header(), r
-	r.Header = &r.fh
+func errorRequest(rt *proxy.Site, ctx Ctx, info *h1conn) *proxy.Request {
+	r := proxy.AcquireRequest()
+	r.Conn = info.ConnInfo
+	r.Start = time.Now()
+	rt.AtDefault(r, info.Group.Default)
+	info.fh = fastHeaders{h: ctx.Header(), r: r}
+	r.Header = &info.fh
 	return r
 }
 
@@ -564,8 +615,8 @@ func errorRequest(rt *site, ctx h1.Ctx, info *connInfo) *Request {
 // client_header_timeout: as nginx does, it logs at info and in the access
 // log with 408, and closes the connection without an answer (the engine
 // then writes its error response to a closed connection).
-func (s *Server) requestTimedOut(ctx h1.Ctx, info *connInfo, err error) {
-	rt := s.rt.Load()
+func (s *Adapter) requestTimedOut(ctx Ctx, info *h1conn, err error) {
+	rt := s.site()
 	r := errorRequest(rt, ctx, info)
 	// fasthttp resets the request after a failed body read, so its own
 	// wording is what tells the two apart.
@@ -573,12 +624,12 @@ func (s *Server) requestTimedOut(ctx h1.Ctx, info *connInfo, err error) {
 	if strings.HasPrefix(err.Error(), "error when reading request headers") {
 		what = "headers"
 	}
-	rt.log.infof(r, "client timed out (110: Connection timed out) while reading client request %s", what)
-	r.resp.Status = 408
-	r.resp.Drop = true
+	rt.Infof(r, "client timed out (110: Connection timed out) while reading client request %s", what)
+	r.Response().Status = 408
+	r.Response().Drop = true
 	_ = ctx.Conn().Close()
-	rt.done(r, 0)
-	releaseRequest(r)
+	rt.Done(r, 0)
+	proxy.ReleaseRequest(r)
 }
 
 // deadlineReader reads a request body under client_body_timeout: while a
@@ -590,11 +641,11 @@ func (s *Server) requestTimedOut(ctx h1.Ctx, info *connInfo, err error) {
 type deadlineReader struct {
 	r   io.Reader
 	c   *rawio.Conn
-	req *Request
+	req *proxy.Request
 }
 
 func (d *deadlineReader) Read(p []byte) (int, error) {
-	timeout := d.req.bodyTimeout()
+	timeout := d.req.BodyTimeout()
 	if timeout <= 0 || d.c == nil {
 		return d.r.Read(p)
 	}
@@ -602,15 +653,6 @@ func (d *deadlineReader) Read(p []byte) (int, error) {
 	n, err := d.r.Read(p)
 	d.c.SetReadTimeout(0)
 	return n, err
-}
-
-// bodyTimeout is client_body_timeout: that of the location reading the
-// body (nginx's), or the default server's before one is chosen.
-func (r *Request) bodyTimeout() time.Duration {
-	if r.loc != nil {
-		return r.loc.ClientBodyTimeout
-	}
-	return r.conn.bodyTimeout
 }
 
 // nginxReason is the text of nginx's status line for status where it is
@@ -652,7 +694,7 @@ var (
 // setReason gives the status line nginx's text: the application's, when
 // it named one for this status, else nginx's own where it differs from
 // the engine's. The common statuses keep the engine's ready-made line.
-func setReason(ctx h1.Ctx, resp *Response) {
+func setReason(ctx Ctx, resp *proxy.Response) {
 	if resp.Reason != "" && resp.ReasonFor == resp.Status {
 		ctx.SetReason([]byte(resp.Reason))
 	} else if r := nginxReason(resp.Status); r != nil {

@@ -2,7 +2,7 @@
 // runs arbitrary heads through fasthttp's parser, checkRequestHead, the
 // header view and the head watch; the table tests pin each rule, and
 // BenchmarkRequestHead their cost per request.
-package proxy
+package h1
 
 import (
 	"bufio"
@@ -10,15 +10,12 @@ import (
 	"errors"
 	"io"
 	"net"
-	"net/http"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"edge/conf"
-	"edge/proxy/h1"
+	"edge/proxy"
 )
 
 // headServer is a default server with nginx's defaults.
@@ -27,18 +24,25 @@ func headServer(ignoreInvalid, underscores bool) *conf.Server {
 		IgnoreInvalidHeaders: ignoreInvalid, UnderscoresInHeaders: underscores}
 }
 
+// atServer makes srv the server r is served by.
+func atServer(r *proxy.Request, srv *conf.Server) {
+	var rt *proxy.Site // AtDefault sets only r's fields
+	rt.AtDefault(r, srv)
+}
+
 // parseHead reads data as fasthttp's server does and applies
 // checkRequestHead; ok is false when either refuses the head.
-func parseHead(data []byte, srv *conf.Server) (r *Request, status int, ok bool) {
-	r = &Request{srv: srv}
-	h, err := h1.ReadHeader(bufio.NewReaderSize(bytes.NewReader(data), 32<<10))
+func parseHead(data []byte, srv *conf.Server) (r *proxy.Request, status int, ok bool) {
+	r = &proxy.Request{}
+	atServer(r, srv)
+	h, err := ReadHeader(bufio.NewReaderSize(bytes.NewReader(data), 32<<10))
 	if err != nil {
 		return r, 400, false
 	}
 	r.Method, r.RawTarget, r.Proto = string(h.Method()), string(h.RequestURI()), string(h.Protocol())
-	r.fh.h, r.fh.r = h, r
-	r.Header = &r.fh
-	status = checkRequestHead(r, &r.fh, srv)
+	fh := &fastHeaders{h: h, r: r}
+	r.Header = fh
+	status = checkRequestHead(r, nil, fh, srv)
 	return r, status, status == 0
 }
 
@@ -69,17 +73,17 @@ func FuzzRequestHead(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte, split uint16) {
 		r, _, ok := parseHead(data, on)
 		if ok {
-			checkAcceptedNames(t, r.fh.h.RawHeaders())
-			for _, h := range r.Header.appendAll(nil) {
-				if invalidName(h.name, false) {
-					t.Fatalf("head %q: the header view shows %q", data, h.name)
+			checkAcceptedNames(t, r.Header.(*fastHeaders).h.RawHeaders())
+			for _, h := range r.Header.AppendAll(nil) {
+				if proxy.InvalidHeaderName(h.Name, false) {
+					t.Fatalf("head %q: the header view shows %q", data, h.Name)
 				}
 			}
-			_ = r.tooManyHeaders(on, false)
+			_ = r.Header.(*fastHeaders).TooManyHeaders(on, r.Server(), false)
 		}
 		for _, srv := range []*conf.Server{headServer(false, false), headServer(true, true)} {
 			if r, _, ok := parseHead(data, srv); ok {
-				r.Header.appendAll(nil)
+				r.Header.AppendAll(nil)
 			}
 		}
 		var w headWatch
@@ -174,8 +178,8 @@ func TestHeaderViewDropsInvalid(t *testing.T) {
 			t.Fatalf("status %d", status)
 		}
 		var names []string
-		for _, h := range r.Header.appendAll(nil) {
-			names = append(names, h.name)
+		for _, h := range r.Header.AppendAll(nil) {
+			names = append(names, h.Name)
 		}
 		if got := strings.Join(names, ","); !strings.EqualFold(got, tc.want) {
 			t.Errorf("ignore %v underscores %v: headers %s, want %s", tc.ignore, tc.underscores, got, tc.want)
@@ -210,8 +214,7 @@ func TestTooManyHeaders(t *testing.T) {
 			if status != 0 {
 				t.Fatalf("status %d", status)
 			}
-			r.srv = tc.srv
-			if got := r.tooManyHeaders(def, tc.absolute); got != tc.want {
+			if got := r.Header.(*fastHeaders).TooManyHeaders(def, tc.srv, tc.absolute); got != tc.want {
 				t.Errorf("tooManyHeaders %v, want %v", got, tc.want)
 			}
 		})
@@ -333,12 +336,13 @@ func BenchmarkRequestHead(b *testing.B) {
 		if status != 0 {
 			b.Fatalf("status %d", status)
 		}
-		h := r.fh.h
+		fh := r.Header.(*fastHeaders)
+		h := fh.h
 		b.SetBytes(int64(len(head)))
 		b.ReportAllocs()
 		for b.Loop() {
-			r.fh = fastHeaders{h: h, r: r}
-			checkRequestHead(r, &r.fh, srv)
+			*fh = fastHeaders{h: h, r: r}
+			checkRequestHead(r, nil, fh, srv)
 		}
 	})
 	b.Run("watch", func(b *testing.B) {
@@ -350,53 +354,6 @@ func BenchmarkRequestHead(b *testing.B) {
 			_ = w.saw(head[:w.crlf(head, len(head))])
 		}
 	})
-}
-
-// TestHeadWatchPipelined: the head watch follows a kept connection's next
-// head only where the last request ended; a pipelined request already in
-// the engine's buffer must not have its body taken for a head (a ZIP
-// upload starts "PK" and holds bare CRs), while on an ordinary kept
-// connection a bare CR in the next head still gets its 400 at once.
-func TestHeadWatchPipelined(t *testing.T) {
-	addr := serveTestConfig(t, `location / { return 200 "ok\n"; }`)
-	dial := func() (net.Conn, *bufio.Reader) {
-		c, err := net.Dial("tcp", addr)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { c.Close() })
-		c.SetDeadline(time.Now().Add(10 * time.Second))
-		return c, bufio.NewReader(c)
-	}
-	status := func(br *bufio.Reader, method string) int {
-		resp, err := http.ReadResponse(br, &http.Request{Method: method})
-		if err != nil {
-			t.Fatalf("reading a response: %v", err)
-		}
-		io.Copy(io.Discard, resp.Body)
-		return resp.StatusCode
-	}
-
-	c, br := dial()
-	io.WriteString(c, "GET / HTTP/1.1\r\nHost: x\r\n\r\nPUT /up HTTP/1.1\r\nHost: x\r\nContent-Length: 10\r\n\r\n")
-	time.Sleep(50 * time.Millisecond) // the engine has both heads before the body comes
-	io.WriteString(c, "PK\x03\x04\r\x00abcd")
-	io.WriteString(c, "GET / HTTP/1.1\r\nHost: x\r\n\r\n")
-	for i, m := range []string{"GET", "PUT", "GET"} {
-		if st := status(br, m); st != 200 {
-			t.Errorf("pipelined request %d: status %d, want 200", i, st)
-		}
-	}
-
-	c, br = dial()
-	io.WriteString(c, "GET / HTTP/1.1\r\nHost: x\r\n\r\n")
-	if st := status(br, "GET"); st != 200 {
-		t.Fatalf("first request: %d", st)
-	}
-	io.WriteString(c, "GET / HTTP/1.1\r\nX: a\rb")
-	if st := status(br, "GET"); st != 400 {
-		t.Errorf("a bare CR in a kept connection's next head: status %d, want 400", st)
-	}
 }
 
 // crlfHead is what headWatch.crlf should make of a stream that starts
@@ -432,7 +389,7 @@ func crlfHead(data []byte) []byte {
 }
 
 // feedHead passes data to a head watch the way the wrappers' Read does
-// (connInfo.read): the engine's buffer holds bufSize bytes, and the client
+// (h1conn.read): the engine's buffer holds bufSize bytes, and the client
 // sends chunk bytes at a time. It returns what the engine reads, up to
 // the watch's error (a bare CR), which ends the connection.
 func feedHead(w *headWatch, data []byte, bufSize, chunk int) ([]byte, error) {
@@ -489,77 +446,6 @@ func TestHeadCRLF(t *testing.T) {
 				if w.heads != 1 {
 					t.Errorf("%s, buffer %d, reads of %d: the watch did not see the head end", tc.name, bufSize, chunk)
 				}
-			}
-		}
-	}
-}
-
-// serveTestConfig serves a server{} block with locations, listening on
-// 127.0.0.1:8080 in its config, on a free port, and returns its address.
-func serveTestConfig(t *testing.T, locations string) string {
-	t.Helper()
-	plan := loadTestPlan(t, t.TempDir(), `error_log stderr emerg;
-events {}
-http {
-    access_log off;
-    server {
-        listen 127.0.0.1:8080;
-        `+locations+`
-    }
-}
-`)
-	return servePlan(t, plan)
-}
-
-// servePlan serves a plan whose one listen is 127.0.0.1:8080 on a free
-// port instead, until the test ends, and returns the address.
-func servePlan(t *testing.T, plan *conf.Plan) string {
-	t.Helper()
-	_, addr := startPlan(t, plan)
-	return addr
-}
-
-// startPlan is servePlan, returning the Server too.
-func startPlan(t *testing.T, plan *conf.Plan) (*Server, string) {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := NewServer(Options{ErrorLog: silentLog(), Listeners: map[string]net.Listener{"tcp 127.0.0.1:8080": ln}})
-	if err := s.Apply(plan); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { s.Close() })
-	return s, ln.Addr().String()
-}
-
-// TestResponseHeaderNamesAsSpelled: a response header goes out named as
-// the config or edge spelled it, as nginx sends it (nginx-tests index.t
-// looks for "X-URI"); the HTTP/1 engine would send "X-Uri" and "Etag".
-func TestResponseHeaderNamesAsSpelled(t *testing.T) {
-	dir := t.TempDir()
-	if err := os.WriteFile(filepath.Join(dir, "a.txt"), []byte("a"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	addr := serveTestConfig(t, `location / { root `+dir+`; add_header X-URI $uri always; add_header x-lower 1 always; }`)
-	for _, target := range []string{"/a.txt", "/missing"} {
-		c, err := net.Dial("tcp", addr)
-		if err != nil {
-			t.Fatal(err)
-		}
-		c.SetDeadline(time.Now().Add(10 * time.Second))
-		io.WriteString(c, "GET "+target+" HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
-		resp, _ := io.ReadAll(c)
-		c.Close()
-		head, _, _ := strings.Cut(string(resp), "\r\n\r\n")
-		want := []string{"\r\nX-URI: " + target + "\r\n", "\r\nx-lower: 1\r\n"}
-		if target == "/a.txt" {
-			want = append(want, "\r\nETag: ", "\r\nLast-Modified: ")
-		}
-		for _, w := range want {
-			if !strings.Contains(head+"\r\n", w) {
-				t.Errorf("GET %s: no %q in\n%s", target, strings.TrimSpace(w), head)
 			}
 		}
 	}

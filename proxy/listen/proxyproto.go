@@ -3,23 +3,23 @@
 // the first request, as ngx_http_wait_request_handler does, under the
 // default server's client_header_timeout; a header nginx refuses closes
 // the connection. The parser is proxy/realip's (docs/access.md).
-package proxy
+package listen
 
 import (
 	"errors"
 	"net"
 	"os"
-	"strconv"
 	"time"
 
 	"edge/conf"
+	"edge/proxy"
 	"edge/proxy/realip"
 )
 
 // readProxyHeader reads the PROXY header of a new connection into info
 // and returns the bytes the client sent past it; false when the
 // connection is to be closed.
-func (s *Server) readProxyHeader(rt *site, c net.Conn, info *connInfo, g *conf.ListenGroup) ([]byte, bool) {
+func (s *Server) readProxyHeader(rt *proxy.Site, c net.Conn, info *proxy.ConnInfo, g *conf.ListenGroup) ([]byte, bool) {
 	// nginx parses what its first read holds: client_header_buffer_size
 	// (1k) on a plain listener, NGX_PROXY_PROTOCOL_MAX_HEADER on a TLS one.
 	max := 1024
@@ -34,18 +34,18 @@ func (s *Server) readProxyHeader(rt *site, c net.Conn, info *connInfo, g *conf.L
 	h, rest, err := realip.Read(c, max)
 	_ = c.SetReadDeadline(time.Time{})
 	if err == nil {
-		info.proxy = h
+		info.Proxy = h
 		return rest, true
 	}
-	ctx := ", client: " + info.remoteAddr() + ", server: " + info.localAddr() + ":" + info.port
+	ctx := ", client: " + info.RemoteAddr() + ", server: " + info.LocalAddr() + ":" + info.Port
 	var he *realip.HeaderError
 	switch {
 	case errors.As(err, &he):
 		if he.Msg != "" {
-			rt.log.l.Write(conf.LevelError, info.id, he.Msg+" while reading PROXY protocol"+ctx)
+			rt.ErrorLog().Write(conf.LevelError, info.ID, he.Msg+" while reading PROXY protocol"+ctx)
 		}
 	case errors.Is(err, os.ErrDeadlineExceeded):
-		rt.log.l.Write(conf.LevelInfo, info.id, "client timed out (110: Connection timed out) while reading PROXY protocol"+ctx)
+		rt.ErrorLog().Write(conf.LevelInfo, info.ID, "client timed out (110: Connection timed out) while reading PROXY protocol"+ctx)
 	}
 	return nil, false
 }
@@ -64,30 +64,4 @@ func (c *replayConn) Read(p []byte) (int, error) {
 		return n, nil
 	}
 	return c.Conn.Read(p)
-}
-
-// proxyProtocolVar gives the $proxy_protocol_* variables: empty without a
-// header or for one without addresses.
-func (r *Request) proxyProtocolVar(id conf.VarID) string {
-	h := r.conn.proxy
-	if h == nil {
-		return ""
-	}
-	port := func(p uint16) string {
-		if h.SrcAddr == "" && h.DstAddr == "" {
-			return ""
-		}
-		return strconv.Itoa(int(p))
-	}
-	switch id {
-	case conf.VarProxyProtocolAddr:
-		return h.SrcAddr
-	case conf.VarProxyProtocolPort:
-		return port(h.SrcPort)
-	case conf.VarProxyProtocolServerAddr:
-		return h.DstAddr
-	case conf.VarProxyProtocolServerPort:
-		return port(h.DstPort)
-	}
-	return ""
 }

@@ -1,7 +1,8 @@
-package proxy
+package h2
 
 import (
 	"bytes"
+	"edge/proxy"
 	"net"
 	"testing"
 	"time"
@@ -28,7 +29,7 @@ func TestCoalescedWriterLeavesWhenIdle(t *testing.T) {
 			got <- b[:n]
 		}
 	}()
-	c := newCoalescedConn(server, &connInfo{}, newH2Guard(1<<20, 128, time.Now))
+	c := newCoalescedConn(server, &proxy.ConnInfo{}, newH2Guard(1<<20, 128, time.Now))
 	frame := func(stream uint32) []byte {
 		var b bytes.Buffer
 		http2.NewFramer(&b, nil).WriteData(stream, false, []byte("hello"))

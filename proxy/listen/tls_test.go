@@ -4,7 +4,7 @@
 // shared by two servers), OCSP stapling against a local responder, the
 // local CA for localhost, reloads. The handshake benchmark and the
 // ticket sealer's table are in tlsterm.
-package proxy
+package listen_test
 
 import (
 	"bufio"
@@ -27,6 +27,8 @@ import (
 	"golang.org/x/crypto/ocsp"
 
 	"edge/conf"
+	"edge/proxy/internal/plantest"
+	"edge/proxy/listen"
 	"edge/testenv"
 )
 
@@ -34,7 +36,7 @@ import (
 type tlsSite struct {
 	dir   string
 	pki   *testenv.PKI
-	srv   *Server
+	srv   *listen.Server
 	port  int // substituted for {{PORT}}
 	port2 int // substituted for {{PORT2}}
 }
@@ -60,13 +62,13 @@ func (s *tlsSite) plan(t *testing.T, httpBody string) *conf.Plan {
 	t.Helper()
 	text := "daemon off; error_log stderr " + tlsTestLogLevel + "; pid off;\nevents {}\nhttp {\naccess_log off;\n" + httpBody + "\n}\n"
 	text = strings.NewReplacer("{{PORT}}", fmt.Sprint(s.port), "{{PORT2}}", fmt.Sprint(s.port2), "{{DIR}}", s.dir).Replace(text)
-	return loadTestPlan(t, s.dir, text)
+	return plantest.Load(t, s.dir, text)
 }
 
 // start applies a plan to a new Server.
 func (s *tlsSite) start(t *testing.T, httpBody string) {
 	t.Helper()
-	s.srv = NewServer(Options{})
+	s.srv = listen.NewServer(listen.Options{})
 	if err := s.srv.Apply(s.plan(t, httpBody)); err != nil {
 		t.Fatal(err)
 	}
@@ -287,12 +289,12 @@ server {
     ssl_certificate ec.crt; ssl_certificate_key ec.key;
     root html;
 }`
-	a := NewServer(Options{})
+	a := listen.NewServer(listen.Options{})
 	if err := a.Apply(s.plan(t, fmt.Sprintf(site, s.port))); err != nil {
 		t.Fatal(err)
 	}
 	defer a.Close()
-	b := NewServer(Options{})
+	b := listen.NewServer(listen.Options{})
 	if err := b.Apply(s.plan(t, fmt.Sprintf(site, s.port2))); err != nil {
 		t.Fatal(err)
 	}

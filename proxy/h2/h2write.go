@@ -6,13 +6,15 @@
 // per connection: what arrives while it is writing goes out together in
 // the next write, as nginx's event loop sends everything a loop iteration
 // produced. Nothing waits for a timer, so a lone response is not delayed.
-package proxy
+package h2
 
 import (
 	"crypto/tls"
 	"net"
 	"sync"
 	"time"
+
+	"edge/proxy"
 )
 
 // coalesceLimit bounds the bytes a connection may have waiting; a writer
@@ -23,7 +25,7 @@ const coalesceLimit = 256 << 10
 // straight to the underlying connection.
 type coalescedConn struct {
 	net.Conn
-	info    *connInfo
+	info    *proxy.ConnInfo
 	mu      sync.Mutex
 	cond    sync.Cond
 	pending []byte // bytes accepted but not yet written
@@ -45,7 +47,7 @@ type coalescedConn struct {
 	out   outFrames // the frames written, followed for the guard
 }
 
-func newCoalescedConn(c net.Conn, info *connInfo, guard *h2Guard) *coalescedConn {
+func newCoalescedConn(c net.Conn, info *proxy.ConnInfo, guard *h2Guard) *coalescedConn {
 	cc := &coalescedConn{Conn: c, info: info, guard: guard}
 	cc.cond.L = &cc.mu
 	return cc
@@ -77,9 +79,9 @@ func (c *coalescedConn) Write(p []byte) (int, error) {
 // writerIdle is how long the writer waits for more before it leaves. A
 // busy connection keeps one writer (a goroutine made per burst would
 // grow its stack through crypto/tls every time); one that waits for its
-// next page as long as an HTTP/1 connection waits before it parks gives
-// it back.
-const writerIdle = parkAfter
+// next page as long as an HTTP/1 connection waits before it parks
+// (proxy/h1's parkAfter) gives it back.
+const writerIdle = 250 * time.Millisecond
 
 // startWriter makes sure a writer runs; c.mu is held.
 func (c *coalescedConn) startWriter() {
@@ -146,7 +148,7 @@ func (c *coalescedConn) writeLoop() {
 		data := c.pending
 		c.pending = c.spare[:0]
 		c.mu.Unlock()
-		_, err := c.Conn.Write(data) // bounded by send_timeout (connInfo.raw)
+		_, err := c.Conn.Write(data) // bounded by send_timeout (ConnInfo.Raw)
 		c.mu.Lock()
 		if cap(data) <= coalesceLimit*2 {
 			c.spare = data[:0]
@@ -166,8 +168,8 @@ func (c *coalescedConn) Close() error {
 	if c.guard.tripped.Load() {
 		// nginx closes a flooding connection at once: what is left goes
 		// out within a second or not at all.
-		if c.info.raw != nil {
-			c.info.raw.SetWriteTimeout(time.Second)
+		if c.info.Raw != nil {
+			c.info.Raw.SetWriteTimeout(time.Second)
 		}
 		// A GOAWAY already sent (keepalive_requests) named the last
 		// stream; a second one must not name a later one (RFC 9113 6.8).

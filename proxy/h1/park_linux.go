@@ -1,4 +1,4 @@
-package proxy
+package h1
 
 import (
 	"errors"
@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"edge/conf"
+	"edge/proxy"
 )
 
 // parker holds idle HTTP/1 keep-alive connections the way nginx's event
@@ -15,7 +16,7 @@ import (
 // connection cost edge 18 KB, a goroutine and fasthttp's 32 KiB reader,
 // against nginx's 0.5 KB). A connection that has waited parkAfter for its
 // next request leaves the engine (tcpEdgeConn.Read makes the wait end
-// like a close, which the engine's Close lets through: connInfo.parking)
+// like a close, which the engine's Close lets through: h1conn.parking)
 // and waits here; when the client sends again, or closes, a worker serves
 // it from where it stood (Server.resumeHTTP1). keepalive_timeout is kept
 // by the same loop, in one queue per timeout: connections park in time
@@ -27,7 +28,7 @@ import (
 // descriptor that was closed and reused meanwhile: closing a descriptor
 // takes it out of the set.
 type parker struct {
-	s    *Server
+	s    *Adapter
 	once sync.Once
 	err  error // the epoll set could not be made: nothing parks
 
@@ -99,11 +100,11 @@ func (p *parker) park(c *tcpEdgeConn) bool {
 		return false
 	}
 	p.once.Do(p.start)
-	raw := c.raw.raw.RawConn()
+	raw := c.raw.Raw.RawConn()
 	if p.err != nil || raw == nil {
 		return false
 	}
-	p.s.burst.note()
+	p.s.parked()
 	p.mu.Lock()
 	if p.stopping {
 		p.mu.Unlock()
@@ -115,10 +116,10 @@ func (p *parker) park(c *tcpEdgeConn) bool {
 	c.info.parkToken = token
 	// Connections with one keepalive_timeout park in the order their waits
 	// began, give or take the scheduler: their queue is in deadline order.
-	q := p.queues[c.info.keepalive]
+	q := p.queues[c.info.Keepalive]
 	if q == nil {
 		q = &parkQueue{}
-		p.queues[c.info.keepalive] = q
+		p.queues[c.info.Keepalive] = q
 	}
 	first := len(q.entries) == 0
 	q.entries = append(q.entries, parkEntry{token, int64(c.info.idleDeadline.Sub(p.epoch))})
@@ -196,9 +197,20 @@ func (p *parker) take(token uint64) *tcpEdgeConn {
 	return c
 }
 
+// count is how many connections are parked.
+func (p *parker) count() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return len(p.conns)
+}
+
 // closeParked closes info's connection if it is parked (Shutdown, Close)
 // and reports whether it was.
-func (p *parker) closeParked(info *connInfo) bool {
+func (p *parker) closeParked(ci *proxy.ConnInfo) bool {
+	info, _ := ci.Adapter.Load().(*h1conn)
+	if info == nil {
+		return false
+	}
 	p.mu.Lock()
 	var c *tcpEdgeConn
 	if info.parkToken != 0 {
@@ -209,7 +221,7 @@ func (p *parker) closeParked(info *connInfo) bool {
 		return false
 	}
 	c.TCPConn.Close()
-	c.info.finish()
+	c.info.Finish()
 	return true
 }
 
@@ -221,7 +233,7 @@ func (p *parker) loop() {
 			if errors.Is(err, syscall.EINTR) {
 				continue
 			}
-			p.s.shared.errLog.Logf(conf.LevelAlert, "epoll_wait() failed (%v)", err)
+			p.s.errLog.Logf(conf.LevelAlert, "epoll_wait() failed (%v)", err)
 			time.Sleep(time.Second)
 			continue
 		}
@@ -239,7 +251,7 @@ func (p *parker) loop() {
 			c := p.take(token)
 			p.mu.Unlock()
 			if c != nil {
-				p.s.workers.run(func() { p.s.resumeHTTP1(c) })
+				p.s.run(func() { p.s.resumeHTTP1(c) })
 			}
 		}
 	}
@@ -265,7 +277,7 @@ func (p *parker) closeIfStopping() bool {
 	p.mu.Unlock()
 	for _, c := range left {
 		c.TCPConn.Close()
-		c.info.finish()
+		c.info.Finish()
 	}
 	return true
 }
@@ -296,7 +308,7 @@ func (p *parker) expire() int {
 	p.mu.Unlock()
 	for _, c := range expired {
 		c.TCPConn.Close()
-		c.info.finish()
+		c.info.Finish()
 	}
 	if wait < 0 {
 		return -1

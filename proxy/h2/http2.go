@@ -1,21 +1,23 @@
-// This file is the HTTP/2 adapter: the engine (package h2, x/net/http2)
+// This file is the HTTP/2 adapter: the engine (h2.go, x/net/http2)
 // serves each connection on net/http types; the handler fills the same
 // engine-neutral Request as the HTTP/1 adapter and writes the Response.
-package proxy
+package h2
 
 import (
 	"context"
 	"errors"
 	"io"
+	"log"
 	"net"
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
 	"edge/conf"
-	"edge/proxy/h2"
+	"edge/proxy"
 	"edge/proxy/logs"
 )
 
@@ -27,38 +29,67 @@ type connKey struct{}
 type h2Headers struct {
 	h    http.Header
 	host string
-	r    *Request // for its server's ignore_invalid_headers
+	r    *proxy.Request // for its server's ignore_invalid_headers
 }
 
-func (f *h2Headers) get(name string) string {
+func (f *h2Headers) Get(name string) string {
 	if strings.EqualFold(name, "Host") {
 		return f.host
 	}
 	return f.h.Get(name)
 }
 
-func (f *h2Headers) appendAll(dst []headerKV) []headerKV {
+func (f *h2Headers) AppendAll(dst []proxy.HeaderKV) []proxy.HeaderKV {
 	if f.host != "" {
-		dst = append(dst, headerKV{"Host", f.host})
+		dst = append(dst, proxy.HeaderKV{Name: "Host", Value: f.host})
 	}
 	// nginx's HTTP/2 module drops the names HTTP/1 drops
 	// (ngx_http_v2_validate_header): "x.forwarded-for" must not become
 	// HTTP_X_FORWARDED_FOR.
-	drop := f.r != nil && f.r.srv != nil && f.r.srv.IgnoreInvalidHeaders
+	drop := f.r != nil && f.r.Server() != nil && f.r.Server().IgnoreInvalidHeaders
 	for k, vs := range f.h {
-		if drop && invalidName(k, f.r.srv.UnderscoresInHeaders) {
+		if drop && proxy.InvalidHeaderName(k, f.r.Server().UnderscoresInHeaders) {
 			continue
 		}
 		for _, v := range vs {
-			dst = append(dst, headerKV{k, v})
+			dst = append(dst, proxy.HeaderKV{Name: k, Value: v})
 		}
 	}
 	return dst
 }
 
+// h2stream is what the adapter keeps of a stream beside its Request:
+// the header view and the body reader, pooled.
+type h2stream struct {
+	hh   h2Headers
+	body h2Body
+}
+
+var streamPool = sync.Pool{New: func() any { return new(h2stream) }}
+
+// TooManyHeaders applies max_headers: nginx counts the regular fields against
+// the server the request is for (measured: 999 get 200, 1001 get 400).
+// Invalid names are looked at only when all the fields together are too
+// many: the common request costs one count.
+func (f *h2Headers) TooManyHeaders(_, srv *conf.Server, _ bool) bool {
+	n := 0
+	for _, vs := range f.h {
+		n += len(vs)
+	}
+	if n <= srv.MaxHeaders || !srv.IgnoreInvalidHeaders {
+		return n > srv.MaxHeaders
+	}
+	for k, vs := range f.h {
+		if proxy.InvalidHeaderName(k, srv.UnderscoresInHeaders) {
+			n -= len(vs)
+		}
+	}
+	return n > srv.MaxHeaders
+}
+
 // h2conn is one HTTP/2 connection's state shared by its streams.
 type h2conn struct {
-	info     *connInfo
+	info     *proxy.ConnInfo
 	guard    *h2Guard
 	requests atomic.Int64
 }
@@ -72,24 +103,42 @@ func (w infoWriter) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// serveHTTP2 serves an HTTP/2 connection (TLS with ALPN "h2", or h2c
+// Adapter serves the HTTP/2 connections of a listener (proxy/listen's
+// Server), each stream on the site in force when it starts.
+type Adapter struct {
+	// site returns the site in force; a stream is served by the one
+	// current when it starts.
+	site func() *proxy.Site
+	// errLog gets the lines about connections; log, which writes to it
+	// at [info], the engine's messages.
+	errLog *logs.ErrorLog
+	log    *log.Logger
+}
+
+// NewAdapter makes the adapter of a listener: site and errLog are
+// Adapter's fields.
+func NewAdapter(site func() *proxy.Site, errLog *logs.ErrorLog) *Adapter {
+	return &Adapter{site: site, errLog: errLog, log: log.New(infoWriter{errLog}, "", 0)}
+}
+
+// Serve serves an HTTP/2 connection (TLS with ALPN "h2", or h2c
 // with prior knowledge).
-func (s *Server) serveHTTP2(c net.Conn, info *connInfo) {
-	rt := s.rt.Load()
-	def := info.group.Default
+func (s *Adapter) Serve(c net.Conn, info *proxy.ConnInfo) {
+	rt := s.site()
+	def := info.Group.Default
 	// nginx's header_limit: all of large_client_header_buffers.
 	headerLimit := def.LargeHeaderBuffers * def.LargeHeaderBufferSize
-	guard := newH2Guard(headerLimit, def.Loc.KeepaliveRequests, rt.now)
+	guard := newH2Guard(headerLimit, def.Loc.KeepaliveRequests, rt.Now)
 	guard.setConcurrentStreams(def.HTTP2MaxConcurrentStreams)
 	hc := &h2conn{info: info, guard: guard}
 	ctx := context.WithValue(context.Background(), connKey{}, hc)
 	// send_timeout bounds the coalescing writer's writes (the default
 	// server's: the connection's streams may belong to other locations).
 	var wc net.Conn = newCoalescedConn(c, info, guard)
-	if info.tls != nil {
+	if info.TLS != nil {
 		wc = tlsCoalescedConn{wc.(*coalescedConn)}
 	}
-	h2.ServeConn(ctx, wc, http.HandlerFunc(s.handleHTTP2), h2.Options{
+	ServeConn(ctx, wc, http.HandlerFunc(s.handleHTTP2), Options{
 		IdleTimeout:          def.Loc.KeepaliveTimeout,
 		MaxConcurrentStreams: uint32(def.HTTP2MaxConcurrentStreams),
 		// The protocol's default (RFC 9113 6.5.2); x/net/http2 would
@@ -99,16 +148,16 @@ func (s *Server) serveHTTP2(c net.Conn, info *connInfo) {
 		// MaxHeaderBytes is the decoded header list's budget; the guard
 		// bounds the encoded block.
 		MaxHeaderBytes: h2HeaderBudget(def),
-		ErrorLog:       s.http2Log,
+		ErrorLog:       s.log,
 	})
 	if guard.tripped.Load() {
 		// nginx logs its flood and limit closes at info.
 		server := "unix:"
-		if !info.unix {
-			server = net.JoinHostPort(info.localText, info.port)
+		if !info.Unix {
+			server = net.JoinHostPort(info.LocalText, info.Port)
 		}
-		s.shared.errLog.Write(conf.LevelInfo, info.id, guard.reason+" while processing HTTP/2 connection, client: "+
-			info.remoteText+", server: "+server)
+		s.errLog.Write(conf.LevelInfo, info.ID, guard.reason+" while processing HTTP/2 connection, client: "+
+			info.RemoteText+", server: "+server)
 	}
 }
 
@@ -116,7 +165,7 @@ func (s *Server) serveHTTP2(c net.Conn, info *connInfo) {
 // header_limit (large_client_header_buffers) counts names and values
 // only, x/net adds 32 bytes a field (RFC 7541 4.1), so the budget has
 // room for max_headers fields' overhead; max_headers itself is applied
-// with the server's (Request.tooManyHeaders).
+// with the server's (TooManyHeaders).
 func h2HeaderBudget(def *conf.Server) int {
 	return def.LargeHeaderBuffers*def.LargeHeaderBufferSize + 32*def.MaxHeaders
 }
@@ -139,12 +188,12 @@ func validH2Path(p string) bool {
 // os.ErrDeadlineExceeded when it fires, which the body's reader answers
 // with 408, as over HTTP/1). A Read returns as soon as a DATA frame's
 // bytes are there, so a slow but steady upload is never cut.
-// It lives in the pooled Request, as HTTP/1's deadlineReader does, so a
-// body costs no allocation.
+// It lives in the pooled h2stream, as HTTP/1's deadlineReader lives in
+// its connection, so a body costs no allocation.
 type h2Body struct {
 	body  io.Reader
 	w     readDeadliner // the stream's ResponseWriter
-	r     *Request
+	r     *proxy.Request
 	armed bool
 }
 
@@ -153,7 +202,7 @@ type h2Body struct {
 type readDeadliner interface{ SetReadDeadline(time.Time) error }
 
 func (b *h2Body) Read(p []byte) (int, error) {
-	if t := b.r.bodyTimeout(); t > 0 {
+	if t := b.r.BodyTimeout(); t > 0 {
 		b.w.SetReadDeadline(time.Now().Add(t))
 		b.armed = true
 	} else if b.armed {
@@ -170,66 +219,65 @@ func (b *h2Body) Read(p []byte) (int, error) {
 }
 
 // handleHTTP2 is the net/http handler for one stream.
-func (s *Server) handleHTTP2(w http.ResponseWriter, req *http.Request) {
-	rt := s.rt.Load()
+func (s *Adapter) handleHTTP2(w http.ResponseWriter, req *http.Request) {
+	rt := s.site()
 	hc := req.Context().Value(connKey{}).(*h2conn)
 	if req.Context().Err() != nil {
 		// Reset (or the connection gone) before its handler started: as in
 		// nginx, no work outlives its stream.
 		return
 	}
-	r := acquireRequest()
-	r.conn = hc.info
-	r.ctx = req.Context()
-	r.connRequests = int(hc.requests.Add(1))
-	r.start = rt.now()
+	r := proxy.AcquireRequest()
+	r.Conn = hc.info
+	r.Ctx = req.Context()
+	r.ConnRequests = int(hc.requests.Add(1))
+	r.Start = rt.Now()
 	r.Method = req.Method
 	r.RawTarget = req.RequestURI
 	r.Proto = "HTTP/2.0"
 	r.HostHeader = req.Host
-	r.hh.h = req.Header
-	r.hh.host = req.Host
-	r.hh.r = r
-	r.Header = &r.hh
+	st := streamPool.Get().(*h2stream)
+	defer streamPool.Put(st)
+	st.hh = h2Headers{h: req.Header, host: req.Host, r: r}
+	r.Header = &st.hh
 	r.ContentLength = req.ContentLength
 	if req.Body != nil && req.Body != http.NoBody && req.ContentLength != 0 {
 		r.Body = req.Body
 		if dl, ok := w.(readDeadliner); ok {
-			r.h2b = h2Body{body: req.Body, w: dl, r: r}
-			r.Body = &r.h2b
+			st.body = h2Body{body: req.Body, w: dl, r: r}
+			r.Body = &st.body
 		}
 	} else {
 		r.ContentLength = 0
 	}
 	if !validH2Path(r.RawTarget) {
-		r.rt = rt
-		r.srv = hc.info.group.Default
-		r.loc = r.srv.Loc
-		rt.log.infof(r, "client sent invalid :path header")
-		rt.badRequest(r, 400)
+		rt.AtDefault(r, hc.info.Group.Default)
+		rt.Infof(r, "client sent invalid :path header")
+		rt.BadRequest(r, 400)
 	} else {
-		rt.serve(r)
+		rt.Serve(r)
 	}
-	rt.writeHTTP2(w, r, hc.guard.lastRequest())
+	writeHTTP2(rt, w, r, hc.guard.lastRequest())
 }
 
-// writeHTTP2 writes r.resp to net/http and runs the log phase. last says
+// writeHTTP2 writes r.Response() to net/http and runs the log phase. last says
 // the client has opened keepalive_requests streams: x/net/http2 turns the
 // response's "Connection: close" into a GOAWAY.
-func (rt *site) writeHTTP2(w http.ResponseWriter, r *Request, last bool) {
-	resp := r.resp
-	defer releaseRequest(r)
+func writeHTTP2(rt *proxy.Site, w http.ResponseWriter, r *proxy.Request, last bool) {
+	resp := r.Response()
+	defer proxy.ReleaseRequest(r)
 	if resp.Drop {
-		rt.done(r, 0)
+		rt.Done(r, 0)
 		panic(http.ErrAbortHandler)
 	}
 	h := w.Header()
-	for _, f := range resp.Header.list {
-		switch http.CanonicalHeaderKey(f.name) {
+	for i := range resp.Header.Len() {
+		name, value := resp.Header.At(i)
+		switch http.CanonicalHeaderKey(name) {
 		case "Connection", "Keep-Alive", "Transfer-Encoding", "Content-Length":
 			continue
 		}
-		h.Add(f.name, f.value)
+		h.Add(name, value)
 	}
 	if last {
 		h.Set("Connection", "close")
@@ -241,18 +289,18 @@ func (rt *site) writeHTTP2(w http.ResponseWriter, r *Request, last bool) {
 	var sent int64
 	var err error
 	if !resp.HeadOnly {
-		if pace := rt.pacer(r); pace != nil { // limit_rate (limitrate.go)
-			w = pacedResponse{w, &pacedWriter{w: w, flush: http2Flush(w), pace: paceState{p: pace}}}
+		if pace := rt.Pacer(r); pace != nil { // limit_rate (limitrate.go)
+			w = pacedResponse{w, proxy.NewPacedWriter(w, http2Flush(w), pace)}
 		}
 		switch resp.Kind {
-		case BodyBytes:
+		case proxy.BodyBytes:
 			var n int
 			n, err = w.Write(resp.Bytes)
 			sent = int64(n)
-		case BodyFile:
+		case proxy.BodyFile:
 			sent, err = io.Copy(w, io.NewSectionReader(resp.File, resp.Offset, resp.Length))
-		case BodyStream:
-			cw := &countWriter{w: w}
+		case proxy.BodyStream:
+			cw := &proxy.CountWriter{W: w}
 			fl, _ := w.(http.Flusher)
 			err = resp.Stream(cw, func() error {
 				if fl != nil {
@@ -260,15 +308,35 @@ func (rt *site) writeHTTP2(w http.ResponseWriter, r *Request, last bool) {
 				}
 				return nil
 			})
-			sent = cw.n
+			sent = cw.N
 		}
 	}
-	if resp.Kind == BodyFile && resp.File != nil {
+	if resp.Kind == proxy.BodyFile && resp.File != nil {
 		resp.File.Close()
 	}
-	resp.release()
+	resp.Release()
 	if err != nil && !errors.Is(err, net.ErrClosed) {
-		rt.log.infof(r, "writing the response failed (%v)", err)
+		rt.Infof(r, "writing the response failed (%v)", err)
 	}
-	rt.done(r, sent)
+	rt.Done(r, sent)
 }
+
+// http2Flush flushes an HTTP/2 response writer.
+func http2Flush(w http.ResponseWriter) func() error {
+	fl, _ := w.(http.Flusher)
+	return func() error {
+		if fl != nil {
+			fl.Flush()
+		}
+		return nil
+	}
+}
+
+// pacedResponse is an HTTP/2 response writer whose body writes are paced.
+type pacedResponse struct {
+	http.ResponseWriter
+	pw *proxy.PacedWriter
+}
+
+func (p pacedResponse) Write(b []byte) (int, error) { return p.pw.Write(b) }
+func (p pacedResponse) Flush()                      { _ = p.pw.Flush() }

@@ -28,7 +28,7 @@
 // Crossing a limit ends the connection: the read fails, x/net/http2 closes
 // it, and the close writes a GOAWAY with ENHANCE_YOUR_CALM first, when the
 // bytes already sent end on a frame boundary.
-package proxy
+package h2
 
 import (
 	"encoding/binary"

@@ -1,0 +1,25 @@
+package h1
+
+import "net"
+
+// What the package's external tests (which serve through proxy/listen,
+// itself an importer of h1) see of its insides.
+
+// SetWriteHook sets writeHook, which sees every write of a TCP connection.
+func SetWriteHook(f func(c *net.TCPConn, more bool)) { writeHook = f }
+
+const (
+	WriteBuffer = http1WriteBuffer
+	ParkAfter   = parkAfter
+)
+
+// ParkerClosed reports whether the parker's loop closed its epoll set
+// and pipe.
+func (s *Adapter) ParkerClosed() bool {
+	s.parker.mu.Lock()
+	defer s.parker.mu.Unlock()
+	return s.parker.closed
+}
+
+// ParksAfterStop reports whether a connection could still park.
+func (s *Adapter) ParksAfterStop() bool { return s.parker.park(&tcpEdgeConn{}) }
