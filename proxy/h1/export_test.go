@@ -23,3 +23,18 @@ func (s *Adapter) ParkerClosed() bool {
 
 // ParksAfterStop reports whether a connection could still park.
 func (s *Adapter) ParksAfterStop() bool { return s.parker.park(&tcpEdgeConn{}) }
+
+// ParkedViews counts the parked connections that still hold a view of a
+// request (its header view or body reader), which would keep the
+// engine's context and the pipeline's Request from their pools.
+func (s *Adapter) ParkedViews() int {
+	s.parker.mu.Lock()
+	defer s.parker.mu.Unlock()
+	n := 0
+	for _, c := range s.parker.conns {
+		if c.info.fh != (fastHeaders{}) || c.info.dr != (deadlineReader{}) || c.info.head.scratch != nil {
+			n++
+		}
+	}
+	return n
+}

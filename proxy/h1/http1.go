@@ -204,6 +204,12 @@ func (s *Adapter) runHTTP1(c net.Conn, info *h1conn) bool {
 		info.parking = false
 		info.requestsBase = info.lastRequests
 		info.lastRequest = nil // no response is being written: no log line needs it
+		// The last request's views point into the engine's context and the
+		// pipeline's Request, both back in their pools now: a parked
+		// connection must not keep them (1.3 KB each of 2,000 parked
+		// connections did).
+		info.fh, info.dr = fastHeaders{}, deadlineReader{}
+		info.head.scratch = nil
 		if ec, ok := c.(*tcpEdgeConn); ok && ec.parker.park(ec) {
 			info.Idle.Store(true)
 			return true

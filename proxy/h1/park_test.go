@@ -85,6 +85,9 @@ func TestParkedConnections(t *testing.T) {
 			break
 		}
 		waitFor(t, "parking", func() bool { return s.HTTP1().Parked() == 1 })
+		if n := s.HTTP1().ParkedViews(); n != 0 {
+			t.Fatalf("request %d: the parked connection keeps the request's views", i)
+		}
 	}
 	if _, err := br.ReadByte(); err != io.EOF {
 		t.Fatalf("after the last request: %v, want EOF", err)
