@@ -203,13 +203,8 @@ func (s *Adapter) runHTTP1(c net.Conn, info *h1conn) bool {
 	if info.parking {
 		info.parking = false
 		info.requestsBase = info.lastRequests
-		info.lastRequest = nil // no response is being written: no log line needs it
-		// The last request's views point into the engine's context and the
-		// pipeline's Request, both back in their pools now: a parked
-		// connection must not keep them (1.3 KB each of 2,000 parked
-		// connections did).
-		info.fh, info.dr = fastHeaders{}, deadlineReader{}
-		info.head.scratch = nil
+		info.lastRequest = nil  // no response is being written: no log line needs it
+		info.head.scratch = nil // a large read's copy is not kept while parked
 		if ec, ok := c.(*tcpEdgeConn); ok && ec.parker.park(ec) {
 			info.Idle.Store(true)
 			return true
@@ -348,7 +343,7 @@ func writeHTTP1(rt *proxy.Site, ctx Ctx, info *h1conn, r *proxy.Request) {
 	if resp.Drop {
 		ctx.NoResponse()
 		rt.Done(r, 0)
-		proxy.ReleaseRequest(r)
+		info.release(r)
 		return
 	}
 	ctx.SetStatus(resp.Status)
@@ -379,7 +374,7 @@ func writeHTTP1(rt *proxy.Site, ctx Ctx, info *h1conn, r *proxy.Request) {
 				rt.Infof(r, "%v while proxying upgraded connection", err)
 			}
 			rt.Done(r, 0)
-			proxy.ReleaseRequest(r)
+			info.release(r)
 		})
 		return
 	}
@@ -409,7 +404,7 @@ func writeHTTP1(rt *proxy.Site, ctx Ctx, info *h1conn, r *proxy.Request) {
 				b = append([]byte(nil), b...)
 				resp.Release()
 			}
-			pacedHTTP1(rt, ctx, r, bytes.NewReader(b), nil, int64(len(b)), pace)
+			pacedHTTP1(rt, ctx, info, r, bytes.NewReader(b), nil, int64(len(b)), pace)
 			return
 		}
 		if resp.Pooled() {
@@ -422,7 +417,7 @@ func writeHTTP1(rt *proxy.Site, ctx Ctx, info *h1conn, r *proxy.Request) {
 			ctx.SkipBody()
 		}
 		rt.Done(r, sentLen(resp, head))
-		proxy.ReleaseRequest(r)
+		info.release(r)
 	case proxy.BodyFile:
 		if head {
 			resp.File.Close()
@@ -433,19 +428,19 @@ func writeHTTP1(rt *proxy.Site, ctx Ctx, info *h1conn, r *proxy.Request) {
 				resp.File.Close()
 				ctx.SetConnectionClose()
 			} else if pace != nil {
-				pacedHTTP1(rt, ctx, r, resp.File, resp.File, resp.Length, pace)
+				pacedHTTP1(rt, ctx, info, r, resp.File, resp.File, resp.Length, pace)
 				return
 			} else {
 				ctx.SetBodyStream(resp.File, int(resp.Length))
 			}
 		}
 		rt.Done(r, sentLen(resp, head))
-		proxy.ReleaseRequest(r)
+		info.release(r)
 	case proxy.BodyStream:
 		if head {
 			ctx.SkipBody()
 			rt.Done(r, 0)
-			proxy.ReleaseRequest(r)
+			info.release(r)
 			return
 		}
 		stream := resp.Stream
@@ -458,7 +453,7 @@ func writeHTTP1(rt *proxy.Site, ctx Ctx, info *h1conn, r *proxy.Request) {
 			}
 			ctx.SetBody(buf.Bytes())
 			rt.Done(r, int64(buf.Len()))
-			proxy.ReleaseRequest(r)
+			info.release(r)
 			return
 		}
 		// Send the headers at once: a stream (server-sent events, a long
@@ -476,7 +471,7 @@ func writeHTTP1(rt *proxy.Site, ctx Ctx, info *h1conn, r *proxy.Request) {
 			}
 			_ = w.Flush()
 			rt.Done(r, cw.N)
-			proxy.ReleaseRequest(r)
+			info.release(r)
 		})
 		if length >= 0 {
 			// A stream whose length is known (proxy_buffering off with the
@@ -492,7 +487,7 @@ func writeHTTP1(rt *proxy.Site, ctx Ctx, info *h1conn, r *proxy.Request) {
 			}
 		}
 		rt.Done(r, 0)
-		proxy.ReleaseRequest(r)
+		info.release(r)
 	}
 }
 
@@ -500,7 +495,7 @@ func writeHTTP1(rt *proxy.Site, ctx Ctx, info *h1conn, r *proxy.Request) {
 // as nginx's write filter sends it, then each piece when its time comes
 // (a body handed to the engine whole would wait in its write buffer
 // behind the first pause). The log phase runs after the last byte.
-func pacedHTTP1(rt *proxy.Site, ctx Ctx, r *proxy.Request, src io.Reader, closer io.Closer, n int64, pace *limit.Pacer) {
+func pacedHTTP1(rt *proxy.Site, ctx Ctx, info *h1conn, r *proxy.Request, src io.Reader, closer io.Closer, n int64, pace *limit.Pacer) {
 	ctx.StreamBody(func(w *bufio.Writer) {
 		cw := &proxy.CountWriter{W: w}
 		_, err := io.Copy(proxy.NewPacedWriter(cw, w.Flush, pace), io.LimitReader(src, n))
@@ -512,7 +507,7 @@ func pacedHTTP1(rt *proxy.Site, ctx Ctx, r *proxy.Request, src io.Reader, closer
 		}
 		_ = w.Flush()
 		rt.Done(r, cw.N)
-		proxy.ReleaseRequest(r)
+		info.release(r)
 	})
 	ctx.SetContentLength(int(n))
 }
@@ -601,7 +596,7 @@ func (s *Adapter) http1Error(ctx Ctx, err error) {
 	ctx.SetBody(resp.Bytes)
 	ctx.SetConnectionClose()
 	rt.Done(r, resp.Length)
-	proxy.ReleaseRequest(r)
+	info.release(r)
 }
 
 // errorRequest is the Request a failure of the engine is logged and
@@ -635,7 +630,7 @@ func (s *Adapter) requestTimedOut(ctx Ctx, info *h1conn, err error) {
 	r.Response().Drop = true
 	_ = ctx.Conn().Close()
 	rt.Done(r, 0)
-	proxy.ReleaseRequest(r)
+	info.release(r)
 }
 
 // deadlineReader reads a request body under client_body_timeout: while a
