@@ -188,8 +188,29 @@ func (c Ctx) SkipBody() { c.c.Response.SkipBody = true }
 func (c Ctx) SetBodyStream(r io.Reader, size int) { c.c.Response.SetBodyStream(r, size) }
 
 // StreamBody sends the headers at once and then what write writes,
-// chunked; write runs after the handler returns.
+// chunked; write runs after the handler returns, in a goroutine of its
+// own. The engine resets the request (whose views write's log phase
+// reads) once it closes the stream, which it does on a failed write as
+// well as at the end; the close waits for write to return, so a client
+// gone mid-stream cannot pull the request from under it.
 func (c Ctx) StreamBody(write func(w *bufio.Writer)) {
 	c.c.Response.ImmediateHeaderFlush = true
-	c.c.Response.SetBodyStreamWriter(write)
+	done := make(chan struct{})
+	sr := fasthttp.NewStreamReader(func(w *bufio.Writer) {
+		defer close(done)
+		write(w)
+	})
+	c.c.Response.SetBodyStream(&awaitedStream{sr, done}, -1)
+}
+
+// awaitedStream is a stream whose Close returns when its writer has.
+type awaitedStream struct {
+	io.ReadCloser
+	done chan struct{}
+}
+
+func (s *awaitedStream) Close() error {
+	err := s.ReadCloser.Close() // the writer's next write fails
+	<-s.done
+	return err
 }
