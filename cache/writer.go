@@ -358,7 +358,7 @@ func (z *Zone) place(tmp, final string) error {
 		return err
 	}
 	defer src.Close()
-	dst, err := os.CreateTemp(z.cfg.Path, tempPrefix+"*")
+	dst, err := os.CreateTemp(z.root, tempPrefix+"*")
 	if err != nil {
 		return err
 	}

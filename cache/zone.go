@@ -87,6 +87,13 @@ type Options struct {
 // shared memory); a new Zone on the same Path also works, by loading the
 // index from disk.
 type Zone struct {
+	// root, levels and name are the config's path, levels and zone name,
+	// which a reload cannot change (Reconfigure): read without the lock,
+	// by the loader and the writers. cfg, the rest, is under mu.
+	root   string
+	levels []int
+	name   string
+
 	cfg      ZoneConfig
 	now      func() time.Time
 	logf     func(string, ...any)
@@ -168,6 +175,9 @@ func Open(cfg ZoneConfig, opt Options) (*Zone, error) {
 		cfg.Inactive = 10 * time.Minute
 	}
 	z := &Zone{
+		root:     cfg.Path,
+		levels:   slices.Clone(cfg.Levels),
+		name:     cfg.Name,
 		cfg:      cfg,
 		now:      opt.Now,
 		logf:     opt.Logf,
@@ -240,10 +250,10 @@ func (z *Zone) Config() ZoneConfig {
 // the keys zone size, inactive, max_size, min_free and the temp path take
 // effect at once (a smaller keys zone evicts at the next new key).
 func (z *Zone) Reconfigure(cfg ZoneConfig) error {
-	if cfg.Path != z.cfg.Path {
-		return fmt.Errorf("cache: zone \"%s\" uses the \"%s\" cache path while previously it used the \"%s\" cache path", cfg.Name, cfg.Path, z.cfg.Path)
+	if cfg.Path != z.root {
+		return fmt.Errorf("cache: zone \"%s\" uses the \"%s\" cache path while previously it used the \"%s\" cache path", cfg.Name, cfg.Path, z.root)
 	}
-	if !slices.Equal(cfg.Levels, z.cfg.Levels) {
+	if !slices.Equal(cfg.Levels, z.levels) {
 		return fmt.Errorf("cache: zone \"%s\" had previously different levels", cfg.Name)
 	}
 	if cfg.KeysZoneSize < 8192 {
@@ -272,7 +282,7 @@ func (z *Zone) tempDir() string {
 	if z.cfg.UseTempPath && z.cfg.TempPath != "" {
 		return z.cfg.TempPath
 	}
-	return z.cfg.Path
+	return z.root
 }
 
 // Loaded is closed once the loader has indexed every entry on disk.
@@ -296,7 +306,7 @@ func (z *Zone) Size() int64 {
 	return z.size
 }
 
-func (z *Zone) path(h Hash) string { return filePath(z.cfg.Path, z.cfg.Levels, h) }
+func (z *Zone) path(h Hash) string { return filePath(z.root, z.levels, h) }
 
 // report logs a failure once until the zone writes successfully again.
 func (z *Zone) report(format string, args ...any) {
@@ -315,7 +325,7 @@ func (z *Zone) touch(h Hash) *node {
 			z.forcedExpire()
 		}
 		if len(z.nodes) >= z.capacity {
-			z.report("could not allocate node in cache keys zone \"%s\"", z.cfg.Name)
+			z.report("could not allocate node in cache keys zone \"%s\"", z.name)
 			return nil
 		}
 		n = &node{hash: h}
@@ -373,9 +383,9 @@ func (z *Zone) load() {
 		close(z.loaded)
 	}()
 	start := z.now()
-	_ = filepath.WalkDir(z.cfg.Path, func(p string, d fs.DirEntry, err error) error {
+	_ = filepath.WalkDir(z.root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
-			if p == z.cfg.Path {
+			if p == z.root {
 				z.report("cache loader: %v", err)
 			}
 			return nil
@@ -490,7 +500,7 @@ func (z *Zone) Sweep() {
 	var free int64
 	var freeErr error
 	if z.Config().MinFree > 0 {
-		free, freeErr = z.statfs(z.cfg.Path) // outside the lock: a system call
+		free, freeErr = z.statfs(z.root) // outside the lock: a system call
 	}
 	z.mu.Lock()
 	defer z.mu.Unlock()
@@ -509,7 +519,7 @@ func (z *Zone) Sweep() {
 	}
 	if z.cfg.MinFree > 0 {
 		if freeErr != nil {
-			z.report("statfs(\"%s\") failed (%v)", z.cfg.Path, freeErr)
+			z.report("statfs(\"%s\") failed (%v)", z.root, freeErr)
 			return
 		}
 		z.evictWhile(func() bool { return free < z.cfg.MinFree }, func(freed int64) { free += freed })
