@@ -36,6 +36,8 @@ deps_pkgs_test=("${deps_pkgs_run[@]}" nginx php8.2-mysql php8.2-curl php8.2-gd
 	mariadb-server wordpress wordpress-theme-twentytwentythree testssl.sh chromium
 	# conf's TestAgainstPCRE2
 	pcre2-utils
+	# go test -race (test.sh's race step) needs cgo, so a C compiler
+	gcc libc6-dev
 	# nginx's own test suite (testenv/nginxtests): its Perl modules, and the
 	# dynamic modules Debian's nginx is built with, which the suite loads
 	perl libfcgi-perl libio-socket-ssl-perl libnet-ssleay-perl libprotocol-websocket-perl
@@ -50,7 +52,7 @@ deps_pkgs_bench=("${deps_pkgs_test[@]}")
 # Commands each set must provide once its packages are in; checked after
 # installing, and the only check on a system without dpkg.
 deps_cmds_run=(php-fpm8.2 php8.2 openssl)
-deps_cmds_test=("${deps_cmds_run[@]}" nginx wrk h2load ab curl testssl chromium pcre2test)
+deps_cmds_test=("${deps_cmds_run[@]}" nginx wrk h2load ab curl testssl chromium pcre2test gcc)
 deps_cmds_bench=("${deps_cmds_test[@]}")
 
 deps_die() {

@@ -76,6 +76,11 @@ echo "fuzz inputs per target: $fuzztime"
 step "gofmt" check_gofmt
 step "go vet" go vet ./...
 step "go test" go test -count=1 -timeout 25m ./...
+# The engine adapters, the listener and the pipeline run a connection's
+# work on several goroutines (streamed bodies, the client-abort watch,
+# parked connections, HTTP/2 streams): their tests run again under the
+# race detector.
+step "go test -race" go test -race -count=1 -timeout 15m ./proxy/... ./internal/... ./cache/...
 
 # go test -fuzz takes one package and one target per run.
 mapfile -t targets < <(fuzz_targets)

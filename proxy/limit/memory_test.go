@@ -3,6 +3,11 @@
 // addresses through a 1m zone leave edge's RSS within the zone's size plus
 // a constant"). It feeds the engines directly, with no network, and
 // measures the Go heap in use after a collection before and after.
+//
+// Not built with -race: the race detector's own per-allocation state
+// counts in the heap these bounds are about.
+
+//go:build !race
 
 package limit
 
