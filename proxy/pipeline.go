@@ -257,6 +257,11 @@ func (rt *Site) finish(r *Request, status int) step {
 		r.resp.HeadOnly = true
 		return stepDone
 	}
+	// nginx stops keep-alive for these statuses before it looks for an
+	// error page: an error page served for them closes as well.
+	if closeAfter[status] {
+		r.resp.Close = true
+	}
 	if status >= 300 && !r.errorPage && r.uriChanges > 1 {
 		if ep := r.loc.ErrorPages[status]; ep != nil {
 			if !r.loc.RecursiveErrorPages {

@@ -175,6 +175,33 @@ func (c Ctx) KeepHeaderNames() { c.c.Response.Header.DisableNormalizing() }
 // SetConnectionClose closes the connection after the response.
 func (c Ctx) SetConnectionClose() { c.c.SetConnectionClose() }
 
+// maxUnreadBody is what the engine reads past of a body the handler left
+// unread before it closes the connection instead (fasthttp's
+// maxUnreadStreamBodySize).
+const maxUnreadBody = 256 << 10
+
+// SayKeepAlive adds "Connection: keep-alive" to an HTTP/1.1 response
+// when the engine will keep the connection, as nginx sends it on every
+// such response. maxRequests is the engine's MaxRequestsPerConn;
+// bodyRead says the request's body, if any, was read to its end. The
+// engine decides some closes only after the response is written (a body
+// left unread past maxUnreadBody, a chunked one it cannot skip): a
+// request with such a body gets no header, so that a response never says
+// both keep-alive and close.
+func (c Ctx) SayKeepAlive(maxRequests int, bodyRead bool) {
+	req := &c.c.Request.Header
+	if !req.IsHTTP11() || c.c.Response.ConnectionClose() || req.ConnectionClose() {
+		return
+	}
+	if maxRequests > 0 && c.c.ConnRequestNum() >= uint64(maxRequests) {
+		return
+	}
+	if n := req.ContentLength(); !bodyRead && (n == -1 || n > maxUnreadBody) {
+		return
+	}
+	c.c.Response.Header.Add("Connection", "keep-alive")
+}
+
 // SetBody sends a copy of b; SetBodyRaw sends b itself, which must stay
 // unchanged until the response is written.
 func (c Ctx) SetBody(b []byte)    { c.c.Response.SetBody(b) }

@@ -378,6 +378,7 @@ func writeHTTP1(rt *proxy.Site, ctx Ctx, info *h1conn, r *proxy.Request) {
 		})
 		return
 	}
+	ctx.SayKeepAlive(info.Group.Default.Loc.KeepaliveRequests, info.dr.r == nil || info.dr.eof)
 	head := resp.HeadOnly
 	switch {
 	case head || resp.Length <= http1WriteBuffer:
@@ -537,7 +538,9 @@ func (s *Adapter) http1Error(ctx Ctx, err error) {
 	if AuthorityRefused(ctx, err) && servableAuthority(ctx.Header()) {
 		// A valid host fasthttp refuses (http1head.go): its head was
 		// read whole, so it is served, and the engine closes the
-		// connection after it.
+		// connection after it (said before, so that the response does
+		// not also say keep-alive).
+		ctx.SetConnectionClose()
 		s.handleHTTP1(ctx)
 		ctx.SetConnectionClose()
 		return
@@ -643,16 +646,24 @@ type deadlineReader struct {
 	r   io.Reader
 	c   *rawio.Conn
 	req *proxy.Request
+	eof bool // the body was read to its end
 }
 
 func (d *deadlineReader) Read(p []byte) (int, error) {
 	timeout := d.req.BodyTimeout()
 	if timeout <= 0 || d.c == nil {
-		return d.r.Read(p)
+		return d.note(d.r.Read(p))
 	}
 	d.c.SetReadTimeout(timeout)
 	n, err := d.r.Read(p)
 	d.c.SetReadTimeout(0)
+	return d.note(n, err)
+}
+
+func (d *deadlineReader) note(n int, err error) (int, error) {
+	if err == io.EOF {
+		d.eof = true
+	}
 	return n, err
 }
 

@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -91,4 +92,110 @@ func TestHeadWatchPipelined(t *testing.T) {
 	if st := status(br, "GET"); st != 400 {
 		t.Errorf("a bare CR in a kept connection's next head: status %d, want 400", st)
 	}
+}
+
+// TestConnectionHeader: an HTTP/1.1 response on a connection that stays
+// open says "Connection: keep-alive", as nginx's do, and one after which
+// the connection closes says "close"; never both, and never one that the
+// connection then belies.
+func TestConnectionHeader(t *testing.T) {
+	addr := servetest.Config(t, `keepalive_requests 3;
+        error_page 500 /page;
+        location = /page { return 200 "page\n"; }
+        location = /e500 { return 500; }
+        location / { return 200 "ok\n"; }`)
+	type exchange struct {
+		request string
+		want    string // the Connection header's one value
+	}
+	cases := []struct {
+		name string
+		seq  []exchange
+	}{
+		{"kept, then closed by the client", []exchange{
+			{"GET /a HTTP/1.1\r\nHost: x\r\n\r\n", "keep-alive"},
+			{"GET /a HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n", "close"},
+		}},
+		{"keepalive_requests", []exchange{
+			{"GET /a HTTP/1.1\r\nHost: x\r\n\r\n", "keep-alive"},
+			{"GET /a HTTP/1.1\r\nHost: x\r\n\r\n", "keep-alive"},
+			{"GET /a HTTP/1.1\r\nHost: x\r\n\r\n", "close"},
+		}},
+		// nginx stops keep-alive for a 500 before it finds the error page.
+		{"error page of a 500", []exchange{{"GET /e500 HTTP/1.1\r\nHost: x\r\n\r\n", "close"}}},
+		{"HTTP/1.0 keep-alive", []exchange{
+			{"GET /a HTTP/1.0\r\nConnection: keep-alive\r\n\r\n", "keep-alive"},
+			{"GET /a HTTP/1.0\r\n\r\n", "close"},
+		}},
+		// A host the engine refuses and edge serves from the head: the
+		// engine closes after it.
+		{"IPvFuture host", []exchange{{"GET /a HTTP/1.1\r\nHost: [v1.x]\r\n\r\n", "close"}}},
+		// An unread chunked body: the engine decides after the response
+		// whether it can skip it, so the response does not promise.
+		{"unread chunked body", []exchange{
+			{"POST /a HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nab\r\n0\r\n\r\n", ""},
+			{"GET /a HTTP/1.1\r\nHost: x\r\n\r\n", "keep-alive"},
+		}},
+	}
+	for _, tc := range cases {
+		c, err := net.Dial("tcp", addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.SetDeadline(time.Now().Add(10 * time.Second))
+		br := bufio.NewReader(c)
+		for i, ex := range tc.seq {
+			io.WriteString(c, ex.request)
+			got, err := rawConnectionHeaders(br)
+			if err != nil {
+				t.Fatalf("%s, request %d: %v", tc.name, i+1, err)
+			}
+			if ex.want == "" && len(got) != 0 || ex.want != "" && (len(got) != 1 || got[0] != ex.want) {
+				t.Errorf("%s, request %d: Connection %q, want %q", tc.name, i+1, got, ex.want)
+			}
+		}
+		// The last answer said what happens next: close, or a connection
+		// that still answers.
+		last := tc.seq[len(tc.seq)-1].want
+		io.WriteString(c, "GET /a HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+		resp, err := http.ReadResponse(br, nil)
+		switch {
+		case last == "keep-alive" && err != nil:
+			t.Errorf("%s: said keep-alive, then: %v", tc.name, err)
+		case last == "close" && err == nil:
+			t.Errorf("%s: said %q, then answered %s", tc.name, last, resp.Status)
+		}
+		c.Close()
+	}
+}
+
+// rawConnectionHeaders reads one response with a Content-Length from br
+// and returns its Connection lines' values as sent (http.ReadResponse
+// drops a "close" it acts on).
+func rawConnectionHeaders(br *bufio.Reader) ([]string, error) {
+	var conn []string
+	length := 0
+	for first := true; ; first = false {
+		line, err := br.ReadString('\n')
+		if err != nil {
+			return nil, err
+		}
+		line = strings.TrimRight(line, "\r\n")
+		if line == "" {
+			break
+		}
+		if first {
+			continue
+		}
+		name, value, _ := strings.Cut(line, ":")
+		value = strings.TrimSpace(value)
+		switch strings.ToLower(name) {
+		case "connection":
+			conn = append(conn, value)
+		case "content-length":
+			length, _ = strconv.Atoi(value)
+		}
+	}
+	_, err := io.CopyN(io.Discard, br, int64(length))
+	return conn, err
 }

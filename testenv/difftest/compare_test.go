@@ -41,9 +41,6 @@ type outcome struct {
 	// rawLen is the length of the body as received (compressed or not).
 	rawLen int
 	head   bool // the answer to a HEAD request: no body came
-	// http11 is set when the request was HTTP/1.1, where a connection
-	// stays open unless a side says "close".
-	http11 bool
 }
 
 // ignoredHeaders are never compared: Date is the clock.
@@ -177,25 +174,8 @@ func diffHeaders(ng, ed *outcome) []string {
 			}
 			continue
 		}
-		if name == "Connection" && ng.http11 {
-			nv, ev = withoutKeepAlive(nv), withoutKeepAlive(ev)
-		}
 		if !headerEqual(name, nv, ev) {
 			out = append(out, fmt.Sprintf("header %s: nginx %s, edge %s", name, quoteValues(nv), quoteValues(ev)))
-		}
-	}
-	return out
-}
-
-// withoutKeepAlive drops "Connection: keep-alive", which nginx sends on
-// every HTTP/1.1 response and edge leaves implicit, as HTTP/1.1 allows
-// (docs/nginx-differences.md, "HTTP/1.1 responses leave keep-alive
-// implicit"); "close" is still compared.
-func withoutKeepAlive(v []string) []string {
-	var out []string
-	for _, s := range v {
-		if !strings.EqualFold(s, "keep-alive") {
-			out = append(out, s)
 		}
 	}
 	return out

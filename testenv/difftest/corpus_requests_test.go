@@ -216,9 +216,9 @@ var _ = addScenario(scenario{
 		get("host_ipv6_unclosed", "/echo/x", "Host: [::1").with(refused400(docHostChars)),
 		// IPvFuture literals (RFC 3986 3.2.2), which fasthttp refuses as
 		// IPv6 addresses (http1head.go's servableAuthority).
-		get("host_ipvfuture", "/echo/x", "Host: [v1.fe80::a+b]:80"),
-		get("host_ipvfuture_all_symbols", "/echo/x", "Host: [v0123456789aBcDeF.!$&'()*+,;=-._~AbCdEfGhIjKlMnOpQrStUvWxYz0123456789:]"),
-		raw("absolute_form_ipvfuture", "GET http://[v1.x:y]/echo/x HTTP/1.1\nHost: localhost\n\n"),
+		get("host_ipvfuture", "/echo/x", "Host: [v1.fe80::a+b]:80").with(closesAfter(docHostChars)),
+		get("host_ipvfuture_all_symbols", "/echo/x", "Host: [v0123456789aBcDeF.!$&'()*+,;=-._~AbCdEfGhIjKlMnOpQrStUvWxYz0123456789:]").with(closesAfter(docHostChars)),
+		raw("absolute_form_ipvfuture", "GET http://[v1.x:y]/echo/x HTTP/1.1\nHost: localhost\n\n").with(closesAfter(docHostChars)),
 		raw("host_ipvfuture_http10", "GET /echo/x HTTP/1.0\nHost: [v7.a]\n\n"),
 		post("host_ipvfuture_body", "POST", "/echo/x", "ab", "Host: [v1.x]").with(refused400(docHostChars)),
 		get("host_ipvfuture_bad_hex", "/echo/x", "Host: [vg.x]").with(refused400(docHostChars)),

@@ -244,8 +244,6 @@ func fetch(addr string, port int, raw string) *outcome {
 	resp, err := testenv.DoRaw(addr, raw)
 	o := newOutcome(resp, err, port)
 	o.head = strings.HasPrefix(raw, "HEAD ")
-	line, _, _ := strings.Cut(raw, "\n")
-	o.http11 = strings.HasSuffix(strings.TrimSuffix(line, "\r"), " HTTP/1.1")
 	if o.closed || !o.head {
 		return o
 	}

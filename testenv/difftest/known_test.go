@@ -20,7 +20,6 @@ var comparisonRules = []string{
 	"edge names itself",
 	"Complete bodies carry a Content-Length",
 	"Compressed bytes differ",
-	"HTTP/1.1 responses leave keep-alive implicit",
 	"Statuses nginx has no text for",
 }
 
@@ -50,7 +49,7 @@ func builtinPage(o *outcome, status int, title string) {
 	if status == 400 {
 		reason = "Bad Request" // the status line of 494-497's pages too
 	}
-	*o = outcome{status: status, reason: reason, proto: "HTTP/1.1", body: []byte(body), rawLen: len(body), head: o.head, http11: o.http11,
+	*o = outcome{status: status, reason: reason, proto: "HTTP/1.1", body: []byte(body), rawLen: len(body), head: o.head,
 		header: http.Header{"Server": {"SERVER"}, "Content-Type": {"text/html"}, "Content-Length": {strconv.Itoa(len(body))}}}
 }
 
@@ -103,6 +102,18 @@ func refused400(doc string) *known {
 			return err
 		}
 		builtinPage(o, 400, "400 Bad Request")
+		return nil
+	}}
+}
+
+// closesAfter: edge answers as nginx does but closes the connection
+// after, where nginx keeps it.
+func closesAfter(doc string) *known {
+	return &known{doc: doc, expect: func(o *outcome) error {
+		if got := o.header.Get("Connection"); got != "keep-alive" {
+			return fmt.Errorf("expected nginx to keep the connection (Connection: keep-alive), got %q", got)
+		}
+		o.header.Del("Connection")
 		return nil
 	}}
 }
