@@ -19,9 +19,11 @@ func Format(list []*Directive, nginxOnly bool) string {
 }
 
 // NginxText is the configuration as nginx can read it ("edge -T
-// --nginx"): edge-only directives are left out, and a fastcgi_pass that
+// --nginx"): edge-only directives are left out, a fastcgi_pass that
 // names an fpm_pool points at the pool's socket instead, which is where
-// the supervised php-fpm listens.
+// the supervised php-fpm listens, and a resolver loses the ipv4= and
+// status_zone= parameters of later nginx, which nginx 1.22 would take for
+// host names to look up (so that nginx then asks for A records too).
 func (p *Plan) NginxText() string {
 	pools := map[string]string{}
 	if p.HTTP != nil {
@@ -34,6 +36,16 @@ func (p *Plan) NginxText() string {
 		}
 	}
 	fix := func(d *Directive) *Directive {
+		if d.Name == "resolver" {
+			c := *d
+			c.Args = nil
+			for _, a := range d.Args {
+				if !strings.HasPrefix(a, "ipv4=") && !strings.HasPrefix(a, "status_zone=") {
+					c.Args = append(c.Args, a)
+				}
+			}
+			return &c
+		}
 		if d.Name != "fastcgi_pass" || len(d.Args) != 1 {
 			return d
 		}

@@ -21,6 +21,7 @@ http {
         location ~ \.php$ { fastcgi_pass php; }
         location /t { fastcgi_pass tcp; }
         location /u { fastcgi_pass unix:/run/other.sock; }
+        location /r { resolver 127.0.0.1 valid=30s ipv4=off ipv6=on status_zone=dns; }
     }
 }
 `
@@ -36,6 +37,7 @@ http {
 		"fastcgi_pass unix:" + plan.HTTP.Pools[0].Address + ";",
 		"fastcgi_pass 127.0.0.1:9100;",
 		"fastcgi_pass unix:/run/other.sock;",
+		"resolver 127.0.0.1 valid=30s ipv6=on;",
 	} {
 		if !strings.Contains(got, want) {
 			t.Errorf("missing %q in:\n%s", want, got)
