@@ -9,6 +9,7 @@ import (
 	"edge/proxy/internal/plantest"
 	"edge/proxy/internal/servetest"
 	"edge/proxy/listen"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -181,5 +182,46 @@ func TestParkedShutdown(t *testing.T) {
 	waitFor(t, "the parker's descriptors closed", s.HTTP1().ParkerClosed)
 	if s.HTTP1().ParksAfterStop() {
 		t.Error("a connection parked after Shutdown")
+	}
+}
+
+// TestParkedKeepsConnection: what a connection's requests know of it
+// survives a park, in which its net.TCPConn is closed and made again
+// from the socket: the PROXY protocol's client address, $connection and
+// the request count.
+func TestParkedKeepsConnection(t *testing.T) {
+	dir := plantest.Root(t, map[string]string{"a.txt": "a"})
+	plan := plantest.Load(t, dir, `events {}
+http {
+    access_log off;
+    server {
+        listen 127.0.0.1:8080 proxy_protocol;
+        location / {
+            root `+dir+`/html;
+            add_header X-Conn "$connection $connection_requests $proxy_protocol_addr $remote_addr";
+        }
+    }
+}
+`)
+	s, addr := servetest.Start(t, plan)
+	c, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	c.SetDeadline(time.Now().Add(60 * time.Second))
+	if _, err := io.WriteString(c, "PROXY TCP4 192.0.2.7 127.0.0.1 4000 8080\r\n"); err != nil {
+		t.Fatal(err)
+	}
+	// The request apart from the header: one that came with it is served
+	// off the bytes read with the header, and does not park.
+	time.Sleep(100 * time.Millisecond)
+	br := bufio.NewReader(c)
+	first := getOn(t, c, br).Header.Get("X-Conn")
+	waitFor(t, "parking", func() bool { return s.HTTP1().Parked() == 1 })
+	second := getOn(t, c, br).Header.Get("X-Conn")
+	var id string
+	if n, _ := fmt.Sscanf(first, "%s 1 192.0.2.7 127.0.0.1", &id); n != 1 || second != id+" 2 192.0.2.7 127.0.0.1" {
+		t.Fatalf("before the park %q, after it %q", first, second)
 	}
 }

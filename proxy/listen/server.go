@@ -59,13 +59,17 @@ type Server struct {
 	listeners map[string]*listener // by network+" "+addr
 	closing   atomic.Bool
 	conns     sync.WaitGroup
-	active    sync.Map // net.Conn -> *ConnInfo, for shutdown
-	connSem   atomic.Pointer[chan struct{}]
-	workers   workerPool
-	h1        *h1.Adapter
-	h2        *h2.Adapter
-	burst     burstMemory // memory back to the system after a burst (burst.go)
-	connID    atomic.Uint64
+	// active holds the open connections, for shutdown: *ConnInfo -> the
+	// net.Conn to close, or nil for a plain-TCP HTTP/1 one, which the
+	// HTTP/1 adapter closes (CloseParked): it may park, and then its
+	// net.Conn goes (proxy/h1's keptConn).
+	active  sync.Map
+	connSem atomic.Pointer[chan struct{}]
+	workers workerPool
+	h1      *h1.Adapter
+	h2      *h2.Adapter
+	burst   burstMemory // memory back to the system after a burst (burst.go)
+	connID  atomic.Uint64
 }
 
 // NewServer makes a Server with no plan yet.
@@ -443,9 +447,9 @@ func (s *Server) serveConn(l *listener, c net.Conn, done func()) {
 	} else {
 		info.Unix = true
 	}
-	s.active.Store(c, info)
+	s.active.Store(info, c)
 	info.Finish = func() {
-		s.active.Delete(c)
+		s.active.Delete(info)
 		done()
 	}
 	parked := false
@@ -464,6 +468,7 @@ func (s *Server) serveConn(l *listener, c net.Conn, done func()) {
 		}
 	}
 	if tc, ok := c.(*net.TCPConn); ok && !g.Listen.SSL && !g.Listen.HTTP2 && len(rest) == 0 {
+		s.active.Store(info, nil)
 		parked = s.h1.ServeTCP(tc, info, l.network)
 		return
 	}
@@ -569,9 +574,11 @@ func (s *Server) Shutdown(ctx context.Context) error {
 // closeIdle closes connections that wait for their next request.
 func (s *Server) closeIdle() {
 	s.active.Range(func(k, v any) bool {
-		info := v.(*proxy.ConnInfo)
+		info := k.(*proxy.ConnInfo)
 		if info.Idle.Load() && !s.h1.CloseParked(info) {
-			k.(net.Conn).Close()
+			if c, ok := v.(net.Conn); ok {
+				c.Close()
+			}
 		}
 		return true
 	})
@@ -587,8 +594,8 @@ func (s *Server) Close() {
 	}
 	s.mu.Unlock()
 	s.active.Range(func(k, v any) bool {
-		if !s.h1.CloseParked(v.(*proxy.ConnInfo)) {
-			k.(net.Conn).Close()
+		if c, ok := v.(net.Conn); !s.h1.CloseParked(k.(*proxy.ConnInfo)) && ok {
+			c.Close()
 		}
 		return true
 	})
