@@ -91,10 +91,11 @@ type keptConn struct {
 	// descriptor (-1 otherwise) and token its name in the parker (0 when
 	// not parked); closed, set when a stop found the connection between
 	// two wrappers, for whoever makes the next to close it instead.
-	live   *tcpEdgeConn
-	fd     int
-	token  uint64
-	closed bool
+	live     *tcpEdgeConn
+	token    uint64
+	fd       int32
+	closed   bool
+	watchOff bool // with watch
 }
 
 type moreWrites uint8

@@ -824,10 +824,7 @@ func (w *headWatch) lineTooLong(bufSize, lineMax int) bool {
 // watchRest is what a watch at rest (atRest) is made again from when a
 // parked connection is served again (park_linux.go): a parked connection
 // keeps this, not the whole watch.
-type watchRest struct {
-	total, out int64
-	off        bool
-}
+type watchRest struct{ total, out int64 }
 
 // atRest reports whether the watch waits for a head of which nothing came
 // yet, with nothing held, pending or failing: what it knows of the
@@ -845,14 +842,15 @@ func (w *headWatch) atRest() bool {
 	return false
 }
 
-func (w *headWatch) rest() watchRest { return watchRest{w.total, w.out, w.phase == watchOff} }
+// rest returns the counts of a watch at rest, and whether it stopped.
+func (w *headWatch) rest() (watchRest, bool) { return watchRest{w.total, w.out}, w.phase == watchOff }
 
-// restore makes w the watch r was taken of (its heads counted again from
-// none, as the engine counts the requests of a connection it serves
-// again).
-func (w *headWatch) restore(r watchRest) {
+// restore makes w the watch r and off were taken of (its heads counted
+// again from none, as the engine counts the requests of a connection it
+// serves again).
+func (w *headWatch) restore(r watchRest, off bool) {
 	w.total, w.out = r.total, r.out
-	if r.off {
+	if off {
 		w.phase = watchOff
 		return
 	}

@@ -117,7 +117,8 @@ func (p *parker) park(c *tcpEdgeConn) bool {
 		return false
 	}
 	info := c.info
-	k.h1, k.requestsBase, k.watch = info.h1, info.requestsBase, info.head.rest()
+	k.h1, k.requestsBase = info.h1, info.requestsBase
+	k.watch, k.watchOff = info.head.rest()
 	deadline := int64(info.idleDeadline.Sub(p.epoch))
 	keepalive := info.Keepalive
 	p.mu.Lock()
@@ -144,7 +145,7 @@ func (p *parker) park(c *tcpEdgeConn) bool {
 		syscall.Close(fd)
 		return false
 	}
-	k.fd, k.token = fd, token
+	k.fd, k.token = int32(fd), token
 	p.conns[token] = k
 	// Connections with one keepalive_timeout park in the order their waits
 	// began, give or take the scheduler: their queue is in deadline order.
@@ -209,7 +210,7 @@ func (p *parker) resume(k *keptConn, fd int) {
 	info := ec.st.init(k.info)
 	ec.info = info
 	info.h1, info.requestsBase, info.resumed = k.h1, k.requestsBase, true
-	info.head.restore(k.watch)
+	info.head.restore(k.watch, k.watchOff)
 	ec.raw.Init(tc, k.network)
 	info.Conn = tc
 	info.UseRaw(&ec.raw.Raw)
@@ -268,7 +269,7 @@ func (p *parker) take(token uint64) (*keptConn, int) {
 		return nil, -1
 	}
 	delete(p.conns, token)
-	fd := k.fd
+	fd := int(k.fd)
 	k.token, k.fd = 0, -1
 	return k, fd
 }
