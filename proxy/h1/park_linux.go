@@ -55,8 +55,14 @@ type parker struct {
 // parkAfter is how long a kept connection waits for its next request in
 // the engine before it parks. Under load the next request comes within
 // microseconds and never parks, so the engine's fast path stays as it
-// is; a browser's connection between two pages parks.
-const parkAfter = 250 * time.Millisecond
+// is; a browser's connection between two pages parks. Until it parks a
+// connection holds its goroutine, fasthttp's context and its 32 KiB
+// reader, so that a burst of connections costs about what parkAfter's
+// worth of them hold, and the runtime keeps some of that (the collector's
+// bitmaps, poll descriptors, stacks) after they park: 2,000 idle
+// connections opened at once cost 1.6 KB each with a quarter of a second
+// here, 1.1 KB with a twentieth (issue 20, docs/performance.md).
+const parkAfter = 50 * time.Millisecond
 
 type parkQueue struct {
 	entries []parkEntry // by deadline; an entry whose token left conns is stale

@@ -225,3 +225,48 @@ http {
 		t.Fatalf("before the park %q, after it %q", first, second)
 	}
 }
+
+// BenchmarkParkedRequest times a request on a connection that parked
+// before it (the wake-up, the TCPConn and wrapper made again), against
+// one on a connection kept in the engine after the same pause of the
+// client (BenchmarkKeptRequest), under ParkAfter.
+func BenchmarkParkedRequest(b *testing.B) { benchmarkRequest(b, true) }
+
+func BenchmarkKeptRequest(b *testing.B) { benchmarkRequest(b, false) }
+
+func benchmarkRequest(b *testing.B, parked bool) {
+	t := &testing.T{}
+	s, addr := parkServer(t, "keepalive_requests 100000;")
+	c, err := net.Dial("tcp", addr)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer c.Close()
+	br := bufio.NewReader(c)
+	req := []byte("GET /a.txt HTTP/1.1\r\nHost: x\r\n\r\n")
+	get := func() {
+		if _, err := c.Write(req); err != nil {
+			b.Fatal(err)
+		}
+		resp, err := http.ReadResponse(br, nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+	}
+	get()
+	b.ResetTimer()
+	for range b.N {
+		b.StopTimer()
+		if parked {
+			for s.HTTP1().Parked() != 1 {
+				time.Sleep(time.Millisecond)
+			}
+		} else {
+			time.Sleep(h1.ParkAfter / 5)
+		}
+		b.StartTimer()
+		get()
+	}
+}
