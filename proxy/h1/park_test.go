@@ -270,3 +270,29 @@ func benchmarkRequest(b *testing.B, parked bool) {
 		get()
 	}
 }
+
+// TestResumedShutdown: a graceful stop closes a connection served again
+// after a park, which its listener knows only through the HTTP/1
+// adapter (its net.Conn was made again), whether it waits in the engine
+// or parked again.
+func TestResumedShutdown(t *testing.T) {
+	s, addr := parkServer(t, "")
+	c, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	c.SetDeadline(time.Now().Add(60 * time.Second))
+	br := bufio.NewReader(c)
+	getOn(t, c, br)
+	waitFor(t, "parking", func() bool { return s.HTTP1().Parked() == 1 })
+	getOn(t, c, br)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := s.Shutdown(ctx); err != nil {
+		t.Fatalf("Shutdown with a resumed connection: %v", err)
+	}
+	if _, err := br.ReadByte(); err != io.EOF {
+		t.Fatalf("the resumed connection after Shutdown: %v, want EOF", err)
+	}
+}
