@@ -42,7 +42,6 @@ type ConnInfo struct {
 	Start  time.Time
 	Remote netip.AddrPort
 	Local  netip.AddrPort
-	Unix   bool
 	TLS    *tls.ConnectionState
 	Group  *conf.ListenGroup
 	Port   string // the local port as text, for $server_port
@@ -52,6 +51,17 @@ type ConnInfo struct {
 	// Idle is true while the connection waits for its next request, so a
 	// graceful stop may close it.
 	Idle atomic.Bool
+	// The flags sit together, beside Idle, so that ConnInfo fits 256
+	// bytes (issue 20: it is most of what an idle connection keeps).
+	// Unix: the connection came to a unix-domain socket.
+	Unix bool
+	// PlainHTTP: the client sent plain HTTP to a TLS port; each request
+	// gets nginx's 497 (handle).
+	PlainHTTP bool
+	// Linger makes the HTTP/1 wrappers' Close drain what the client still
+	// sends before closing (after an error response; proxy/h1's
+	// lingeringClose).
+	Linger bool
 	// Conn is the accepted connection.
 	Conn net.Conn
 	// Raw reads and writes it (under TLS, the records): its write timeout
@@ -67,13 +77,6 @@ type ConnInfo struct {
 	SendTimeout time.Duration
 	BodyTimeout time.Duration
 	Keepalive   time.Duration
-	// PlainHTTP: the client sent plain HTTP to a TLS port; each request
-	// gets nginx's 497 (handle).
-	PlainHTTP bool
-	// Linger makes the HTTP/1 wrappers' Close drain what the client still
-	// sends before closing (after an error response; proxy/h1's
-	// lingeringClose).
-	Linger bool
 	// Proxy is the PROXY protocol header a proxy_protocol listener read
 	// (access.go), nil otherwise.
 	Proxy *realip.Header

@@ -28,9 +28,10 @@ import (
 
 // connMemBoundH1 and connMemBoundH2 are the most an idle connection may
 // cost edge, guards against regressions. Measured (docs/performance.md):
-// 2-3.5 KB over HTTP/1.1, where nginx holds 0.5 KB beyond the connection
-// structures it allocates at start (an idle connection parks in edge's
-// epoll set, proxy/park_linux.go; before, it kept a goroutine and the
+// 1.0-1.2 KB over HTTP/1.1, where nginx holds 0.5 KB beyond the
+// connection structures it allocates at start (an idle connection parks
+// in edge's epoll set as a small record and a bare descriptor,
+// proxy/h1/park_linux.go; before parking, it kept a goroutine and the
 // engine's 32 KiB reader, 18 KB), and 37-72 KB over h2 from run to run,
 // where nginx holds 18.5 KB. The goal is twice nginx's figure;
 // the log line says how far off it is.
@@ -161,7 +162,7 @@ func TestIdleConnectionMemory(t *testing.T) {
 			time.Sleep(200 * time.Millisecond)
 			before := serverRSS(t, s.pid)
 			conns := openIdle(t, addr, n, h2)
-			// edge parks an HTTP/1 connection idle for a quarter of a second
+			// edge parks an HTTP/1 connection idle for a twentieth of a second
 			// and gives the buffers of a burst back half a second after it
 			// (proxy/park_linux.go).
 			time.Sleep(1500 * time.Millisecond)

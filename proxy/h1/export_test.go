@@ -24,15 +24,16 @@ func (s *Adapter) ParkerClosed() bool {
 // ParksAfterStop reports whether a connection could still park.
 func (s *Adapter) ParksAfterStop() bool { return s.parker.park(&tcpEdgeConn{}) }
 
-// ParkedViews counts the parked connections that still hold a view of a
-// request (its header view or body reader), which would keep the
-// engine's context and the pipeline's Request from their pools.
+// ParkedViews counts the parked connections that still hold their
+// wrapper, and through it a view of a request (its header view or body
+// reader), which would keep the engine's context and the pipeline's
+// Request from their pools: a parked connection keeps only its keptConn.
 func (s *Adapter) ParkedViews() int {
 	s.parker.mu.Lock()
 	defer s.parker.mu.Unlock()
 	n := 0
-	for _, c := range s.parker.conns {
-		if c.info.fh != (fastHeaders{}) || c.info.dr != (deadlineReader{}) || c.info.head.scratch != nil {
+	for _, k := range s.parker.conns {
+		if k.live != nil || k.info.Conn != nil || k.info.Raw != nil {
 			n++
 		}
 	}

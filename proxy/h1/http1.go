@@ -188,16 +188,6 @@ func (s *Adapter) serveHTTP1(c net.Conn) bool {
 	return s.runHTTP1(c, info)
 }
 
-// resumeHTTP1 serves a parked connection whose client sent or closed,
-// with the engine instance it had.
-func (s *Adapter) resumeHTTP1(c *tcpEdgeConn) {
-	c.info.Idle.Store(false)
-	c.info.resumed = true
-	if !s.runHTTP1(c, c.info) {
-		c.info.Finish()
-	}
-}
-
 func (s *Adapter) runHTTP1(c net.Conn, info *h1conn) bool {
 	err := info.h1.ServeConn(c)
 	if info.parking {
@@ -206,8 +196,7 @@ func (s *Adapter) runHTTP1(c net.Conn, info *h1conn) bool {
 		info.lastRequest = nil  // no response is being written: no log line needs it
 		info.head.scratch = nil // a large read's copy is not kept while parked
 		if ec, ok := c.(*tcpEdgeConn); ok && ec.parker.park(ec) {
-			info.Idle.Store(true)
-			return true
+			return true // c is no more: the parker holds what is kept of it
 		}
 		c.Close()
 		return false

@@ -821,5 +821,41 @@ func (w *headWatch) lineTooLong(bufSize, lineMax int) bool {
 	return end-w.lineStart > int64(lineMax)
 }
 
+// watchRest is what a watch at rest (atRest) is made again from when a
+// parked connection is served again (park_linux.go): a parked connection
+// keeps this, not the whole watch.
+type watchRest struct{ total, out int64 }
+
+// atRest reports whether the watch waits for a head of which nothing came
+// yet, with nothing held, pending or failing: what it knows of the
+// connection is then its counts of bytes (rest), and whether it stopped.
+func (w *headWatch) atRest() bool {
+	if len(w.pend) > 0 || len(w.held) > 0 || w.failing || w.badHead > 0 || w.served != w.heads {
+		return false
+	}
+	switch w.phase {
+	case watchOff:
+		return true
+	case watchHead:
+		return w.start == w.out && w.lineStart < 0 && w.at == atLeading && !w.prevCR && !w.lastCR
+	}
+	return false
+}
+
+// rest returns the counts of a watch at rest, and whether it stopped.
+func (w *headWatch) rest() (watchRest, bool) { return watchRest{w.total, w.out}, w.phase == watchOff }
+
+// restore makes w the watch r and off were taken of (its heads counted
+// again from none, as the engine counts the requests of a connection it
+// serves again).
+func (w *headWatch) restore(r watchRest, off bool) {
+	w.total, w.out = r.total, r.out
+	if off {
+		w.phase = watchOff
+		return
+	}
+	w.newHead(w.out)
+}
+
 // inBody reports whether the watch is in a request's body.
 func (w *headWatch) inBody() bool { return w.phase == watchBody || w.phase == watchChunks }

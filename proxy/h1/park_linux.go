@@ -2,6 +2,8 @@ package h1
 
 import (
 	"errors"
+	"net"
+	"os"
 	"sync"
 	"syscall"
 	"time"
@@ -17,16 +19,18 @@ import (
 // against nginx's 0.5 KB). A connection that has waited parkAfter for its
 // next request leaves the engine (tcpEdgeConn.Read makes the wait end
 // like a close, which the engine's Close lets through: h1conn.parking)
-// and waits here; when the client sends again, or closes, a worker serves
-// it from where it stood (Server.resumeHTTP1). keepalive_timeout is kept
-// by the same loop, in one queue per timeout: connections park in time
-// order, so each queue is already sorted by deadline.
+// and waits here as its keptConn and a duplicate of its descriptor, its
+// wrapper and net.TCPConn closed; when the client sends again, or closes,
+// a worker makes a TCPConn and a wrapper again and serves it from where
+// it stood (resume). keepalive_timeout is kept by the same loop, in one
+// queue per timeout: connections park in time order, so each queue is
+// already sorted by deadline.
 //
 // Whoever takes a connection out of conns (a wake-up, its deadline,
-// closeParked) owns it from then on; the descriptor's registration is
-// one-shot and is never deleted, so that no epoll call can name a
-// descriptor that was closed and reused meanwhile: closing a descriptor
-// takes it out of the set.
+// closeParked) owns it and its descriptor from then on. The descriptor's
+// registration is one-shot; the owner deletes it (resume, under the
+// lock, while the epoll set is open) or closes the descriptor, the
+// socket's last, which takes it out of the set.
 type parker struct {
 	s    *Adapter
 	once sync.Once
@@ -41,7 +45,7 @@ type parker struct {
 
 	mu     sync.Mutex
 	next   uint64 // tokens; 0 is the pipe's
-	conns  map[uint64]*tcpEdgeConn
+	conns  map[uint64]*keptConn
 	queues map[time.Duration]*parkQueue
 	// stopping: the server stops (stop); nothing parks any more and the
 	// loop closes its descriptors, after which closed is set.
@@ -51,8 +55,14 @@ type parker struct {
 // parkAfter is how long a kept connection waits for its next request in
 // the engine before it parks. Under load the next request comes within
 // microseconds and never parks, so the engine's fast path stays as it
-// is; a browser's connection between two pages parks.
-const parkAfter = 250 * time.Millisecond
+// is; a browser's connection between two pages parks. Until it parks a
+// connection holds its goroutine, fasthttp's context and its 32 KiB
+// reader, so that a burst of connections costs about what parkAfter's
+// worth of them hold, and the runtime keeps some of that (the collector's
+// bitmaps, poll descriptors, stacks) after they park: 2,000 idle
+// connections opened at once cost 1.6 KB each with a quarter of a second
+// here, 1.1 KB with a twentieth (issue 20, docs/performance.md).
+const parkAfter = 50 * time.Millisecond
 
 type parkQueue struct {
 	entries []parkEntry // by deadline; an entry whose token left conns is stale
@@ -83,7 +93,7 @@ func (p *parker) start() {
 	}
 	p.mu.Lock()
 	p.epoch = time.Now()
-	p.conns = map[uint64]*tcpEdgeConn{}
+	p.conns = map[uint64]*keptConn{}
 	p.queues = map[time.Duration]*parkQueue{}
 	p.mu.Unlock()
 	go p.loop()
@@ -91,7 +101,9 @@ func (p *parker) start() {
 
 // park holds c until its client sends or the engine's wait would have
 // ended (the deadline it set, from the last request's
-// keepalive_timeout); false when it cannot, and c is the caller's still.
+// keepalive_timeout). What is kept is c.kept and a duplicate of the
+// socket's descriptor; c and its TCPConn are closed, even when it cannot
+// park (false), and the caller then ends the connection.
 func (p *parker) park(c *tcpEdgeConn) bool {
 	p.mu.Lock()
 	stopping := p.stopping
@@ -100,60 +112,129 @@ func (p *parker) park(c *tcpEdgeConn) bool {
 		return false
 	}
 	p.once.Do(p.start)
+	k := c.kept
 	raw := c.raw.Raw.RawConn()
-	if p.err != nil || raw == nil {
+	if p.err != nil || k == nil || raw == nil {
 		return false
 	}
+	fd := -1
+	var err error
+	if cerr := raw.Control(func(sfd uintptr) { fd, err = dupCloexec(int(sfd)) }); cerr != nil || err != nil {
+		return false
+	}
+	info := c.info
+	k.h1, k.requestsBase = info.h1, info.requestsBase
+	k.watch, k.watchOff = info.head.rest()
+	deadline := int64(info.idleDeadline.Sub(p.epoch))
+	keepalive := info.Keepalive
+	p.mu.Lock()
+	k.live = nil // a stop from now on finds it between two wrappers
+	p.mu.Unlock()
+	info.Conn, info.Raw = nil, nil
+	info.Idle.Store(true) // the engine's end made it false
+	c.TCPConn.Close()     // the duplicate keeps the socket open
 	p.s.parked()
 	p.mu.Lock()
-	if p.stopping {
+	if p.stopping || k.closed {
 		p.mu.Unlock()
+		syscall.Close(fd)
 		return false
 	}
 	p.next++
 	token := p.next
-	p.conns[token] = c
-	c.info.parkToken = token
-	// Connections with one keepalive_timeout park in the order their waits
-	// began, give or take the scheduler: their queue is in deadline order.
-	q := p.queues[c.info.Keepalive]
-	if q == nil {
-		q = &parkQueue{}
-		p.queues[c.info.Keepalive] = q
-	}
-	first := len(q.entries) == 0
-	q.entries = append(q.entries, parkEntry{token, int64(c.info.idleDeadline.Sub(p.epoch))})
-	if len(q.entries) > 64 && len(q.entries) > 2*len(p.conns) {
-		q.compact(p.conns)
-	}
 	// Armed under the lock, so that the wake-up cannot look for the token
 	// before it is in conns.
-	var err error
-	ctlErr := raw.Control(func(fd uintptr) {
-		ev := syscall.EpollEvent{Events: syscall.EPOLLIN | syscall.EPOLLRDHUP | epollOneShot,
-			Fd: int32(token), Pad: int32(token >> 32)}
-		op := syscall.EPOLL_CTL_MOD
-		if !c.info.epollAdded {
-			op = syscall.EPOLL_CTL_ADD
-		}
-		if err = syscall.EpollCtl(p.epfd, op, int(fd), &ev); err == nil {
-			c.info.epollAdded = true
-		}
-	})
-	if err == nil {
-		err = ctlErr
-	}
-	if err != nil {
-		delete(p.conns, token)
-		c.info.parkToken = 0
+	ev := syscall.EpollEvent{Events: syscall.EPOLLIN | syscall.EPOLLRDHUP | epollOneShot,
+		Fd: int32(token), Pad: int32(token >> 32)}
+	if err := syscall.EpollCtl(p.epfd, syscall.EPOLL_CTL_ADD, fd, &ev); err != nil {
 		p.mu.Unlock()
+		syscall.Close(fd)
 		return false
+	}
+	k.fd, k.token = int32(fd), token
+	p.conns[token] = k
+	// Connections with one keepalive_timeout park in the order their waits
+	// began, give or take the scheduler: their queue is in deadline order.
+	q := p.queues[keepalive]
+	if q == nil {
+		q = &parkQueue{}
+		p.queues[keepalive] = q
+	}
+	first := len(q.entries) == 0
+	q.entries = append(q.entries, parkEntry{token, deadline})
+	if len(q.entries) > 64 && len(q.entries) > 2*len(p.conns) {
+		q.compact(p.conns)
 	}
 	if first {
 		p.wake()
 	}
 	p.mu.Unlock()
 	return true
+}
+
+// dupCloexec duplicates a descriptor, close-on-exec.
+func dupCloexec(fd int) (int, error) {
+	for {
+		nfd, _, errno := syscall.Syscall(syscall.SYS_FCNTL, uintptr(fd), syscall.F_DUPFD_CLOEXEC, 0)
+		if errno == syscall.EINTR {
+			continue
+		}
+		if errno != 0 {
+			return -1, errno
+		}
+		return int(nfd), nil
+	}
+}
+
+// resume serves again a parked connection whose client sent or closed,
+// taken out of the parker with its descriptor fd: a TCPConn is made of
+// it, and a wrapper of what was kept, with the engine instance it had.
+func (p *parker) resume(k *keptConn, fd int) {
+	p.mu.Lock()
+	if !p.closed {
+		// Out of the epoll set, as the descriptor is about to close while
+		// its socket stays open (the TCPConn's duplicate).
+		syscall.EpollCtl(p.epfd, syscall.EPOLL_CTL_DEL, fd, nil)
+	}
+	p.mu.Unlock()
+	f := os.NewFile(uintptr(fd), "")
+	nc, err := net.FileConn(f) // a duplicate of fd
+	f.Close()
+	tc, _ := nc.(*net.TCPConn)
+	if tc == nil {
+		if nc != nil {
+			nc.Close()
+		}
+		if err == nil {
+			err = errors.New("not a TCP socket")
+		}
+		p.s.errLog.Logf(conf.LevelAlert, "a parked connection could not be served again (%v)", err)
+		k.info.Finish()
+		return
+	}
+	ec := &tcpEdgeConn{TCPConn: tc, parker: p, kept: k}
+	info := ec.st.init(k.info)
+	ec.info = info
+	info.h1, info.requestsBase, info.resumed = k.h1, k.requestsBase, true
+	info.head.restore(k.watch, k.watchOff)
+	ec.raw.Init(tc, k.network)
+	info.Conn = tc
+	info.UseRaw(&ec.raw.Raw)
+	p.mu.Lock()
+	closed := k.closed
+	if !closed {
+		k.live = ec
+	}
+	p.mu.Unlock()
+	if closed {
+		tc.Close()
+		k.info.Finish()
+		return
+	}
+	info.Idle.Store(false)
+	if !p.s.runHTTP1(ec, info) {
+		k.info.Finish()
+	}
 }
 
 // epollOneShot is EPOLLONESHOT, which package syscall spells as a
@@ -186,15 +267,23 @@ func (p *parker) stop() {
 	}
 }
 
-// take removes a parked connection, reporting whether the caller now
-// owns it.
-func (p *parker) take(token uint64) *tcpEdgeConn {
-	c := p.conns[token]
-	if c != nil {
-		delete(p.conns, token)
-		c.info.parkToken = 0
+// take removes a parked connection, returning it and its descriptor when
+// the caller now owns them (p.mu is held).
+func (p *parker) take(token uint64) (*keptConn, int) {
+	k := p.conns[token]
+	if k == nil {
+		return nil, -1
 	}
-	return c
+	delete(p.conns, token)
+	fd := int(k.fd)
+	k.token, k.fd = 0, -1
+	return k, fd
+}
+
+// end closes a parked connection taken out of the parker.
+func end(k *keptConn, fd int) {
+	syscall.Close(fd)
+	k.info.Finish()
 }
 
 // count is how many connections are parked.
@@ -204,24 +293,33 @@ func (p *parker) count() int {
 	return len(p.conns)
 }
 
-// closeParked closes info's connection if it is parked (Shutdown, Close)
-// and reports whether it was.
+// closeParked closes info's connection if it is a plain-TCP one, which
+// may have parked (Shutdown, Close), and reports whether it is: parked,
+// it ends here; served, its socket closes under the engine; between two
+// wrappers, whoever makes the next closes it.
 func (p *parker) closeParked(ci *proxy.ConnInfo) bool {
-	info, _ := ci.Adapter.Load().(*h1conn)
-	if info == nil {
+	k, _ := ci.Adapter.Load().(*keptConn)
+	if k == nil {
 		return false
 	}
 	p.mu.Lock()
-	var c *tcpEdgeConn
-	if info.parkToken != 0 {
-		c = p.take(info.parkToken)
+	fd := -1
+	var live *tcpEdgeConn
+	switch {
+	case k.token != 0:
+		k, fd = p.take(k.token)
+	case k.live != nil:
+		live = k.live
+	default:
+		k.closed = true
 	}
 	p.mu.Unlock()
-	if c == nil {
-		return false
+	if fd >= 0 {
+		end(k, fd)
 	}
-	c.TCPConn.Close()
-	c.info.Finish()
+	if live != nil {
+		live.TCPConn.Close()
+	}
 	return true
 }
 
@@ -248,10 +346,10 @@ func (p *parker) loop() {
 				continue
 			}
 			p.mu.Lock()
-			c := p.take(token)
+			k, fd := p.take(token)
 			p.mu.Unlock()
-			if c != nil {
-				p.s.run(func() { p.s.resumeHTTP1(c) })
+			if k != nil {
+				p.s.run(func() { p.resume(k, fd) })
 			}
 		}
 	}
@@ -270,14 +368,18 @@ func (p *parker) closeIfStopping() bool {
 	syscall.Close(p.epfd)
 	syscall.Close(p.wakeR)
 	syscall.Close(p.wakeW)
-	left := make([]*tcpEdgeConn, 0, len(p.conns))
+	type parked struct {
+		k  *keptConn
+		fd int
+	}
+	left := make([]parked, 0, len(p.conns))
 	for token := range p.conns {
-		left = append(left, p.take(token))
+		k, fd := p.take(token)
+		left = append(left, parked{k, fd})
 	}
 	p.mu.Unlock()
 	for _, c := range left {
-		c.TCPConn.Close()
-		c.info.Finish()
+		end(c.k, c.fd)
 	}
 	return true
 }
@@ -288,14 +390,15 @@ func (p *parker) closeIfStopping() bool {
 func (p *parker) expire() int {
 	now := time.Now()
 	since := int64(now.Sub(p.epoch))
-	var expired []*tcpEdgeConn
+	var expired []*keptConn
+	var fds []int
 	wait := time.Duration(-1)
 	p.mu.Lock()
 	for _, q := range p.queues {
 		i := 0
 		for ; i < len(q.entries) && q.entries[i].deadline <= since; i++ {
-			if c := p.take(q.entries[i].token); c != nil {
-				expired = append(expired, c)
+			if k, fd := p.take(q.entries[i].token); k != nil {
+				expired, fds = append(expired, k), append(fds, fd)
 			}
 		}
 		q.entries = q.entries[i:]
@@ -306,9 +409,8 @@ func (p *parker) expire() int {
 		}
 	}
 	p.mu.Unlock()
-	for _, c := range expired {
-		c.TCPConn.Close()
-		c.info.Finish()
+	for i, k := range expired {
+		end(k, fds[i])
 	}
 	if wait < 0 {
 		return -1
@@ -317,7 +419,7 @@ func (p *parker) expire() int {
 }
 
 // compact drops the entries of connections no longer parked.
-func (q *parkQueue) compact(conns map[uint64]*tcpEdgeConn) {
+func (q *parkQueue) compact(conns map[uint64]*keptConn) {
 	kept := q.entries[:0]
 	for _, e := range q.entries {
 		if conns[e.token] != nil {

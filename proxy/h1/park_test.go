@@ -9,6 +9,7 @@ import (
 	"edge/proxy/internal/plantest"
 	"edge/proxy/internal/servetest"
 	"edge/proxy/listen"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -181,5 +182,117 @@ func TestParkedShutdown(t *testing.T) {
 	waitFor(t, "the parker's descriptors closed", s.HTTP1().ParkerClosed)
 	if s.HTTP1().ParksAfterStop() {
 		t.Error("a connection parked after Shutdown")
+	}
+}
+
+// TestParkedKeepsConnection: what a connection's requests know of it
+// survives a park, in which its net.TCPConn is closed and made again
+// from the socket: the PROXY protocol's client address, $connection and
+// the request count.
+func TestParkedKeepsConnection(t *testing.T) {
+	dir := plantest.Root(t, map[string]string{"a.txt": "a"})
+	plan := plantest.Load(t, dir, `events {}
+http {
+    access_log off;
+    server {
+        listen 127.0.0.1:8080 proxy_protocol;
+        location / {
+            root `+dir+`/html;
+            add_header X-Conn "$connection $connection_requests $proxy_protocol_addr $remote_addr";
+        }
+    }
+}
+`)
+	s, addr := servetest.Start(t, plan)
+	c, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	c.SetDeadline(time.Now().Add(60 * time.Second))
+	if _, err := io.WriteString(c, "PROXY TCP4 192.0.2.7 127.0.0.1 4000 8080\r\n"); err != nil {
+		t.Fatal(err)
+	}
+	// The request apart from the header: one that came with it is served
+	// off the bytes read with the header, and does not park.
+	time.Sleep(100 * time.Millisecond)
+	br := bufio.NewReader(c)
+	first := getOn(t, c, br).Header.Get("X-Conn")
+	waitFor(t, "parking", func() bool { return s.HTTP1().Parked() == 1 })
+	second := getOn(t, c, br).Header.Get("X-Conn")
+	var id string
+	if n, _ := fmt.Sscanf(first, "%s 1 192.0.2.7 127.0.0.1", &id); n != 1 || second != id+" 2 192.0.2.7 127.0.0.1" {
+		t.Fatalf("before the park %q, after it %q", first, second)
+	}
+}
+
+// BenchmarkParkedRequest times a request on a connection that parked
+// before it (the wake-up, the TCPConn and wrapper made again), against
+// one on a connection kept in the engine after the same pause of the
+// client (BenchmarkKeptRequest), under ParkAfter.
+func BenchmarkParkedRequest(b *testing.B) { benchmarkRequest(b, true) }
+
+func BenchmarkKeptRequest(b *testing.B) { benchmarkRequest(b, false) }
+
+func benchmarkRequest(b *testing.B, parked bool) {
+	t := &testing.T{}
+	s, addr := parkServer(t, "keepalive_requests 100000;")
+	c, err := net.Dial("tcp", addr)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer c.Close()
+	br := bufio.NewReader(c)
+	req := []byte("GET /a.txt HTTP/1.1\r\nHost: x\r\n\r\n")
+	get := func() {
+		if _, err := c.Write(req); err != nil {
+			b.Fatal(err)
+		}
+		resp, err := http.ReadResponse(br, nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+	}
+	get()
+	b.ResetTimer()
+	for range b.N {
+		b.StopTimer()
+		if parked {
+			for s.HTTP1().Parked() != 1 {
+				time.Sleep(time.Millisecond)
+			}
+		} else {
+			time.Sleep(h1.ParkAfter / 5)
+		}
+		b.StartTimer()
+		get()
+	}
+}
+
+// TestResumedShutdown: a graceful stop closes a connection served again
+// after a park, which its listener knows only through the HTTP/1
+// adapter (its net.Conn was made again), whether it waits in the engine
+// or parked again.
+func TestResumedShutdown(t *testing.T) {
+	s, addr := parkServer(t, "")
+	c, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	c.SetDeadline(time.Now().Add(60 * time.Second))
+	br := bufio.NewReader(c)
+	getOn(t, c, br)
+	waitFor(t, "parking", func() bool { return s.HTTP1().Parked() == 1 })
+	getOn(t, c, br)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := s.Shutdown(ctx); err != nil {
+		t.Fatalf("Shutdown with a resumed connection: %v", err)
+	}
+	if _, err := br.ReadByte(); err != io.EOF {
+		t.Fatalf("the resumed connection after Shutdown: %v, want EOF", err)
 	}
 }

@@ -59,7 +59,7 @@ type Server struct {
 	listeners map[string]*listener // by network+" "+addr
 	closing   atomic.Bool
 	conns     sync.WaitGroup
-	active    sync.Map // net.Conn -> *ConnInfo, for shutdown
+	active    connSet // the open connections, for shutdown
 	connSem   atomic.Pointer[chan struct{}]
 	workers   workerPool
 	h1        *h1.Adapter
@@ -94,6 +94,67 @@ type listener struct {
 	// specific addresses on its port that it serves (sharedSockets).
 	byLocal atomic.Pointer[map[netip.Addr]*conf.ListenGroup]
 	done    chan struct{}
+	// local is the latest local address of a connection and its texts,
+	// which a connection shares with those before it to the same address
+	// (issue 20: an idle connection's strings).
+	local atomic.Pointer[localNames]
+}
+
+type localNames struct {
+	addr       netip.AddrPort
+	text, port string
+}
+
+// localNames returns a's text and its port's ($server_addr, $server_port).
+func (l *listener) localNames(a netip.AddrPort) (text, port string) {
+	if n := l.local.Load(); n != nil && n.addr == a {
+		return n.text, n.port
+	}
+	n := &localNames{a, a.Addr().Unmap().String(), strconv.Itoa(int(a.Port()))}
+	l.local.Store(n)
+	return n.text, n.port
+}
+
+// connSet holds the open connections, for shutdown: each one's ConnInfo
+// and the net.Conn to close, nil for a plain-TCP HTTP/1 one, which the
+// HTTP/1 adapter closes (CloseParked): it may park, and its net.Conn then
+// goes (proxy/h1's keptConn). A map under a lock costs an idle connection
+// less than a sync.Map's entry (issue 20).
+type connSet struct {
+	mu sync.Mutex
+	m  map[*proxy.ConnInfo]net.Conn
+}
+
+func (cs *connSet) store(info *proxy.ConnInfo, c net.Conn) {
+	cs.mu.Lock()
+	if cs.m == nil {
+		cs.m = map[*proxy.ConnInfo]net.Conn{}
+	}
+	cs.m[info] = c
+	cs.mu.Unlock()
+}
+
+func (cs *connSet) delete(info *proxy.ConnInfo) {
+	cs.mu.Lock()
+	delete(cs.m, info)
+	cs.mu.Unlock()
+}
+
+type openConn struct {
+	info *proxy.ConnInfo
+	c    net.Conn
+}
+
+// all returns the connections open now; they are closed outside the
+// lock, as closing one may end it (ConnInfo.Finish, which deletes it).
+func (cs *connSet) all() []openConn {
+	cs.mu.Lock()
+	defer cs.mu.Unlock()
+	conns := make([]openConn, 0, len(cs.m))
+	for info, c := range cs.m {
+		conns = append(conns, openConn{info, c})
+	}
+	return conns
 }
 
 // sharedSockets finds the specific addresses that a wildcard address's
@@ -334,13 +395,7 @@ func (s *Server) accept(l *listener) {
 		s.shared.Stats().Active.Add(1)
 		s.conns.Add(1)
 		s.burst.note()
-		s.workers.run(func() {
-			s.serveConn(l, c, func() {
-				<-sem
-				s.shared.Stats().Active.Add(-1)
-				s.conns.Done()
-			})
-		})
+		s.workers.run(func() { s.serveConn(l, c, sem) })
 	}
 }
 
@@ -419,10 +474,11 @@ func (p *workerPool) retire(ch chan func()) bool {
 
 // serveConn picks the protocol for a connection: TLS by the group's ssl
 // flag, then HTTP/2 by ALPN or the h2c preface, else HTTP/1.x, and hands
-// it to that adapter. done ends the connection's accounting; it runs
-// when the connection ends, here or, for one that parked (proxy/h1's
-// park_linux.go), when the parker or a resumed serve ends it.
-func (s *Server) serveConn(l *listener, c net.Conn, done func()) {
+// it to that adapter. The connection's accounting (its place in sem, the
+// connection cap) ends with it (ConnInfo.Finish), here or, for one that
+// parked (proxy/h1's park_linux.go), when the parker or a resumed serve
+// ends it.
+func (s *Server) serveConn(l *listener, c net.Conn, sem chan struct{}) {
 	g := l.group.Load()
 	if m := l.byLocal.Load(); m != nil {
 		if tc, ok := c.(*net.TCPConn); ok {
@@ -437,16 +493,17 @@ func (s *Server) serveConn(l *listener, c net.Conn, done func()) {
 	if tc, ok := c.(*net.TCPConn); ok {
 		info.Remote = addrPort(tc.RemoteAddr())
 		info.Local = addrPort(tc.LocalAddr())
-		info.Port = strconv.Itoa(int(info.Local.Port()))
+		info.LocalText, info.Port = l.localNames(info.Local)
 		info.RemoteText = info.Remote.Addr().Unmap().String()
-		info.LocalText = info.Local.Addr().Unmap().String()
 	} else {
 		info.Unix = true
 	}
-	s.active.Store(c, info)
+	s.active.store(info, c)
 	info.Finish = func() {
-		s.active.Delete(c)
-		done()
+		s.active.delete(info)
+		<-sem
+		s.shared.Stats().Active.Add(-1)
+		s.conns.Done()
 	}
 	parked := false
 	defer func() {
@@ -464,6 +521,7 @@ func (s *Server) serveConn(l *listener, c net.Conn, done func()) {
 		}
 	}
 	if tc, ok := c.(*net.TCPConn); ok && !g.Listen.SSL && !g.Listen.HTTP2 && len(rest) == 0 {
+		s.active.store(info, nil)
 		parked = s.h1.ServeTCP(tc, info, l.network)
 		return
 	}
@@ -568,13 +626,11 @@ func (s *Server) Shutdown(ctx context.Context) error {
 
 // closeIdle closes connections that wait for their next request.
 func (s *Server) closeIdle() {
-	s.active.Range(func(k, v any) bool {
-		info := v.(*proxy.ConnInfo)
-		if info.Idle.Load() && !s.h1.CloseParked(info) {
-			k.(net.Conn).Close()
+	for _, o := range s.active.all() {
+		if o.info.Idle.Load() && !s.h1.CloseParked(o.info) && o.c != nil {
+			o.c.Close()
 		}
-		return true
-	})
+	}
 }
 
 // Close stops everything at once.
@@ -586,12 +642,11 @@ func (s *Server) Close() {
 		delete(s.listeners, key)
 	}
 	s.mu.Unlock()
-	s.active.Range(func(k, v any) bool {
-		if !s.h1.CloseParked(v.(*proxy.ConnInfo)) {
-			k.(net.Conn).Close()
+	for _, o := range s.active.all() {
+		if !s.h1.CloseParked(o.info) && o.c != nil {
+			o.c.Close()
 		}
-		return true
-	})
+	}
 	s.h1.StopParking()
 	s.closeUpstreams()
 	s.shared.Stop(false)
