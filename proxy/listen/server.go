@@ -512,7 +512,17 @@ func (s *Server) serveConn(l *listener, c net.Conn, done func()) {
 		br := bufio.NewReaderSize(conn, 4096)
 		pre, err := br.Peek(len(h2Preface))
 		if err == nil && string(pre) == h2Preface {
-			s.h2.Serve(&bufferedConn{Conn: conn, r: br}, info)
+			// What the peek read is replayed and the 4 KiB reader goes:
+			// kept, it was that much of every idle h2c connection
+			// (issue 20). The connection gets a goroutine of its own,
+			// as over TLS.
+			rest, _ := br.Peek(br.Buffered())
+			h2c := &replayConn{Conn: conn, rest: bytes.Clone(rest)}
+			parked = true
+			go func() {
+				defer info.Finish()
+				s.h2.Serve(h2c, info)
+			}()
 			return
 		}
 		s.h1.ServePeeked(conn, br, info)
@@ -520,14 +530,6 @@ func (s *Server) serveConn(l *listener, c net.Conn, done func()) {
 	}
 	s.h1.ServeConn(conn, info)
 }
-
-// bufferedConn replays what was read while looking for the h2c preface.
-type bufferedConn struct {
-	net.Conn
-	r *bufio.Reader
-}
-
-func (c *bufferedConn) Read(p []byte) (int, error) { return c.r.Read(p) }
 
 const h2Preface = "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"
 
