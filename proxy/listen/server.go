@@ -421,7 +421,8 @@ func (p *workerPool) retire(ch chan func()) bool {
 // flag, then HTTP/2 by ALPN or the h2c preface, else HTTP/1.x, and hands
 // it to that adapter. done ends the connection's accounting; it runs
 // when the connection ends, here or, for one that parked (proxy/h1's
-// park_linux.go), when the parker or a resumed serve ends it.
+// park_linux.go), when the parker or a resumed serve ends it, and for an
+// HTTP/2 one, on the goroutine that serves it.
 func (s *Server) serveConn(l *listener, c net.Conn, done func()) {
 	g := l.group.Load()
 	if m := l.byLocal.Load(); m != nil {
@@ -448,7 +449,7 @@ func (s *Server) serveConn(l *listener, c net.Conn, done func()) {
 		s.active.Delete(c)
 		done()
 	}
-	parked := false
+	parked := false // the connection's end is another goroutine's to account
 	defer func() {
 		if !parked {
 			info.Finish()
