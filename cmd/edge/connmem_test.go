@@ -32,9 +32,10 @@ import (
 // connection structures it allocates at start (an idle connection parks
 // in edge's epoll set as a small record and a bare descriptor,
 // proxy/h1/park_linux.go; before parking, it kept a goroutine and the
-// engine's 32 KiB reader, 18 KB), and 37-72 KB over h2 from run to run,
-// where nginx holds 18.5 KB. The goal is twice nginx's figure;
-// the log line says how far off it is.
+// engine's 32 KiB reader, 18 KB), and 27-29 KB over h2 (37-72 KB from
+// run to run before its serve loop got a goroutine of its own), where
+// nginx holds 18.5 KB. The goal is twice nginx's figure; the log
+// line says how far off it is.
 const (
 	connMemBoundH1 = 8 << 10
 	connMemBoundH2 = 96 << 10

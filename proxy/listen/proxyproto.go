@@ -60,7 +60,9 @@ type replayConn struct {
 func (c *replayConn) Read(p []byte) (int, error) {
 	if len(c.rest) > 0 {
 		n := copy(p, c.rest)
-		c.rest = c.rest[n:]
+		if c.rest = c.rest[n:]; len(c.rest) == 0 {
+			c.rest = nil // the connection keeps no copy once replayed
+		}
 		return n, nil
 	}
 	return c.Conn.Read(p)

@@ -477,7 +477,7 @@ func (p *workerPool) retire(ch chan func()) bool {
 // it to that adapter. The connection's accounting (its place in sem, the
 // connection cap) ends with it (ConnInfo.Finish), here or, for one that
 // parked (proxy/h1's park_linux.go), when the parker or a resumed serve
-// ends it.
+// ends it, and for an HTTP/2 one, on the goroutine that serves it.
 func (s *Server) serveConn(l *listener, c net.Conn, sem chan struct{}) {
 	g := l.group.Load()
 	if m := l.byLocal.Load(); m != nil {
@@ -505,7 +505,7 @@ func (s *Server) serveConn(l *listener, c net.Conn, sem chan struct{}) {
 		s.shared.Stats().Active.Add(-1)
 		s.conns.Done()
 	}
-	parked := false
+	parked := false // the connection's end is another goroutine's to account
 	defer func() {
 		if !parked {
 			info.Finish()
@@ -550,7 +550,17 @@ func (s *Server) serveConn(l *listener, c net.Conn, sem chan struct{}) {
 		cs := tc.ConnectionState()
 		info.TLS = &cs
 		if cs.NegotiatedProtocol == "h2" {
-			s.h2.Serve(tc, info)
+			// A goroutine of its own, which the connection ends: this
+			// worker's stack grew for the handshake, and an HTTP/2
+			// connection spends its idle life in x/net/http2's serve
+			// loop, deeper than the collector lets a 16 KiB stack shrink
+			// below (a quarter of it in use). On a fresh goroutine the
+			// loop waits on 8 KiB (issue 20).
+			parked = true
+			go func() {
+				defer info.Finish()
+				s.h2.Serve(tc, info)
+			}()
 			return
 		}
 		s.h1.ServeTLS(tc, info)
@@ -560,7 +570,17 @@ func (s *Server) serveConn(l *listener, c net.Conn, sem chan struct{}) {
 		br := bufio.NewReaderSize(conn, 4096)
 		pre, err := br.Peek(len(h2Preface))
 		if err == nil && string(pre) == h2Preface {
-			s.h2.Serve(&bufferedConn{Conn: conn, r: br}, info)
+			// What the peek read is replayed and the 4 KiB reader goes:
+			// kept, it was that much of every idle h2c connection
+			// (issue 20). The connection gets a goroutine of its own,
+			// as over TLS.
+			rest, _ := br.Peek(br.Buffered())
+			h2c := &replayConn{Conn: conn, rest: bytes.Clone(rest)}
+			parked = true
+			go func() {
+				defer info.Finish()
+				s.h2.Serve(h2c, info)
+			}()
 			return
 		}
 		s.h1.ServePeeked(conn, br, info)
@@ -568,14 +588,6 @@ func (s *Server) serveConn(l *listener, c net.Conn, sem chan struct{}) {
 	}
 	s.h1.ServeConn(conn, info)
 }
-
-// bufferedConn replays what was read while looking for the h2c preface.
-type bufferedConn struct {
-	net.Conn
-	r *bufio.Reader
-}
-
-func (c *bufferedConn) Read(p []byte) (int, error) { return c.r.Read(p) }
 
 const h2Preface = "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"
 
