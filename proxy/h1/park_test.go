@@ -46,6 +46,23 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 	}
 }
 
+// dialParked opens a connection to addr, makes one request on it and
+// waits until s has parked it, the only one parked; the connection closes
+// with the test.
+func dialParked(t *testing.T, s *listen.Server, addr string) (net.Conn, *bufio.Reader) {
+	t.Helper()
+	c, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	c.SetDeadline(time.Now().Add(60 * time.Second))
+	br := bufio.NewReader(c)
+	getOn(t, c, br)
+	waitFor(t, "parking", func() bool { return s.HTTP1().Parked() == 1 })
+	return c, br
+}
+
 func getOn(t *testing.T, c net.Conn, br *bufio.Reader) *http.Response {
 	t.Helper()
 	if _, err := io.WriteString(c, "GET /a.txt HTTP/1.1\r\nHost: x\r\n\r\n"); err != nil {
@@ -100,15 +117,7 @@ func TestParkedConnections(t *testing.T) {
 // engine's wait would have, and its accounting ends.
 func TestParkedTimeout(t *testing.T) {
 	s, addr := parkServer(t, "keepalive_timeout 1s;")
-	c, err := net.Dial("tcp", addr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	c.SetDeadline(time.Now().Add(60 * time.Second))
-	br := bufio.NewReader(c)
-	getOn(t, c, br)
-	waitFor(t, "parking", func() bool { return s.HTTP1().Parked() == 1 })
+	_, br := dialParked(t, s, addr)
 	if _, err := br.ReadByte(); err != io.EOF {
 		t.Fatalf("a parked connection past keepalive_timeout: %v, want EOF", err)
 	}
@@ -119,26 +128,11 @@ func TestParkedTimeout(t *testing.T) {
 // it; one that starts a head and pauses is not parked mid-head.
 func TestParkedClientCloses(t *testing.T) {
 	s, addr := parkServer(t, "")
-	c, err := net.Dial("tcp", addr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c.SetDeadline(time.Now().Add(60 * time.Second))
-	br := bufio.NewReader(c)
-	getOn(t, c, br)
-	waitFor(t, "parking", func() bool { return s.HTTP1().Parked() == 1 })
+	c, br := dialParked(t, s, addr)
 	c.Close()
 	waitFor(t, "the connection's end", func() bool { return s.Stats().Active.Load() == 0 && s.HTTP1().Parked() == 0 })
 
-	c, err = net.Dial("tcp", addr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	c.SetDeadline(time.Now().Add(60 * time.Second))
-	br = bufio.NewReader(c)
-	getOn(t, c, br)
-	waitFor(t, "parking", func() bool { return s.HTTP1().Parked() == 1 })
+	c, br = dialParked(t, s, addr)
 	io.WriteString(c, "GET /a.txt HTTP/1.1\r\n")
 	waitFor(t, "the resumed connection", func() bool { return s.HTTP1().Parked() == 0 })
 	time.Sleep(2 * h1.ParkAfter) // a head in progress must not park
@@ -277,15 +271,7 @@ func benchmarkRequest(b *testing.B, parked bool) {
 // or parked again.
 func TestResumedShutdown(t *testing.T) {
 	s, addr := parkServer(t, "")
-	c, err := net.Dial("tcp", addr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	c.SetDeadline(time.Now().Add(60 * time.Second))
-	br := bufio.NewReader(c)
-	getOn(t, c, br)
-	waitFor(t, "parking", func() bool { return s.HTTP1().Parked() == 1 })
+	c, br := dialParked(t, s, addr)
 	getOn(t, c, br)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
