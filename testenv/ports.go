@@ -4,7 +4,10 @@ package testenv
 
 import (
 	"edge/internal/childproc"
+	"fmt"
+	"math/rand/v2"
 	"net"
+	"os"
 	"sync"
 	"testing"
 	"time"
@@ -49,6 +52,46 @@ func FreePort(t testing.TB) int {
 		}
 	}
 	t.Fatalf("testenv: free port: the kernel kept offering ports already handed out")
+	return 0
+}
+
+// FreeListenPort is FreePort for a port some other process binds a
+// while later (a container's published port, bound by dockerd seconds
+// after): it lies below the kernel's ephemeral range, which the outgoing
+// connections of tests running meanwhile take their local ports from; a
+// port of that range could be in use as one by then ("bind: address
+// already in use").
+func FreeListenPort(t testing.TB) int {
+	t.Helper()
+	low := 32768
+	if b, err := os.ReadFile("/proc/sys/net/ipv4/ip_local_port_range"); err == nil {
+		var lo, hi int
+		if n, _ := fmt.Sscan(string(b), &lo, &hi); n == 2 && lo > 1024 {
+			low = lo
+		}
+	}
+	if low <= 10000 {
+		return FreePort(t)
+	}
+	handedOut.Lock()
+	defer handedOut.Unlock()
+	if handedOut.ports == nil {
+		handedOut.ports = make(map[int]bool)
+	}
+	for range 1000 {
+		port := 10000 + rand.IntN(low-10000)
+		if handedOut.ports[port] {
+			continue
+		}
+		ln, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", port))
+		if err != nil {
+			continue
+		}
+		ln.Close()
+		handedOut.ports[port] = true
+		return port
+	}
+	t.Fatalf("testenv: no free port below %d", low)
 	return 0
 }
 

@@ -275,8 +275,8 @@ const (
 )
 
 func TestStack(t *testing.T) {
-	ports := map[string]int{"EDGE_HTTP_PORT": testenv.FreePort(t), "EDGE_HTTPS_PORT": testenv.FreePort(t),
-		"EDGE_STATUS_PORT": testenv.FreePort(t)}
+	ports := map[string]int{"EDGE_HTTP_PORT": testenv.FreeListenPort(t), "EDGE_HTTPS_PORT": testenv.FreeListenPort(t),
+		"EDGE_STATUS_PORT": testenv.FreeListenPort(t)}
 	// edge copies its CA's root here: a directory of this host, owned by
 	// the test's user, as deploy/ca is by the user who cloned the
 	// repository.
