@@ -505,9 +505,11 @@ func (s *Server) serveConn(l *listener, c net.Conn, sem chan struct{}) {
 		s.shared.Stats().Active.Add(-1)
 		s.conns.Done()
 	}
-	parked := false // the connection's end is another goroutine's to account
+	// handedOff: the connection's end is another goroutine's to account
+	// (the parker's, a resumed serve's, an HTTP/2 connection's own).
+	handedOff := false
 	defer func() {
-		if !parked {
+		if !handedOff {
 			info.Finish()
 		}
 	}()
@@ -522,7 +524,7 @@ func (s *Server) serveConn(l *listener, c net.Conn, sem chan struct{}) {
 	}
 	if tc, ok := c.(*net.TCPConn); ok && !g.Listen.SSL && !g.Listen.HTTP2 && len(rest) == 0 {
 		s.active.store(info, nil)
-		parked = s.h1.ServeTCP(tc, info, l.network)
+		handedOff = s.h1.ServeTCP(tc, info, l.network)
 		return
 	}
 	rc := &rawio.NetConn{}
@@ -556,7 +558,7 @@ func (s *Server) serveConn(l *listener, c net.Conn, sem chan struct{}) {
 			// loop, deeper than the collector lets a 16 KiB stack shrink
 			// below (a quarter of it in use). On a fresh goroutine the
 			// loop waits on 8 KiB (issue 20).
-			parked = true
+			handedOff = true
 			go func() {
 				defer info.Finish()
 				s.h2.Serve(tc, info)
@@ -576,7 +578,7 @@ func (s *Server) serveConn(l *listener, c net.Conn, sem chan struct{}) {
 			// as over TLS.
 			rest, _ := br.Peek(br.Buffered())
 			h2c := &replayConn{Conn: conn, rest: bytes.Clone(rest)}
-			parked = true
+			handedOff = true
 			go func() {
 				defer info.Finish()
 				s.h2.Serve(h2c, info)
