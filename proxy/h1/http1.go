@@ -328,6 +328,9 @@ func (s *Adapter) handleHTTP1(ctx Ctx) {
 // sized bodies, after the last byte for streams).
 func writeHTTP1(rt *proxy.Site, ctx Ctx, info *h1conn, r *proxy.Request) {
 	resp := r.Response()
+	if info.lastRequest == nil {
+		info.lastRequest = info.lastRequestBuf[:0]
+	}
 	info.lastRequest = proxy.AppendRequestContext(info.lastRequest[:0], r)
 	if resp.Drop {
 		ctx.NoResponse()
