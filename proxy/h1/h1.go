@@ -202,6 +202,16 @@ func (c Ctx) SayKeepAlive(maxRequests int, bodyRead bool) {
 	c.c.Response.Header.Add("Connection", "keep-alive")
 }
 
+// WillClose reports that the engine closes the connection after this
+// response: the request or the response says close (an HTTP/1.0 request
+// without keep-alive does), or it is the connection's maxRequests-th
+// (MaxRequestsPerConn). A close the engine decides only while it writes
+// the response (an unread body it cannot skip) is not foreseen.
+func (c Ctx) WillClose(maxRequests int) bool {
+	return c.c.Request.Header.ConnectionClose() || c.c.Response.ConnectionClose() ||
+		maxRequests > 0 && c.c.ConnRequestNum() >= uint64(maxRequests)
+}
+
 // SetBody sends a copy of b; SetBodyRaw sends b itself, which must stay
 // unchanged until the response is written.
 func (c Ctx) SetBody(b []byte)    { c.c.Response.SetBody(b) }

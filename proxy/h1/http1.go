@@ -328,6 +328,9 @@ func (s *Adapter) handleHTTP1(ctx Ctx) {
 // sized bodies, after the last byte for streams).
 func writeHTTP1(rt *proxy.Site, ctx Ctx, info *h1conn, r *proxy.Request) {
 	resp := r.Response()
+	if info.lastRequest == nil {
+		info.lastRequest = info.lastRequestBuf[:0]
+	}
 	info.lastRequest = proxy.AppendRequestContext(info.lastRequest[:0], r)
 	if resp.Drop {
 		ctx.NoResponse()
@@ -369,7 +372,18 @@ func writeHTTP1(rt *proxy.Site, ctx Ctx, info *h1conn, r *proxy.Request) {
 	}
 	ctx.SayKeepAlive(info.Group.Default.Loc.KeepaliveRequests, info.dr.r == nil || info.dr.eof)
 	head := resp.HeadOnly
+	var pace *limit.Pacer
+	if !head && (resp.Kind == proxy.BodyBytes || resp.Kind == proxy.BodyFile || resp.Kind == proxy.BodyStream) {
+		pace = rt.Pacer(r) // limit_rate (limitrate.go)
+	}
+	// A paced body and an HTTP/1.1 stream are written over time; anything
+	// else is written whole at once (an HTTP/1.0 stream is collected).
+	atOnce := pace == nil && resp.Kind != proxy.BodyStream || resp.Kind == proxy.BodyStream && !ctx.Header().IsHTTP11()
 	switch {
+	case atOnce && ctx.WillClose(info.Group.Default.Loc.KeepaliveRequests):
+		// The connection's last response: it waits in the socket for the
+		// close, which sends it with the FIN (moreAll).
+		info.more = moreAll
 	case head || resp.Length <= http1WriteBuffer:
 	case resp.Kind == proxy.BodyBytes:
 		// fasthttp writes such a response as a full buffer (the headers
@@ -380,10 +394,6 @@ func writeHTTP1(rt *proxy.Site, ctx Ctx, info *h1conn, r *proxy.Request) {
 	case resp.Kind == proxy.BodyFile:
 		// fasthttp flushes the headers, then sendfile sends the file.
 		info.more = moreFirst
-	}
-	var pace *limit.Pacer
-	if !head && (resp.Kind == proxy.BodyBytes || resp.Kind == proxy.BodyFile || resp.Kind == proxy.BodyStream) {
-		pace = rt.Pacer(r) // limit_rate (limitrate.go)
 	}
 	switch resp.Kind {
 	case proxy.BodyBytes:

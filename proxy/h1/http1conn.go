@@ -43,7 +43,10 @@ type h1conn struct {
 	// log line does (proxy.AppendRequestContext): fasthttp writes a response
 	// after the handler has returned, and a send_timeout that cuts it is
 	// logged naming the request, as nginx's line does.
-	lastRequest []byte
+	// It starts in lastRequestBuf, which holds a usual one: made anew from
+	// nothing it was three allocations per connection.
+	lastRequest    []byte
+	lastRequestBuf [104]byte
 	// What parking needs (park_linux.go, tcpEdgeConn.Read): the deadline
 	// of the engine's wait for the next request, and parkWait when the
 	// socket's is parkAfter instead; parking, set when that wait ends to
@@ -104,6 +107,11 @@ const (
 	moreNone       moreWrites = iota
 	moreFullBuffer            // when it fills the write buffer (BodyBytes)
 	moreFirst                 // whatever it is: the headers, before sendfile
+	// moreAll: every write of the response, the connection's last (the
+	// engine closes it next): the close pushes the response out with the
+	// FIN in one segment, as nginx's close of a corked socket does
+	// (tcp_nopush), and the client is woken once (h1conn.lastResponse).
+	moreAll
 )
 
 // The connection wrappers carry ConnInfo to the HTTP/1 engine. The TCP one
@@ -200,6 +208,12 @@ func (c *tlsEdgeConn) ConnectionState() tls.ConnectionState { return c.tc.Connec
 // sendfile under the same rule.
 func (c *tcpEdgeConn) Write(p []byte) (int, error) {
 	if more := c.info.more; more != moreNone {
+		if more == moreAll {
+			if writeHook != nil {
+				writeHook(c.TCPConn, true)
+			}
+			return c.raw.Raw.WriteMore(p)
+		}
 		c.info.more = moreNone
 		if more == moreFirst || len(p) == http1WriteBuffer {
 			if writeHook != nil {

@@ -94,3 +94,75 @@ http {
 		t.Error("no response went out with MSG_MORE")
 	}
 }
+
+// TestLastResponseGoesWithTheFIN checks that the response the connection
+// closes after (an HTTP/1.0 request, Connection: close) is written with
+// MSG_MORE, to leave with the close's FIN, and that it reaches the client
+// whole, followed by the close.
+func TestLastResponseGoesWithTheFIN(t *testing.T) {
+	root := t.TempDir()
+	for _, d := range []string{"html", "logs"} {
+		if err := os.MkdirAll(filepath.Join(root, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	sizes := []int{100, h1.WriteBuffer + 1, 100_000}
+	for _, n := range sizes {
+		data := strings.Repeat("x", n)
+		if err := os.WriteFile(filepath.Join(root, "html", fmt.Sprintf("f%d.txt", n)), []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	plan := plantest.Load(t, root, `events {}
+http {
+    error_log `+root+`/logs/error.log;
+    access_log off;
+    server {
+        listen 127.0.0.1:8080;
+        root `+root+`/html;
+    }
+}
+`)
+	var mu sync.Mutex
+	var writes []bool
+	h1.SetWriteHook(func(_ *net.TCPConn, more bool) {
+		mu.Lock()
+		writes = append(writes, more)
+		mu.Unlock()
+	})
+	defer h1.SetWriteHook(nil)
+	addr := servetest.Serve(t, plan)
+	for _, n := range sizes {
+		for _, req := range []string{
+			"GET /f%d.txt HTTP/1.0\r\n\r\n",
+			"GET /f%d.txt HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",
+		} {
+			c, err := net.Dial("tcp", addr)
+			if err != nil {
+				t.Fatal(err)
+			}
+			c.SetDeadline(time.Now().Add(30 * time.Second))
+			fmt.Fprintf(c, req, n)
+			got, err := io.ReadAll(c) // to the close
+			c.Close()
+			if err != nil {
+				t.Fatalf("%q: %v", req, err)
+			}
+			resp, err := http.ReadResponse(bufio.NewReader(strings.NewReader(string(got))), nil)
+			if err != nil {
+				t.Fatalf("%q: %v", req, err)
+			}
+			body, err := io.ReadAll(resp.Body)
+			if err != nil || resp.StatusCode != 200 || len(body) != n {
+				t.Fatalf("%q: %d, %d bytes (%v)", req, resp.StatusCode, len(body), err)
+			}
+			mu.Lock()
+			first := len(writes) > 0 && writes[0]
+			writes = writes[:0]
+			mu.Unlock()
+			if !first {
+				t.Errorf("%q: the last response's first write went without MSG_MORE", fmt.Sprintf(req, n))
+			}
+		}
+	}
+}
