@@ -1,6 +1,6 @@
 // This file keeps the comparison fair (issue 19): edge does some things
 // whatever its configuration says (it caches open files, keeps FastCGI
-// connections, batches access-log writes), which nginx does only when
+// connections), which nginx does only when
 // told. The built-in site tells nginx each of them; with a user's
 // configuration the report lists those the configuration does not ask
 // nginx for, so a reader knows where a lead may come from.
@@ -33,13 +33,6 @@ var alwaysOnFeatures = []alwaysOn{
 		nginx: "an upstream with keepalive 1 (edge's bound for a bare address), and fastcgi_keep_conn on;",
 		given: func(t *conf.Tree) bool { return anyDirective(t, isOn("fastcgi_keep_conn")) },
 	},
-	{
-		edge:  "edge writes access-log lines that come less than a millisecond apart in one write",
-		nginx: "access_log ... buffer=64k flush=1s;",
-		given: func(t *conf.Tree) bool {
-			return !anyDirective(t, func(d *conf.Directive) bool { return d.Name == "access_log" && !buffered(d) })
-		},
-	},
 }
 
 // builtinEquivalents is the note for the built-in site: what nginx was
@@ -69,20 +62,6 @@ func isOn(name string) func(*conf.Directive) bool {
 	return func(d *conf.Directive) bool {
 		return d.Name == name && len(d.Args) > 0 && d.Args[0] != "off"
 	}
-}
-
-// buffered reports whether an access_log writes through a buffer (or is
-// off, so it writes nothing).
-func buffered(d *conf.Directive) bool {
-	if len(d.Args) > 0 && d.Args[0] == "off" {
-		return true
-	}
-	for _, a := range d.Args {
-		if strings.HasPrefix(a, "buffer=") {
-			return true
-		}
-	}
-	return false
 }
 
 // anyDirective reports whether match holds for a directive anywhere in t.

@@ -89,9 +89,9 @@ http {
     gzip on;
     gzip_min_length 1000;
     gzip_types text/plain text/css application/javascript application/xml;
-    # What edge does by default, given to nginx (equivalents.go):
-    # buffered like edge's own access log, so both write in batches;
+    # The access log buffered, so neither server writes a line per request.
     access_log logs/access.log combined buffer=64k flush=1s;
+    # What edge does by default, given to nginx (equivalents.go):
     # file metadata cached and checked every second, as edge's file cache;
     open_file_cache max=10000 inactive=60s;
     open_file_cache_valid 1s;

@@ -99,10 +99,9 @@ func (lf *logFile) Sync() error {
 	return lf.f.Sync()
 }
 
-// Open returns the writer for a path; buffered writers batch lines: an
-// access log with nginx's buffer= holds them up to flush (its flush=),
-// one without writes each at once unless they come faster than one a
-// millisecond (bufferedFile).
+// Open returns the writer for a path; a buffered one (an access log with
+// nginx's buffer=) holds lines up to flush (its flush=, bufferedFile), an
+// unbuffered one writes each at once.
 func (fs *Files) Open(path string, buffered bool, flush time.Duration) (zapcore.WriteSyncer, error) {
 	switch path {
 	case "stderr", "/dev/stderr":
@@ -126,10 +125,7 @@ func (fs *Files) Open(path string, buffered bool, flush time.Duration) (zapcore.
 	lf := &logFile{path: path, f: f, fs: fs}
 	lf.out = lf
 	if buffered {
-		lf.buffered = &bufferedFile{lf: lf, every: logBatchEvery}
-		if flush > 0 {
-			lf.buffered.every, lf.buffered.held = flush, true
-		}
+		lf.buffered = &bufferedFile{lf: lf, every: flush}
 		lf.out = lf.buffered
 	}
 	fs.files[key] = lf
@@ -292,56 +288,43 @@ func openLogFile(path string) (*os.File, error) {
 	return os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
 }
 
-// bufferedFile writes an access log's lines as nginx does, each at once,
-// while they come no faster than one per logBatchEvery; faster, they wait
-// and go out together at most logBatchEvery after the previous write (or
-// when logBatchSize is waiting), so that a busy server makes a write per
-// millisecond rather than one per request, and a line is never more than
-// a millisecond behind its request. (nginx's own default is a write per
-// line; zap's buffered writer, which edge used before, held lines for up
-// to a second, and a client that read the log after its response, as
-// nginx's test suite does, found it a line behind.) With held (nginx's
-// buffer=), every line waits, up to every (its flush=).
+// bufferedFile is an access log with nginx's buffer=: its lines wait,
+// and go out together when logBatchSize is waiting, every (its flush=)
+// after the oldest waiting line was written, and at reopen and shutdown.
+// An access log without buffer= writes each line at once, as nginx's
+// does: a client that reads the log after its response (nginx's own test
+// suite does) finds its line there. A batch of lines that came less than
+// a millisecond apart, which edge once made of every log, lost that
+// (limit_rate.t found its last line missing).
 type bufferedFile struct {
 	lf      *logFile
 	every   time.Duration
-	held    bool
 	mu      sync.Mutex
 	buf     []byte
-	last    time.Time // the latest write to the file
 	timer   *time.Timer
 	armed   bool
 	stopped bool
 }
 
-const (
-	logBatchEvery = time.Millisecond
-	logBatchSize  = 64 << 10
-)
+const logBatchSize = 64 << 10
 
 func (b *bufferedFile) Write(p []byte) (int, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	now := time.Now()
-	if len(b.buf) == 0 && (!b.held && now.Sub(b.last) >= b.every || b.stopped) {
-		b.last = now
+	if b.stopped {
 		return b.lf.Write(p)
 	}
 	b.buf = append(b.buf, p...)
 	if len(b.buf) >= logBatchSize {
-		b.flushLocked(now)
+		b.flushLocked()
 		return len(p), nil
 	}
 	if !b.armed {
 		b.armed = true
-		wait := b.last.Add(b.every).Sub(now)
-		if b.held {
-			wait = b.every // from the oldest waiting line, as nginx's flush=
-		}
 		if b.timer == nil {
-			b.timer = time.AfterFunc(wait, b.Flush)
+			b.timer = time.AfterFunc(b.every, b.Flush)
 		} else {
-			b.timer.Reset(wait)
+			b.timer.Reset(b.every)
 		}
 	}
 	return len(p), nil
@@ -351,16 +334,15 @@ func (b *bufferedFile) Write(p []byte) (int, error) {
 func (b *bufferedFile) Flush() {
 	b.mu.Lock()
 	b.armed = false
-	b.flushLocked(time.Now())
+	b.flushLocked()
 	b.mu.Unlock()
 }
 
-func (b *bufferedFile) flushLocked(now time.Time) {
+func (b *bufferedFile) flushLocked() {
 	if len(b.buf) == 0 {
 		return
 	}
 	b.lf.Write(b.buf)
-	b.last = now
 	if cap(b.buf) > 4*logBatchSize {
 		b.buf = nil
 		return
@@ -382,6 +364,6 @@ func (b *bufferedFile) stop() {
 	if b.timer != nil {
 		b.timer.Stop()
 	}
-	b.flushLocked(time.Now())
+	b.flushLocked()
 	b.mu.Unlock()
 }
