@@ -17,9 +17,14 @@ import (
 	"time"
 
 	"edge/conf"
+	"edge/internal/xconnect"
 	"edge/proxy"
 	"edge/proxy/logs"
 )
+
+// x/net/http2 has read GODEBUG by now (this package imports it): the
+// extended CONNECT that xconnect's init asked for is on (websocket.go).
+func init() { xconnect.Restore() }
 
 type connKey struct{}
 
@@ -241,7 +246,16 @@ func (s *Adapter) handleHTTP2(w http.ResponseWriter, req *http.Request) {
 	st.hh = h2Headers{h: req.Header, host: req.Host, r: r}
 	r.Header = &st.hh
 	r.ContentLength = req.ContentLength
-	if req.Body != nil && req.Body != http.NoBody && req.ContentLength != 0 {
+	var tunnel *h2Tunnel
+	if req.Method == http.MethodConnect && req.Header.Get(":protocol") != "" {
+		// A WebSocket over HTTP/2 (websocket.go): served as the
+		// HTTP/1.1 upgrade it stands for, its stream kept for the tunnel.
+		if tunnel = extendedConnect(r, req, w); tunnel == nil {
+			proxy.ReleaseRequest(r)
+			w.WriteHeader(http.StatusNotImplemented)
+			return
+		}
+	} else if req.Body != nil && req.Body != http.NoBody && req.ContentLength != 0 {
 		r.Body = req.Body
 		if dl, ok := w.(readDeadliner); ok {
 			st.body = h2Body{body: req.Body, w: dl, r: r}
@@ -256,6 +270,10 @@ func (s *Adapter) handleHTTP2(w http.ResponseWriter, req *http.Request) {
 		rt.BadRequest(r, 400)
 	} else {
 		rt.Serve(r)
+	}
+	if tunnel != nil {
+		tunnel.serve(rt, r)
+		return
 	}
 	writeHTTP2(rt, w, r, hc.guard.lastRequest())
 }
