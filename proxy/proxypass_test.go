@@ -27,21 +27,14 @@ func startRecordingBackend(t *testing.T, resp string) *recordingBackend {
 	b := &recordingBackend{}
 	b.addr = plantest.Loopback(t, func(c net.Conn, _ int) {
 		br := bufio.NewReader(c)
-		var head strings.Builder
-		for {
-			line, err := br.ReadString('\n')
-			if err != nil {
-				return
-			}
-			head.WriteString(line)
-			if line == "\r\n" {
-				break
-			}
+		head, err := plantest.ReadHead(br)
+		if err != nil {
+			return
 		}
 		b.mu.Lock()
-		b.heads = append(b.heads, head.String())
+		b.heads = append(b.heads, head)
 		b.mu.Unlock()
-		target := strings.Fields(head.String())[1]
+		target := strings.Fields(head)[1]
 		fmt.Fprintf(c, strings.ReplaceAll(strings.ReplaceAll(resp, "BACKEND", b.addr), "%s", "%[1]s"), target)
 	})
 	return b

@@ -30,42 +30,19 @@ type wsUpstream struct {
 }
 
 func startWSUpstream(t *testing.T) *wsUpstream {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ln.Close() })
-	u := &wsUpstream{addr: ln.Addr().String(), heads: make(chan string, 16), closed: make(chan struct{}, 16)}
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			go u.serve(c)
-		}
-	}()
+	u := &wsUpstream{heads: make(chan string, 16), closed: make(chan struct{}, 16)}
+	u.addr = plantest.Loopback(t, func(c net.Conn, _ int) { u.serve(c) })
 	return u
 }
 
 func (u *wsUpstream) serve(c net.Conn) {
-	defer func() {
-		c.Close()
-		u.closed <- struct{}{}
-	}()
+	defer func() { u.closed <- struct{}{} }()
 	br := bufio.NewReader(c)
-	var head strings.Builder
-	for {
-		line, err := br.ReadString('\n')
-		if err != nil {
-			return
-		}
-		head.WriteString(line)
-		if line == "\r\n" {
-			break
-		}
+	head, err := plantest.ReadHead(br)
+	if err != nil {
+		return
 	}
-	u.heads <- head.String()
+	u.heads <- head
 	io.WriteString(c, "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"+
 		"Sec-WebSocket-Accept: s3pPLMBiTxaQ9kYGzzhZRbK+xOo=\r\nX-Upstream: yes\r\n\r\n")
 	buf := make([]byte, 4096)
@@ -75,7 +52,7 @@ func (u *wsUpstream) serve(c net.Conn) {
 			if _, werr := c.Write(buf[:n]); werr != nil {
 				return
 			}
-			if strings.HasPrefix(head.String(), "GET /ws-once ") {
+			if strings.HasPrefix(head, "GET /ws-once ") {
 				return
 			}
 		}

@@ -5,6 +5,7 @@
 package plantest
 
 import (
+	"bufio"
 	"net"
 	"os"
 	"path/filepath"
@@ -113,6 +114,22 @@ var BrowserHeaders = [][2]string{
 	{"Accept", "text/plain,*/*;q=0.8"},
 	{"Accept-Language", "en-US,en;q=0.5"},
 	{"Accept-Encoding", "gzip, deflate, br"},
+}
+
+// ReadHead reads an HTTP/1 request or response head, up to and with its
+// empty line.
+func ReadHead(br *bufio.Reader) (string, error) {
+	var head strings.Builder
+	for {
+		line, err := br.ReadString('\n')
+		if err != nil {
+			return head.String(), err
+		}
+		head.WriteString(line)
+		if line == "\r\n" {
+			return head.String(), nil
+		}
+	}
 }
 
 // Loopback accepts connections on a free loopback port until the
