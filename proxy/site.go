@@ -80,7 +80,7 @@ func NewSite(plan *conf.Plan, shared *Shared) (*Site, error) {
 			case !al.Path.Static:
 				// A path with variables is opened per line (logpath.go).
 			default:
-				w, err := shared.logFiles.Open(al.Path.Raw, al.Buffer > 0, al.Flush)
+				w, err := shared.logFiles.Open(al.Path.Raw, al.Buffer, al.Flush)
 				if err != nil {
 					return err
 				}

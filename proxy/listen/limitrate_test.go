@@ -99,3 +99,36 @@ http {
 		}
 	}
 }
+
+// TestAccessLogBufferSize: with buffer=size, lines wait until the next
+// one would not fit, as nginx's do: 7-byte lines in a 100-byte buffer
+// go out 14 at a time (flush= is an hour, so its timer plays no part).
+func TestAccessLogBufferSize(t *testing.T) {
+	root := plantest.Root(t, map[string]string{"a.txt": "a"})
+	logPath := filepath.Join(root, "logs", "access.log")
+	plan := plantest.Load(t, root, `events {}
+http {
+    error_log `+root+`/logs/error.log;
+    log_format uri $uri;
+    access_log `+logPath+` uri buffer=100 flush=1h;
+    server {
+        listen 127.0.0.1:8080;
+        root `+root+`/html;
+    }
+}
+`)
+	addr := servetest.Serve(t, plan)
+	for i := 1; i <= 30; i++ {
+		resp, err := http.Get("http://" + addr + "/a.txt")
+		if err != nil {
+			t.Fatal(err)
+		}
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		b, _ := os.ReadFile(logPath)
+		want := (i - 1) / 14 * 14 // the lines of the batches the i-th pushed out
+		if got := strings.Count(string(b), "/a.txt\n"); got != want {
+			t.Fatalf("after %d requests the log holds %d lines, want %d", i, got, want)
+		}
+	}
+}

@@ -47,7 +47,7 @@ func NewErrorLog(logs []conf.ErrorLog, files *Files) (*ErrorLog, error) {
 			outs = append(outs, errorOut{syslog: files.Syslog(l.Syslog), level: l.Level})
 			continue
 		}
-		w, err := files.Open(l.Path, false, 0)
+		w, err := files.Open(l.Path, 0, 0)
 		if err != nil {
 			return nil, err
 		}

@@ -99,10 +99,11 @@ func (lf *logFile) Sync() error {
 	return lf.f.Sync()
 }
 
-// Open returns the writer for a path; a buffered one (an access log with
-// nginx's buffer=) holds lines up to flush (its flush=, bufferedFile), an
-// unbuffered one writes each at once.
-func (fs *Files) Open(path string, buffered bool, flush time.Duration) (zapcore.WriteSyncer, error) {
+// Open returns the writer for a path; a buffered one (bufSize > 0: an
+// access log with nginx's buffer=) holds up to bufSize bytes of lines for
+// up to flush (its flush=, bufferedFile), an unbuffered one writes each
+// line at once.
+func (fs *Files) Open(path string, bufSize int, flush time.Duration) (zapcore.WriteSyncer, error) {
 	switch path {
 	case "stderr", "/dev/stderr":
 		return zapcore.Lock(zapcore.AddSync(os.Stderr)), nil
@@ -112,8 +113,8 @@ func (fs *Files) Open(path string, buffered bool, flush time.Duration) (zapcore.
 	fs.mu.Lock()
 	defer fs.mu.Unlock()
 	key := path
-	if buffered {
-		key += "\x00buffered " + flush.String()
+	if bufSize > 0 {
+		key += "\x00buffered " + strconv.Itoa(bufSize) + " " + flush.String()
 	}
 	if lf := fs.files[key]; lf != nil {
 		return lf.out, nil
@@ -124,8 +125,8 @@ func (fs *Files) Open(path string, buffered bool, flush time.Duration) (zapcore.
 	}
 	lf := &logFile{path: path, f: f, fs: fs}
 	lf.out = lf
-	if buffered {
-		lf.buffered = &bufferedFile{lf: lf, every: flush}
+	if bufSize > 0 {
+		lf.buffered = &bufferedFile{lf: lf, size: bufSize, every: flush}
 		lf.out = lf.buffered
 	}
 	fs.files[key] = lf
@@ -288,8 +289,9 @@ func openLogFile(path string) (*os.File, error) {
 	return os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
 }
 
-// bufferedFile is an access log with nginx's buffer=: its lines wait,
-// and go out together when logBatchSize is waiting, every (its flush=)
+// bufferedFile is an access log with nginx's buffer=size: its lines wait,
+// and go out together when the next one would not fit in size (a line
+// longer than size goes out at once after them), every (its flush=)
 // after the oldest waiting line was written, and at reopen and shutdown.
 // An access log without buffer= writes each line at once, as nginx's
 // does: a client that reads the log after its response (nginx's own test
@@ -298,6 +300,7 @@ func openLogFile(path string) (*os.File, error) {
 // (limit_rate.t found its last line missing).
 type bufferedFile struct {
 	lf      *logFile
+	size    int
 	every   time.Duration
 	mu      sync.Mutex
 	buf     []byte
@@ -306,19 +309,22 @@ type bufferedFile struct {
 	stopped bool
 }
 
-const logBatchSize = 64 << 10
-
 func (b *bufferedFile) Write(p []byte) (int, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.stopped {
 		return b.lf.Write(p)
 	}
-	b.buf = append(b.buf, p...)
-	if len(b.buf) >= logBatchSize {
+	if len(b.buf)+len(p) > b.size {
 		b.flushLocked()
-		return len(p), nil
+		if len(p) > b.size {
+			return b.lf.Write(p)
+		}
 	}
+	if b.buf == nil {
+		b.buf = make([]byte, 0, b.size)
+	}
+	b.buf = append(b.buf, p...)
 	if !b.armed {
 		b.armed = true
 		if b.timer == nil {
@@ -343,10 +349,6 @@ func (b *bufferedFile) flushLocked() {
 		return
 	}
 	b.lf.Write(b.buf)
-	if cap(b.buf) > 4*logBatchSize {
-		b.buf = nil
-		return
-	}
 	b.buf = b.buf[:0]
 }
 
