@@ -61,20 +61,7 @@ http {
 // requests that come back to back (edge once held such lines for up to a
 // millisecond, and nginx-tests' limit_rate.t read the log a line short).
 func TestAccessLogLineAtOnce(t *testing.T) {
-	root := plantest.Root(t, map[string]string{"a.txt": "a"})
-	logPath := filepath.Join(root, "logs", "access.log")
-	plan := plantest.Load(t, root, `events {}
-http {
-    error_log `+root+`/logs/error.log;
-    log_format uri $uri;
-    access_log `+logPath+` uri;
-    server {
-        listen 127.0.0.1:8080;
-        root `+root+`/html;
-    }
-}
-`)
-	addr := servetest.Serve(t, plan)
+	addr, logPath := serveURILog(t, "")
 	get := func(path string) {
 		resp, err := http.Get("http://" + addr + path)
 		if err != nil {
@@ -104,20 +91,7 @@ http {
 // one would not fit, as nginx's do: 7-byte lines in a 100-byte buffer
 // go out 14 at a time (flush= is an hour, so its timer plays no part).
 func TestAccessLogBufferSize(t *testing.T) {
-	root := plantest.Root(t, map[string]string{"a.txt": "a"})
-	logPath := filepath.Join(root, "logs", "access.log")
-	plan := plantest.Load(t, root, `events {}
-http {
-    error_log `+root+`/logs/error.log;
-    log_format uri $uri;
-    access_log `+logPath+` uri buffer=100 flush=1h;
-    server {
-        listen 127.0.0.1:8080;
-        root `+root+`/html;
-    }
-}
-`)
-	addr := servetest.Serve(t, plan)
+	addr, logPath := serveURILog(t, " buffer=100 flush=1h")
 	for i := 1; i <= 30; i++ {
 		resp, err := http.Get("http://" + addr + "/a.txt")
 		if err != nil {
@@ -131,4 +105,23 @@ http {
 			t.Fatalf("after %d requests the log holds %d lines, want %d", i, got, want)
 		}
 	}
+}
+
+// serveURILog serves a.txt with an access log of $uri lines, the
+// access_log's options given, and returns the address and the log's path.
+func serveURILog(t *testing.T, options string) (string, string) {
+	root := plantest.Root(t, map[string]string{"a.txt": "a"})
+	logPath := filepath.Join(root, "logs", "access.log")
+	plan := plantest.Load(t, root, `events {}
+http {
+    error_log `+root+`/logs/error.log;
+    log_format uri $uri;
+    access_log `+logPath+` uri`+options+`;
+    server {
+        listen 127.0.0.1:8080;
+        root `+root+`/html;
+    }
+}
+`)
+	return servetest.Serve(t, plan), logPath
 }
