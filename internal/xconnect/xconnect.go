@@ -12,7 +12,7 @@
 // Go specification, "Package initialization", since Go 1.21). This
 // package imports only os and strings, which x/net/http2 imports as
 // well, and "edge/internal/xconnect" sorts before "golang.org/x/net/http2",
-// so its init always runs first. TestExtendedConnectAnnounced (proxy/h2)
+// so its init always runs first. proxy/h2's TestWebSocketOverHTTP2
 // checks the outcome: edge's SETTINGS frame carries the setting.
 package xconnect
 

@@ -110,7 +110,7 @@ const (
 	// moreAll: every write of the response, the connection's last (the
 	// engine closes it next): the close pushes the response out with the
 	// FIN in one segment, as nginx's close of a corked socket does
-	// (tcp_nopush), and the client is woken once (h1conn.lastResponse).
+	// (tcp_nopush), and the client is woken once.
 	moreAll
 )
 

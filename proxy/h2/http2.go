@@ -289,14 +289,7 @@ func writeHTTP2(rt *proxy.Site, w http.ResponseWriter, r *proxy.Request, last bo
 		panic(http.ErrAbortHandler)
 	}
 	h := w.Header()
-	for i := range resp.Header.Len() {
-		name, value := resp.Header.At(i)
-		switch http.CanonicalHeaderKey(name) {
-		case "Connection", "Keep-Alive", "Transfer-Encoding", "Content-Length":
-			continue
-		}
-		h.Add(name, value)
-	}
+	addHeaders(h, resp, false)
 	if last {
 		h.Set("Connection", "close")
 	}
@@ -337,6 +330,24 @@ func writeHTTP2(rt *proxy.Site, w http.ResponseWriter, r *proxy.Request, last bo
 		rt.Infof(r, "writing the response failed (%v)", err)
 	}
 	rt.Done(r, sent)
+}
+
+// addHeaders adds resp's header fields to h but the ones HTTP/2 frames
+// itself or forbids (RFC 9113 8.2.2); for a tunnel's 200, also the
+// upgrade's own (websocket.go), which RFC 8441 leaves out.
+func addHeaders(h http.Header, resp *proxy.Response, tunnel bool) {
+	for i := range resp.Header.Len() {
+		name, value := resp.Header.At(i)
+		switch http.CanonicalHeaderKey(name) {
+		case "Connection", "Keep-Alive", "Transfer-Encoding", "Content-Length":
+			continue
+		case "Upgrade", "Sec-Websocket-Accept":
+			if tunnel {
+				continue
+			}
+		}
+		h.Add(name, value)
+	}
 }
 
 // http2Flush flushes an HTTP/2 response writer.

@@ -66,56 +66,42 @@ func (t *h2Tunnel) serve(rt *proxy.Site, r *proxy.Request) {
 		return
 	}
 	defer proxy.ReleaseRequest(r)
-	h := t.w.Header()
-	for i := range resp.Header.Len() {
-		name, value := resp.Header.At(i)
-		switch http.CanonicalHeaderKey(name) {
-		case "Connection", "Keep-Alive", "Transfer-Encoding", "Content-Length", "Upgrade",
-			"Sec-Websocket-Accept":
-			continue
-		}
-		h.Add(name, value)
-	}
+	addHeaders(t.w.Header(), resp, true)
 	t.w.WriteHeader(http.StatusOK)
-	if fl, ok := t.w.(http.Flusher); ok {
-		fl.Flush()
-	}
+	rc := http.NewResponseController(t.w)
+	rc.Flush()
 	upgrade := resp.Upgrade
 	resp.Release()
-	if err := upgrade(newStreamConn(t, r.Conn)); err != nil {
+	if err := upgrade(newStreamConn(t, rc, r.Conn)); err != nil {
 		rt.Infof(r, "%v while proxying upgraded connection", err)
 	}
 	rt.Done(r, 0)
 }
 
 // streamConn is a tunnel's stream as the net.Conn the upgrade copies
-// through: reads are the client's DATA, writes go out as DATA at once.
+// through: reads are the client's DATA, writes go out as DATA at once;
+// the deadlines are the stream's (x/net/http2's through rc).
 type streamConn struct {
-	t      *h2Tunnel
-	fl     http.Flusher
-	dl     interface{ SetReadDeadline(time.Time) error }
-	wdl    interface{ SetWriteDeadline(time.Time) error }
-	local  net.Addr
-	remote net.Addr
+	body   io.ReadCloser
+	w      http.ResponseWriter
+	rc     *http.ResponseController
+	remote tunnelAddr
 }
 
-func newStreamConn(t *h2Tunnel, info *proxy.ConnInfo) *streamConn {
-	c := &streamConn{t: t, local: tunnelAddr{}, remote: tunnelAddr{}}
-	c.fl, _ = t.w.(http.Flusher)
-	c.dl, _ = t.w.(interface{ SetReadDeadline(time.Time) error })
-	c.wdl, _ = t.w.(interface{ SetWriteDeadline(time.Time) error })
+func newStreamConn(t *h2Tunnel, rc *http.ResponseController, info *proxy.ConnInfo) *streamConn {
+	c := &streamConn{body: t.body, w: t.w, rc: rc}
 	if info != nil {
-		c.remote = tunnelAddr{info.RemoteText}
+		c.remote.s = info.RemoteText
 	}
 	return c
 }
 
-func (c *streamConn) Read(p []byte) (int, error) { return c.t.body.Read(p) }
+func (c *streamConn) Read(p []byte) (int, error) { return c.body.Read(p) }
 
 func (c *streamConn) Write(p []byte) (int, error) {
-	n, err := c.t.w.Write(p)
-	if err == nil && c.fl != nil {
-		c.fl.Flush()
+	n, err := c.w.Write(p)
+	if err == nil {
+		err = c.rc.Flush()
 	}
 	return n, err
 }
@@ -123,33 +109,20 @@ func (c *streamConn) Write(p []byte) (int, error) {
 // Close ends the client's side: a read waiting for DATA returns at once;
 // the stream itself ends when the handler returns.
 func (c *streamConn) Close() error {
-	if c.dl != nil {
-		c.dl.SetReadDeadline(time.Unix(1, 0))
-	}
-	return c.t.body.Close()
+	c.rc.SetReadDeadline(time.Unix(1, 0))
+	return c.body.Close()
 }
 
-func (c *streamConn) LocalAddr() net.Addr  { return c.local }
+func (c *streamConn) LocalAddr() net.Addr  { return tunnelAddr{} }
 func (c *streamConn) RemoteAddr() net.Addr { return c.remote }
 
 func (c *streamConn) SetDeadline(t time.Time) error {
-	c.SetReadDeadline(t)
-	return c.SetWriteDeadline(t)
+	c.rc.SetReadDeadline(t)
+	return c.rc.SetWriteDeadline(t)
 }
 
-func (c *streamConn) SetReadDeadline(t time.Time) error {
-	if c.dl == nil {
-		return nil
-	}
-	return c.dl.SetReadDeadline(t)
-}
-
-func (c *streamConn) SetWriteDeadline(t time.Time) error {
-	if c.wdl == nil {
-		return nil
-	}
-	return c.wdl.SetWriteDeadline(t)
-}
+func (c *streamConn) SetReadDeadline(t time.Time) error  { return c.rc.SetReadDeadline(t) }
+func (c *streamConn) SetWriteDeadline(t time.Time) error { return c.rc.SetWriteDeadline(t) }
 
 // tunnelAddr names the client of a tunnel's stream.
 type tunnelAddr struct{ s string }
