@@ -142,6 +142,9 @@ type compiler struct {
 	sslAddrs    map[string]bool
 	fpmPools    []*FPMPool
 	acmeIssuers map[string]*ACMEIssuer // acme_issuer blocks by name (ssl.go)
+	// logBuffers is the buffer= and flush= of the first buffered
+	// access_log to each file (logs.go).
+	logBuffers map[string]*AccessLog
 }
 
 // frame is the context a directive is read in.
@@ -408,6 +411,7 @@ func (c *compiler) finish() error {
 	if err := c.resolveCacheZones(); err != nil {
 		return err
 	}
+	c.shareLogBuffers()
 	return c.buildListens()
 }
 

@@ -239,10 +239,46 @@ func (c *compiler) accessLogOptions(d *Directive, al *AccessLog, rest []string) 
 	if al.Buffer > 0 && al.Syslog != nil {
 		return emergf(d, "logs to syslog cannot be buffered")
 	}
+	if al.Buffer > 0 {
+		// nginx's buffer belongs to the open file, not to the directive:
+		// a second buffered log to the same file must ask for the same
+		// buffer (the flush= given, before its default, included).
+		if prev := c.logBuffers[al.Path.Raw]; prev != nil {
+			if prev.Buffer != al.Buffer || prev.Flush != al.Flush {
+				return emergf(d, "access_log \"%s\" already defined with conflicting parameters", d.Args[0])
+			}
+		} else {
+			if c.logBuffers == nil {
+				c.logBuffers = map[string]*AccessLog{}
+			}
+			c.logBuffers[al.Path.Raw] = &AccessLog{Buffer: al.Buffer, Flush: al.Flush}
+		}
+	}
 	if al.Flush == 0 && al.Buffer > 0 {
 		al.Flush = time.Second
 	}
 	return nil
+}
+
+// shareLogBuffers gives an unbuffered access log the buffer another
+// access_log declared for the same file, as nginx's file buffer serves
+// every log that writes to the file, whichever comes first in the
+// configuration.
+func (c *compiler) shareLogBuffers() {
+	if len(c.logBuffers) == 0 {
+		return
+	}
+	c.plan.EachLocation(func(l *Location) error {
+		for _, al := range l.AccessLogs {
+			if b := c.logBuffers[al.Path.Raw]; b != nil && al.Buffer == 0 && al.Syslog == nil && al.Path.Static {
+				al.Buffer, al.Flush = b.Buffer, b.Flush
+				if al.Flush == 0 {
+					al.Flush = time.Second
+				}
+			}
+		}
+		return nil
+	})
 }
 
 // LogFileCache is open_log_file_cache: how long the files of access logs

@@ -213,6 +213,11 @@ var configErrors = []struct {
 		want: `buffered logs cannot have variables in name in {CONF}:3`,
 	},
 	{
+		name: "buffered log conflicting parameters",
+		conf: "events {}\nhttp {\n    access_log logs/a.log combined buffer=4k;\n    server {\n        access_log logs/a.log combined buffer=8k;\n    }\n}\n",
+		want: `access_log "logs/a.log" already defined with conflicting parameters in {CONF}:5`,
+	},
+	{
 		name: "open_log_file_cache max",
 		conf: "events {}\nhttp {\n    open_log_file_cache inactive=20s;\n}\n",
 		want: `"open_log_file_cache" must have "max" parameter in {CONF}:3`,
