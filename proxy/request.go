@@ -146,13 +146,15 @@ type Request struct {
 	slots      []slotValue
 
 	// response (for $status, $sent_http_*, $body_bytes_sent)
-	resp        *Response
-	scratch     []byte
-	headers     []HeaderKV // for Header.appendAll; kept across requests
-	params      []HeaderKV // the CGI params (cgiParams); kept across requests
-	fileCache   *fileEntry
-	requestID   string
-	bodySent    int64
+	resp      *Response
+	scratch   []byte
+	headers   []HeaderKV // for Header.appendAll; kept across requests
+	params    []HeaderKV // the CGI params (cgiParams); kept across requests
+	fileCache *fileEntry
+	requestID string
+	bodySent  int64
+	// ended: the log phase has begun (Site.Done).
+	ended       bool
 	gzipRatio   string
 	brotliRatio string
 	// gzipVary asks for "Vary: Accept-Encoding" where gzip_vary is on
@@ -350,22 +352,39 @@ func (r *Request) headerBytes() int64 {
 		n += int64(len("Transfer-Encoding: chunked\r\n"))
 	}
 	if resp.Upgrade == nil {
-		if resp.Close || r.Proto != "HTTP/1.1" || r.Header != nil && asksClose(r.Header.Get("Connection")) {
-			n += int64(len("Connection: close\r\n"))
-		} else {
-			n += int64(len("Connection: keep-alive\r\n"))
-		}
+		n += int64(len("Connection: \r\n") + len(r.connectionField()))
 	}
 	return n
 }
 
-// asksClose reports whether a request's Connection field holds the
-// "close" token.
-func asksClose(v string) bool {
+// connectionField is the Connection field of the response, as nginx's
+// $sent_http_connection has it: "upgrade" for a 101, else "keep-alive"
+// when the connection is to serve another request, else "close".
+func (r *Request) connectionField() string {
+	switch {
+	case r.resp.Status == 101:
+		return "upgrade"
+	case r.resp.Close:
+		return "close"
+	case r.Proto == "HTTP/2.0":
+		return "keep-alive"
+	}
+	asked := ""
+	if r.Header != nil {
+		asked = r.Header.Get("Connection")
+	}
+	if r.Proto == "HTTP/1.1" && !hasToken(asked, "close") || r.Proto == "HTTP/1.0" && hasToken(asked, "keep-alive") {
+		return "keep-alive"
+	}
+	return "close"
+}
+
+// hasToken reports whether a comma-separated field value holds token.
+func hasToken(v, token string) bool {
 	for v != "" {
 		var tok string
 		tok, v, _ = strings.Cut(v, ",")
-		if strings.EqualFold(strings.TrimSpace(tok), "close") {
+		if strings.EqualFold(strings.TrimSpace(tok), token) {
 			return true
 		}
 	}

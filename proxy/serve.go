@@ -167,7 +167,7 @@ func (rt *Site) BadRequest(r *Request, status int) {
 
 // Done runs the log phase once the body is out (or failed).
 func (rt *Site) Done(r *Request, sent int64) {
-	r.bodySent = sent
+	r.bodySent, r.ended = sent, true
 	r.up.settle()
 	rt.accessLog(r)
 }

@@ -130,12 +130,35 @@ func headerVar(r *Request, name string) string {
 	return r.Header.Get(name)
 }
 
-// sentHeaderVar is $sent_http_NAME: the response header as it stands.
+// sentHeaderVar is $sent_http_NAME: the response header as it stands,
+// and, as nginx has them, the fields the HTTP/1 engine writes itself:
+// Connection, and the Content-Length or chunked framing of a response
+// that has none of its own. $sent_http_connection is "close" once the
+// log phase has begun, as nginx's is (ngx_http_set_keepalive clears
+// r->keepalive before it logs the request), and over HTTP/2.
 func sentHeaderVar(r *Request, name string) string {
 	if r.resp == nil {
 		return ""
 	}
-	return r.resp.Header.Get(name)
+	if v := r.resp.Header.Get(name); v != "" {
+		return v
+	}
+	switch {
+	case strings.EqualFold(name, "Connection"):
+		if f := r.connectionField(); f == "upgrade" || !r.ended && r.Proto != "HTTP/2.0" {
+			return f
+		}
+		return "close"
+	case strings.EqualFold(name, "Content-Length"):
+		if r.resp.Length >= 0 && r.resp.Status != 304 && r.resp.Status != 204 {
+			return strconv.FormatInt(r.resp.Length, 10)
+		}
+	case strings.EqualFold(name, "Transfer-Encoding"):
+		if r.resp.Length < 0 && r.Proto == "HTTP/1.1" && r.resp.Upgrade == nil {
+			return "chunked"
+		}
+	}
+	return ""
 }
 
 // cookieValue finds one cookie in a Cookie header.

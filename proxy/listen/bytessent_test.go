@@ -18,14 +18,15 @@ import (
 // TestBytesSentIsWhatWasSent: $bytes_sent is what the connection sent
 // for the request, status line and header included, as nginx counts it:
 // for each kind of HTTP/1 response, the logged figure is the bytes the
-// client read.
+// client read. $sent_http_connection is "close" in the log, as nginx's
+// is whether or not the connection stays open.
 func TestBytesSentIsWhatWasSent(t *testing.T) {
 	root := plantest.Root(t, map[string]string{"a.txt": "hello\n", "index.html": strings.Repeat("x", 3000)})
 	logPath := filepath.Join(root, "logs", "access.log")
 	plan := plantest.Load(t, root, `events {}
 http {
     error_log `+root+`/logs/error.log;
-    log_format sent "$request $bytes_sent";
+    log_format sent "$request $sent_http_connection $bytes_sent";
     access_log `+logPath+` sent;
     keepalive_requests 3;
     server {
@@ -48,6 +49,7 @@ http {
 		"GET /teapot HTTP/1.1\r\nHost: x\r\n\r\n",
 		"GET /empty HTTP/1.1\r\nHost: x\r\n\r\n",
 		"GET /a.txt HTTP/1.0\r\n\r\n",
+		"GET /a.txt HTTP/1.0\r\nConnection: keep-alive\r\n\r\n",
 		"GET /a.txt HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",
 		"GET /a.txt HTTP/1.1\r\nHost: x\r\nRange: bytes=1-2\r\n\r\n",
 		"GET / HTTP/1.1\r\nHost: x\r\nIf-None-Match: *\r\n\r\n",
@@ -63,6 +65,9 @@ http {
 		cut := strings.LastIndexByte(line, ' ')
 		if sent := line[cut+1:]; sent != strconv.Itoa(got[i]) {
 			t.Errorf("%q: $bytes_sent %s, the client read %d bytes", line[:cut], sent, got[i])
+		}
+		if !strings.HasSuffix(line[:cut], " close") {
+			t.Errorf("%q: $sent_http_connection is not close", line)
 		}
 	}
 }
