@@ -246,6 +246,12 @@ type Entry struct {
 	// as it does the file) when the zone keeps the entry in memory; nil
 	// otherwise. It is shared by every HIT and never modified.
 	Data []byte
+	// Kept is the file Data was read from, which the zone keeps open
+	// while it keeps Data, for a sender that can send a section from it
+	// (sendfile) rather than copy it. It is the zone's: never close it;
+	// the zone may close it at any time (the entry dropped), and a
+	// sender that finds it closed sends Data instead.
+	Kept *os.File
 }
 
 // Body returns the section to send: the gzip variant when gzip is true

@@ -191,7 +191,7 @@ func (l *Lookup) once(deadline time.Time) (step, <-chan struct{}, time.Time) {
 		}
 		n.errStatus = 0
 	}
-	exists, meta, data, fd := n.exists, n.meta, n.data, n.fd
+	exists, meta, data, fd, kept := n.exists, n.meta, n.data, n.fd, n.file
 	z.mu.Unlock()
 
 	var e *Entry
@@ -200,7 +200,7 @@ func (l *Lookup) once(deadline time.Time) (step, <-chan struct{}, time.Time) {
 		var err error
 		ok := false
 		if data != nil {
-			e, ok = memoryEntry(meta, data, fd)
+			e, ok = memoryEntry(meta, data, fd, kept)
 		}
 		if !ok {
 			if e, err = z.openEntry(l.hash, meta); err == nil {

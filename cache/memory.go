@@ -138,7 +138,7 @@ func (z *Zone) Memory() (bytes int64, entries int) {
 // device and inode differ, or it was reopened on this very file, whose
 // bytes data still are (an entry file never changes after its rename
 // but for the validity Revalidated rewrites in place, which m holds).
-func memoryEntry(m *Meta, data []byte, fd int) (e *Entry, ok bool) {
+func memoryEntry(m *Meta, data []byte, fd int, kept *os.File) (e *Entry, ok bool) {
 	var st syscall.Stat_t
 	for {
 		err := syscall.Fstat(fd, &st)
@@ -152,7 +152,7 @@ func memoryEntry(m *Meta, data []byte, fd int) (e *Entry, ok bool) {
 	if st.Nlink == 0 || uint64(st.Dev) != m.dev || st.Ino != m.ino || st.Size != m.size || int64(len(data)) != m.size {
 		return nil, false
 	}
-	return &Entry{Meta: m, Data: data}, true
+	return &Entry{Meta: m, Data: data, Kept: kept}, true
 }
 
 // readIn reads an opened entry's whole file into memory when the zone

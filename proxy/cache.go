@@ -444,6 +444,9 @@ func (rt *Site) sendEntry(r *Request, e *cache.Entry) {
 		// A small entry the zone keeps in memory (cache/memory.go): sent
 		// as edge's file cache sends a small static file, no file opened.
 		out.Kind, out.Bytes, out.Length = BodyBytes, e.Bytes(sec), sec.Len
+		if e.Kept != nil {
+			out.Mirror = FileMirror{File: e.Kept, Data: e.Data}
+		}
 	case sec.Len == 0:
 		e.File.Close()
 		out.Kind, out.File, out.CloseFile, out.Bytes, out.Length = BodyBytes, nil, false, nil, 0

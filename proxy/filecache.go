@@ -61,6 +61,11 @@ type fileEntry struct {
 	etag         string // `"%x-%x"` of mtime and size, as nginx makes it
 	lastModified string // HTTP date of mtime
 	data         []byte // the content when small enough (nil otherwise)
+	// mirror is data's file, kept open for a sendfile of it (mirror.go)
+	// when data is at least MirrorMin bytes and keptFiles had room; it is
+	// closed when the entry leaves the cache (release).
+	mirror   *FileMirror
+	released atomic.Bool
 
 	gzMu sync.Mutex
 	gz   map[int][]byte // compressed content by coding, level and window (compressed)
@@ -116,8 +121,9 @@ func (c *fileCache) get(path string) *fileEntry {
 	}
 	e.used.Store(now.Unix())
 	c.mu.Lock()
-	if old := c.m[path]; old != nil {
+	if old := c.m[path]; old != nil && old != e {
 		c.bytes.Add(-int64(len(old.data)))
+		old.release()
 	}
 	if len(c.m) >= fileCacheMax || c.bytes.Load() > fileCacheBytes {
 		c.evictLocked(now)
@@ -166,32 +172,72 @@ func (c *fileCache) load(path string, old *fileEntry) *fileEntry {
 	e.etag = makeETag(e.info.mtime, e.info.size)
 	e.lastModified = e.info.mtime.UTC().Format(httpTimeFormat)
 	if e.info.size <= memFileLimit && st.Mode().IsRegular() {
-		data, err := readFull(path, e.info.size)
+		data, kept, err := readFull(path, e.info.size)
 		switch {
 		case err != nil:
 			e.info.err = classify(err)
 			e.info.exists = err != errNotFound
 		default:
 			e.data = data
+			if kept != nil {
+				e.mirror = &FileMirror{File: kept, Data: data}
+			}
 		}
 	}
 	return e
 }
 
 // readFull reads a small file; a file that changed size meanwhile is read
-// again on the next check.
-func readFull(path string, size int64) ([]byte, error) {
+// again on the next check. A file of MirrorMin bytes or more stays open
+// (kept) while keptFiles has room.
+func readFull(path string, size int64) (data []byte, kept *os.File, err error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	defer f.Close()
-	data := make([]byte, size)
+	data = make([]byte, size)
 	n, err := io.ReadFull(f, data)
 	if err != nil && err != io.ErrUnexpectedEOF {
-		return nil, err
+		f.Close()
+		return nil, nil, err
 	}
-	return data[:n], nil
+	if n >= MirrorMin && n == len(data) && keepFile() {
+		return data, f, nil
+	}
+	f.Close()
+	return data[:n], nil, nil
+}
+
+// keptFiles counts the files the file cache keeps open for mirrors, of
+// at most keptFilesMax: a quarter of the process's descriptors, and no
+// more than 1000 (nginx's open_file_cache keeps as many as its max=).
+var keptFiles atomic.Int64
+
+var keptFilesMax = func() int64 {
+	var lim syscall.Rlimit
+	if err := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &lim); err != nil {
+		return 0
+	}
+	return min(int64(lim.Cur/4), 1000)
+}()
+
+// keepFile takes a place in keptFiles; false when there is none.
+func keepFile() bool {
+	if keptFiles.Add(1) > keptFilesMax {
+		keptFiles.Add(-1)
+		return false
+	}
+	return true
+}
+
+// release closes the entry's kept file once it has left the cache; a
+// response sending from it meanwhile finds it closed and writes the
+// bytes instead (mirror.go).
+func (e *fileEntry) release() {
+	if e.mirror != nil && e.released.CompareAndSwap(false, true) {
+		e.mirror.File.Close()
+		keptFiles.Add(-1)
+	}
 }
 
 // evictLocked drops entries not used in the last minute, or every entry
@@ -202,9 +248,13 @@ func (c *fileCache) evictLocked(now time.Time) {
 		if e.used.Load() < limit {
 			delete(c.m, k)
 			c.bytes.Add(-int64(len(e.data)))
+			e.release()
 		}
 	}
 	if len(c.m) >= fileCacheMax || c.bytes.Load() > fileCacheBytes {
+		for _, e := range c.m {
+			e.release()
+		}
 		c.m = map[string]*fileEntry{}
 		c.bytes.Store(0)
 	}

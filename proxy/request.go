@@ -198,7 +198,11 @@ type Response struct {
 	Header    ResponseHeader
 	Kind      BodyKind
 	Bytes     []byte
-	File      *os.File
+	// Mirror, when set, is a file that holds Bytes (or the bytes they
+	// were cut from): an adapter that can may send them from it
+	// (mirror.go). A filter that makes Bytes anew may leave it.
+	Mirror FileMirror
+	File   *os.File
 	// CloseFile tells the adapter to close File after sending it.
 	CloseFile bool
 	Offset    int64

@@ -137,6 +137,9 @@ func (rt *Site) fileResponse(r *Request, e *fileEntry) int {
 	if e.data != nil {
 		resp.Kind = BodyBytes
 		resp.Bytes = e.data
+		if e.mirror != nil {
+			resp.Mirror = *e.mirror
+		}
 		return 0
 	}
 	f, err := os.Open(e.path)

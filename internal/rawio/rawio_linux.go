@@ -197,7 +197,8 @@ func (c *Conn) writeFD(fd uintptr) bool {
 // SendFile sends n bytes of f from offset with sendfile(2), under the
 // write timeout as Write is; it returns how much went. f's own offset
 // does not move. An error that says sendfile cannot be used for these two
-// descriptors before anything went is returned as ErrNoSendFile.
+// descriptors before anything went, or a file already closed, is
+// returned as ErrNoSendFile.
 func (c *Conn) SendFile(f *os.File, offset, n int64) (int64, error) {
 	if c.raw == nil {
 		return 0, ErrNoSendFile
@@ -220,7 +221,8 @@ func (c *Conn) SendFile(f *os.File, offset, n int64) (int64, error) {
 	sent, errno := n-c.wr.left, c.wr.errno
 	c.disarm()
 	if cerr != nil {
-		return sent, cerr
+		// f was closed (by its owner, meanwhile): nothing went.
+		return 0, ErrNoSendFile
 	}
 	if sent == 0 && (errno == syscall.EINVAL || errno == syscall.ENOSYS || errno == syscall.EOPNOTSUPP) {
 		return 0, ErrNoSendFile

@@ -8,6 +8,10 @@ import "net"
 // SetWriteHook sets writeHook, which sees every write of a TCP connection.
 func SetWriteHook(f func(c *net.TCPConn, more bool)) { writeHook = f }
 
+// SetMirrorHook sets mirrorHook, which sees every body sent from a file
+// mirror and whether it went by sendfile.
+func SetMirrorHook(f func(fromFile bool)) { mirrorHook = f }
+
 const (
 	WriteBuffer = http1WriteBuffer
 	ParkAfter   = parkAfter

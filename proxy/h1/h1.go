@@ -224,6 +224,14 @@ func (c Ctx) SkipBody() { c.c.Response.SkipBody = true }
 // file and the connection allows it), closing r after.
 func (c Ctx) SetBodyStream(r io.Reader, size int) { c.c.Response.SetBodyStream(r, size) }
 
+// SetBodySection sends size bytes read from r after the headers have
+// gone out on their own, so that the connection's ReadFrom gets r with
+// nothing buffered before it (a mirrorSection, sent by sendfile).
+func (c Ctx) SetBodySection(r io.Reader, size int) {
+	c.c.Response.ImmediateHeaderFlush = true
+	c.c.Response.SetBodyStream(r, size)
+}
+
 // StreamBody sends the headers at once and then what write writes,
 // chunked; write runs after the handler returns, in a goroutine of its
 // own. The engine resets the request (whose views write's log phase

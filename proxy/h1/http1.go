@@ -379,7 +379,18 @@ func writeHTTP1(rt *proxy.Site, ctx Ctx, info *h1conn, r *proxy.Request) {
 	// A paced body and an HTTP/1.1 stream are written over time; anything
 	// else is written whole at once (an HTTP/1.0 stream is collected).
 	atOnce := pace == nil && resp.Kind != proxy.BodyStream || resp.Kind == proxy.BodyStream && !ctx.Header().IsHTTP11()
+	// A body in memory that a kept file holds too goes from the file over
+	// plain TCP (proxy.FileMirror).
+	var mirrorOff int64
+	mirrored := false
+	if resp.Kind == proxy.BodyBytes && !head && pace == nil && info.sendsFiles {
+		mirrorOff, mirrored = resp.Mirror.Offset(resp.Bytes)
+	}
 	switch {
+	case mirrored:
+		// The headers go first, with MSG_MORE, then sendfile sends the
+		// body from its file (tcpEdgeConn.ReadFrom).
+		info.more = moreFirst
 	case atOnce && ctx.WillClose(info.Group.Default.Loc.KeepaliveRequests):
 		// The connection's last response: it waits in the socket for the
 		// close, which sends it with the FIN (moreAll).
@@ -407,10 +418,14 @@ func writeHTTP1(rt *proxy.Site, ctx Ctx, info *h1conn, r *proxy.Request) {
 			pacedHTTP1(rt, ctx, info, r, bytes.NewReader(b), nil, int64(len(b)), pace)
 			return
 		}
-		if resp.Pooled() {
+		switch {
+		case mirrored:
+			info.mirror = mirrorSection{f: resp.Mirror.File, off: mirrorOff, b: resp.Bytes}
+			ctx.SetBodySection(&info.mirror, len(resp.Bytes))
+		case resp.Pooled():
 			ctx.SetBody(resp.Bytes)
 			resp.Release()
-		} else {
+		default:
 			ctx.SetBodyRaw(resp.Bytes)
 		}
 		if head {

@@ -47,6 +47,11 @@ type h1conn struct {
 	// nothing it was three allocations per connection.
 	lastRequest    []byte
 	lastRequestBuf [104]byte
+	// sendsFiles: the connection's ReadFrom sends files with sendfile
+	// (tcpEdgeConn), so a body with a file mirror goes from its file
+	// (mirror, proxy.FileMirror).
+	sendsFiles bool
+	mirror     mirrorSection
 	// What parking needs (park_linux.go, tcpEdgeConn.Read): the deadline
 	// of the engine's wait for the next request, and parkWait when the
 	// socket's is parkAfter instead; parking, set when that wait ends to
@@ -151,6 +156,7 @@ func (s *Adapter) ServeTCP(tc *net.TCPConn, info *proxy.ConnInfo, network string
 	ec := &tcpEdgeConn{TCPConn: tc, parker: &s.parker, kept: k}
 	k.live = ec
 	ec.info = ec.st.init(info)
+	ec.st.sendsFiles = true
 	info.Adapter.Store(k)
 	ec.raw.Init(tc, network)
 	info.UseRaw(&ec.raw.Raw)
@@ -283,6 +289,9 @@ func (c *tcpEdgeConn) ReadFrom(r io.Reader) (int64, error) {
 	if writeHook != nil {
 		writeHook(c.TCPConn, false)
 	}
+	if m, lr := mirrorToSend(r); m != nil {
+		return m.send(c, lr)
+	}
 	if f, n, ok := fileToSend(r); ok {
 		if sent, err, done := sendFile(&c.raw.Raw, f, n, r); done {
 			return sent, err
@@ -292,6 +301,78 @@ func (c *tcpEdgeConn) ReadFrom(r io.Reader) (int64, error) {
 	// send_timeout.
 	return io.Copy(writerOnly{c}, r)
 }
+
+// mirrorSection is a body in memory that a file holds too, from off
+// (proxy.FileMirror): the engine hands it to the connection's ReadFrom,
+// which sends it from the file with sendfile; read any other way, it is
+// copied from memory.
+type mirrorSection struct {
+	f   *os.File
+	off int64
+	b   []byte // what is left to send
+}
+
+func (m *mirrorSection) Read(p []byte) (int, error) {
+	if len(m.b) == 0 {
+		return 0, io.EOF
+	}
+	n := copy(p, m.b)
+	m.skip(n)
+	return n, nil
+}
+
+// skip moves past n bytes sent; once all went, m lets go of the file
+// and the bytes, which the connection would otherwise hold while idle.
+func (m *mirrorSection) skip(n int) {
+	m.b = m.b[n:]
+	m.off += int64(n)
+	if len(m.b) == 0 {
+		*m = mirrorSection{}
+	}
+}
+
+// mirrorToSend returns the mirrorSection a reader reads, alone or under
+// the engine's io.LimitedReader (nil when it reads none).
+func mirrorToSend(r io.Reader) (*mirrorSection, *io.LimitedReader) {
+	lr, _ := r.(*io.LimitedReader)
+	if lr != nil {
+		r = lr.R
+	}
+	m, _ := r.(*mirrorSection)
+	return m, lr
+}
+
+// send sends what is left of m (no more than lr's N) to c from the file.
+// A file its owner closed meanwhile (the entry dropped), or one that
+// sendfile cannot send from, is found before anything went: the bytes are
+// written from memory instead. A file that ends early (truncated on
+// disk) leaves the body short, which the engine answers by closing the
+// connection, as nginx does.
+func (m *mirrorSection) send(c *tcpEdgeConn, lr *io.LimitedReader) (int64, error) {
+	n := int64(len(m.b))
+	if lr != nil {
+		n = min(n, lr.N)
+	}
+	sent, err := c.raw.Raw.SendFile(m.f, m.off, n)
+	fromFile := true
+	if sent == 0 && errors.Is(err, rawio.ErrNoSendFile) {
+		var w int
+		w, err = c.raw.Write(m.b[:n])
+		sent, fromFile = int64(w), false
+	}
+	if mirrorHook != nil {
+		mirrorHook(fromFile)
+	}
+	m.skip(int(sent))
+	if lr != nil {
+		lr.N -= sent
+	}
+	return sent, err
+}
+
+// mirrorHook, set by tests before a server starts, sees every body sent
+// for a mirrorSection and whether it went from the file.
+var mirrorHook func(fromFile bool)
 
 // writerOnly hides a writer's ReadFrom, so that io.Copy does not call it
 // back.

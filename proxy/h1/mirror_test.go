@@ -1,0 +1,81 @@
+package h1
+
+import (
+	"bytes"
+	"io"
+	"net"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"edge/proxy"
+)
+
+// TestMirrorClosedFileWritesBytes: a mirror whose file its owner closed
+// (the cache entry dropped while the response was on its way) is sent
+// from memory, whole.
+func TestMirrorClosedFileWritesBytes(t *testing.T) {
+	data := bytes.Repeat([]byte("0123456789abcdef"), 4096)
+	path := filepath.Join(t.TempDir(), "f")
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, closed := range []bool{false, true} {
+		f, err := os.Open(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if closed {
+			f.Close()
+		}
+		var fromFile []bool
+		mirrorHook = func(b bool) { fromFile = append(fromFile, b) }
+		got := sendThrough(t, &mirrorSection{f: f, off: 100, b: data[100:]}, int64(len(data)-100))
+		mirrorHook = nil
+		f.Close()
+		if !bytes.Equal(got, data[100:]) {
+			t.Errorf("closed %v: %d bytes arrived, want %d, the same", closed, len(got), len(data)-100)
+		}
+		if len(fromFile) != 1 || fromFile[0] == closed {
+			t.Errorf("closed %v: sent from the file %v, want %v once", closed, fromFile, !closed)
+		}
+	}
+}
+
+// sendThrough sends n bytes of m through a plain-TCP connection's
+// ReadFrom, as the engine does (under an io.LimitedReader), and returns
+// what the other end read.
+func sendThrough(t *testing.T, m *mirrorSection, n int64) []byte {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	client, err := net.Dial("tcp", ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer client.Close()
+	sc, err := ln.Accept()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sc.Close()
+	ec := &tcpEdgeConn{TCPConn: sc.(*net.TCPConn)}
+	ec.info = ec.st.init(&proxy.ConnInfo{})
+	ec.raw.Init(sc, "tcp")
+	done := make(chan []byte)
+	go func() {
+		client.SetReadDeadline(time.Now().Add(10 * time.Second))
+		b, _ := io.ReadAll(client)
+		done <- b
+	}()
+	sent, err := ec.ReadFrom(&io.LimitedReader{R: m, N: n})
+	if err != nil || sent != n {
+		t.Errorf("ReadFrom: %d of %d bytes (%v)", sent, n, err)
+	}
+	sc.Close()
+	return <-done
+}
