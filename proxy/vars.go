@@ -225,6 +225,8 @@ func (rt *Site) builtin(r *Request, id conf.VarID) string {
 		return r.uri
 	case conf.VarRequestURI:
 		return requestURI(r.RawTarget)
+	case conf.VarDateLocal, conf.VarDateGMT:
+		return rt.ssiDate(r, id == conf.VarDateGMT)
 	case conf.VarArgs, conf.VarQueryString:
 		return r.args
 	case conf.VarIsArgs:
