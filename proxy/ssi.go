@@ -150,7 +150,7 @@ func (rt *Site) ssiFilter(r *Request) {
 		resp.Release()
 	}
 	resp.Kind, resp.Bytes, resp.File, resp.CloseFile, resp.Stream, resp.Length = BodyStream, nil, nil, false, nil, -1
-	resp.Stream = func(w io.Writer, flush func() error) error {
+	read := func() ([]byte, error) {
 		var body []byte
 		switch kind {
 		case BodyBytes:
@@ -162,18 +162,54 @@ func (rt *Site) ssiFilter(r *Request) {
 				file.Close()
 			}
 			if err != nil && !errors.Is(err, io.EOF) {
-				return err
+				return nil, err
 			}
 		case BodyStream:
 			var b bytes.Buffer
 			if err := inner(&b, func() error { return nil }); err != nil {
-				return err
+				return nil, err
 			}
 			body = b.Bytes()
 		}
-		return rt.ssiRun(r, body, w)
+		return body, nil
+	}
+	if r.parent != nil {
+		// A subrequest's body is processed as its parent takes it.
+		resp.Stream = func(w io.Writer, flush func() error) error {
+			body, err := read()
+			if err != nil {
+				return err
+			}
+			return rt.ssiRun(r, body, w)
+		}
+		return
+	}
+	// A main response is processed now, before its head goes out, so that
+	// a failure early in the output (an include's body past
+	// subrequest_output_buffer_size) ends the connection without a
+	// response, as nginx's does while what it output is still below
+	// postpone_output.
+	body, err := read()
+	var out bytes.Buffer
+	if err == nil {
+		err = rt.ssiRun(r, body, &out)
+	}
+	if err != nil && out.Len() < postponeOutput {
+		rt.dropBody(resp)
+		resp.Drop, resp.Close = true, true
+		return
+	}
+	resp.Stream = func(w io.Writer, flush func() error) error {
+		if _, werr := w.Write(out.Bytes()); werr != nil {
+			return werr
+		}
+		return err
 	}
 }
+
+// postponeOutput is nginx's postpone_output default: output below it
+// waits in nginx's write filter.
+const postponeOutput = 1460
 
 // ssiRun runs the commands of body, writing the output to w.
 func (rt *Site) ssiRun(r *Request, body []byte, w io.Writer) error {
@@ -349,7 +385,7 @@ func (rt *Site) ssiInclude(r *Request, params map[string]string, w io.Writer) (b
 	stub, hasStub := params["stub"]
 	switch {
 	case isVirtual && isFile:
-		rt.log.errorf(r, "inlcusion may be either virtual=\"%s\" or file=\"%s\"", uri, file)
+		rt.log.errorf(r, "inclusion may be either virtual=\"%s\" or file=\"%s\"", uri, file)
 		return true, nil
 	case !isVirtual && !isFile:
 		rt.log.errorf(r, "no parameter in \"include\" SSI command")
@@ -422,7 +458,10 @@ func (rt *Site) ssiInclude(r *Request, params map[string]string, w io.Writer) (b
 		return false, err
 	}
 	if block != nil && (sr.stubbed || n == 0) {
-		if sr.loc.SSI.On && sr.loc.SSI.TypeOK(r.resp.Header.Get("Content-Type")) {
+		// A stub that stands for an error status is the subrequest's
+		// output and passes through its SSI filter; one after an empty
+		// body passes only where SSI took that body.
+		if sr.ssi != nil || sr.stubbed && sr.loc.SSI.On && sr.loc.SSI.TypeOK(r.resp.Header.Get("Content-Type")) {
 			// The stub goes out as the subrequest's output, through its
 			// own SSI filter.
 			sr.ssi = &ssiCtx{errmsg: ssiDefaultErrmsg, timefmt: ssiDefaultTimefmt, encoding: ssiEncEntity, output: true}
@@ -471,10 +510,11 @@ func (rt *Site) ssiEcho(r *Request, params map[string]string, w io.Writer) (bool
 	return false, err
 }
 
-// ssiURLEscape is nginx's NGX_ESCAPE_HTML set: space, '"', '#', '%', '\”,
-// the controls and bytes from 0x7f on.
+// ssiURLEscape is nginx's NGX_ESCAPE_HTML set: space, the double and
+// single quotes, '#', '%', '<', '>', '\\', '^', '`', '{', '|', '}', the
+// controls and bytes from 0x7f on.
 func ssiURLEscape(c byte) bool {
-	return c <= ' ' || c >= 0x7f || c == '"' || c == '#' || c == '%' || c == '\''
+	return c <= ' ' || c >= 0x7f || c == '"' || c == '#' || c == '%' || c == '\'' || c == '<' || c == '>' || strings.IndexByte("\\^`{|}", c) >= 0
 }
 
 // escapeHTML is ngx_escape_html: <, >, & and ".
@@ -695,7 +735,7 @@ func varMayBeAbsent(r *Request, ref *conf.VarRef) bool {
 		return ref.Map == nil && (ref.N >= len(r.slots) || !r.slots[ref.N].valid)
 	}
 	switch ref.ID {
-	case conf.VarContentType, conf.VarContentLength, conf.VarRemoteUser, conf.VarRequestBody, conf.VarRequestBodyFile,
+	case conf.VarArgs, conf.VarQueryString, conf.VarContentType, conf.VarContentLength, conf.VarRemoteUser, conf.VarRequestBody, conf.VarRequestBodyFile,
 		conf.VarUpstreamAddr, conf.VarUpstreamStatus, conf.VarUpstreamResponseTime, conf.VarUpstreamConnectTime,
 		conf.VarUpstreamHeaderTime, conf.VarUpstreamCacheStatus, conf.VarUpstreamResponseLength, conf.VarUpstreamBytesReceived,
 		conf.VarSSLProtocol, conf.VarSSLCipher, conf.VarSSLSessionReused, conf.VarSSLServerName, conf.VarSSLSessionID:

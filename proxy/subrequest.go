@@ -23,7 +23,9 @@ import (
 	"io"
 )
 
-// maxSubrequests is NGX_HTTP_MAX_SUBREQUESTS: how deep subrequests nest.
+// maxSubrequests is NGX_HTTP_MAX_SUBREQUESTS: a main request starts with
+// one more than it, and each level of subrequests takes one, so that 51
+// nest.
 const maxSubrequests = 50
 
 // errTooBigSubrequest ends a response whose in-memory subrequest
@@ -51,7 +53,7 @@ func (r *Request) subDepth() int {
 // newSubrequest makes the subrequest of r for uri (decoded, as $uri) and
 // args; nil with the log line nginx writes when r is too deep already.
 func (rt *Site) newSubrequest(r *Request, uri, args string) *Request {
-	if r.subDepth() >= maxSubrequests {
+	if r.subDepth() > maxSubrequests {
 		rt.log.errorf(r, "subrequests cycle while processing \"%s\"", uri)
 		return nil
 	}
