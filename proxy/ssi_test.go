@@ -1,0 +1,68 @@
+package proxy
+
+import (
+	"testing"
+)
+
+// ssiConf serves SSI pages whose includes reach a return, a rewrite, an
+// internal location and a nested SSI page.
+const ssiConf = `events {}
+http {
+    access_log off;
+    server {
+        listen 127.0.0.1:8080;
+        server_name example.com;
+        root {{ROOT}}/html;
+        location / { ssi on; }
+        location /lm/ { ssi on; ssi_last_modified on; }
+        location = /vars { return 200 "uri=$uri args=$args ru=$request_uri m=$request_method"; }
+        location /rw/ { rewrite ^/rw/(.*)$ /vars?from=$1 last; }
+        location /hidden/ { internal; return 200 "internal ok"; }
+        location = /big { subrequest_output_buffer_size 8; return 200 "0123456789"; }
+        location = /fits { subrequest_output_buffer_size 10; return 200 "0123456789"; }
+    }
+}
+`
+
+func TestSSISubrequests(t *testing.T) {
+	rt, _ := testPipeline(t, ssiConf, map[string]string{
+		"a.html":      `[<!--#include virtual="/vars?x=1" -->][<!--#include virtual="/rw/p" -->][<!--#include virtual="/hidden/x" -->]`,
+		"set.html":    `<!--#include virtual="/fits" set="f" -->f=<!--#echo var="f" -->`,
+		"big.html":    `<!--#include virtual="/big" set="b" -->b=<!--#echo var="b" -->`,
+		"nested.html": `n(<!--#include virtual="inner.html" -->)`,
+		"inner.html":  `i:<!--#echo var="uri" -->`,
+		"lm/p.html":   `lm`,
+	})
+	for _, tc := range []struct{ target, want string }{
+		{"/a.html?q=2", "[uri=/vars args=x=1 ru=/a.html?q=2 m=GET][uri=/vars args=from=p ru=/a.html?q=2 m=GET][internal ok]"},
+		{"/set.html", "f=0123456789"},
+		{"/nested.html", "n(i:/inner.html)"},
+	} {
+		r := serveFake(t, rt, "GET", tc.target, nil)
+		if r.resp.Status != 200 || r.resp.Kind != BodyStream || r.resp.Length != -1 {
+			t.Errorf("%s: status %d kind %d length %d, want a 200 stream of unknown length", tc.target, r.resp.Status, r.resp.Kind, r.resp.Length)
+		}
+		if got := body(t, r); got != tc.want {
+			t.Errorf("%s: body %q, want %q", tc.target, got, tc.want)
+		}
+		for _, h := range []string{"Content-Length", "Last-Modified", "ETag", "Accept-Ranges"} {
+			if r.resp.Header.Has(h) {
+				t.Errorf("%s: %s is kept", tc.target, h)
+			}
+		}
+	}
+	// Past subrequest_output_buffer_size before any output: no response.
+	if r := serveFake(t, rt, "GET", "/big.html", nil); !r.resp.Drop {
+		t.Errorf("/big.html: not dropped (status %d)", r.resp.Status)
+	}
+	// ssi_last_modified on keeps Last-Modified and weakens the ETag.
+	r := serveFake(t, rt, "GET", "/lm/p.html", nil)
+	if !r.resp.Header.Has("Last-Modified") || r.resp.Header.Get("ETag")[:2] != "W/" {
+		t.Errorf("/lm/p.html: Last-Modified %q ETag %q", r.resp.Header.Get("Last-Modified"), r.resp.Header.Get("ETag"))
+	}
+	// HEAD runs no command and has no length.
+	r = serveFake(t, rt, "HEAD", "/a.html", nil)
+	if r.resp.Header.Has("Content-Length") || body(t, r) != "" {
+		t.Errorf("HEAD /a.html: Content-Length %q, body %q", r.resp.Header.Get("Content-Length"), body(t, r))
+	}
+}
