@@ -21,6 +21,7 @@ package proxy
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"strconv"
 	"strings"
@@ -215,7 +216,7 @@ const postponeOutput = 1460
 func (rt *Site) ssiRun(r *Request, body []byte, w io.Writer) error {
 	c := r.ssi
 	sh := r.ssiShared()
-	p := &ssiParser{buf: body, valueLen: int(r.loc.SSI.ValueLength), logf: func(f string, a ...any) { rt.log.errorf(r, f, a...) }}
+	p := &ssiParser{buf: body, valueLen: int(r.loc.SSI.ValueLength), logf: func(f string, a ...any) { rt.ssiErrorf(r, f, a...) }}
 	for {
 		it, ok := p.next()
 		if !ok {
@@ -285,7 +286,7 @@ func (rt *Site) ssiCommand(r *Request, it ssiItem, w io.Writer) (failed bool, er
 	cmd := ssiCommands[it.name]
 	if cmd == nil {
 		if c.output {
-			rt.log.errorf(r, "invalid SSI command: \"%s\"", it.name)
+			rt.ssiErrorf(r, "invalid SSI command: \"%s\"", it.name)
 			return true, nil
 		}
 		return false, nil
@@ -309,11 +310,11 @@ func (rt *Site) ssiCommand(r *Request, it ssiItem, w io.Writer) (failed bool, er
 		}
 	}
 	if cmd.conditional != 0 && (c.conditional == 0 || c.conditional > cmd.conditional) {
-		rt.log.errorf(r, "invalid context of SSI command: \"%s\"", it.name)
+		rt.ssiErrorf(r, "invalid context of SSI command: \"%s\"", it.name)
 		return true, nil
 	}
 	if len(it.params) > ssiMaxParams {
-		rt.log.errorf(r, "too many SSI command parameters: \"%s\"", it.name)
+		rt.ssiErrorf(r, "too many SSI command parameters: \"%s\"", it.name)
 		return true, nil
 	}
 	params := map[string]string{}
@@ -325,18 +326,18 @@ func (rt *Site) ssiCommand(r *Request, it ssiItem, w io.Writer) (failed bool, er
 			}
 		}
 		if !known {
-			rt.log.errorf(r, "invalid parameter name: \"%s\" in \"%s\" SSI command", p.key, it.name)
+			rt.ssiErrorf(r, "invalid parameter name: \"%s\" in \"%s\" SSI command", p.key, it.name)
 			return true, nil
 		}
 		if _, dup := params[p.key]; dup {
-			rt.log.errorf(r, "duplicate \"%s\" parameter in \"%s\" SSI command", p.key, it.name)
+			rt.ssiErrorf(r, "duplicate \"%s\" parameter in \"%s\" SSI command", p.key, it.name)
 			return true, nil
 		}
 		params[p.key] = p.value
 	}
 	for _, name := range cmd.mandatory {
 		if _, ok := params[name]; !ok {
-			rt.log.errorf(r, "mandatory \"%s\" parameter is absent in \"%s\" SSI command", name, it.name)
+			rt.ssiErrorf(r, "mandatory \"%s\" parameter is absent in \"%s\" SSI command", name, it.name)
 			return true, nil
 		}
 	}
@@ -385,22 +386,22 @@ func (rt *Site) ssiInclude(r *Request, params map[string]string, w io.Writer) (b
 	stub, hasStub := params["stub"]
 	switch {
 	case isVirtual && isFile:
-		rt.log.errorf(r, "inclusion may be either virtual=\"%s\" or file=\"%s\"", uri, file)
+		rt.ssiErrorf(r, "inclusion may be either virtual=\"%s\" or file=\"%s\"", uri, file)
 		return true, nil
 	case !isVirtual && !isFile:
-		rt.log.errorf(r, "no parameter in \"include\" SSI command")
+		rt.ssiErrorf(r, "no parameter in \"include\" SSI command")
 		return true, nil
 	case hasSet && hasStub:
-		rt.log.errorf(r, "\"set\" and \"stub\" cannot be used together in \"include\" SSI command")
+		rt.ssiErrorf(r, "\"set\" and \"stub\" cannot be used together in \"include\" SSI command")
 		return true, nil
 	}
 	if hasWait {
 		if !isVirtual {
-			rt.log.errorf(r, "\"wait\" cannot be used with file=\"%s\"", file)
+			rt.ssiErrorf(r, "\"wait\" cannot be used with file=\"%s\"", file)
 			return true, nil
 		}
 		if !strings.EqualFold(wait, "no") && !strings.EqualFold(wait, "yes") {
-			rt.log.errorf(r, "invalid value \"%s\" in the \"wait\" parameter", wait)
+			rt.ssiErrorf(r, "invalid value \"%s\" in the \"wait\" parameter", wait)
 			return true, nil
 		}
 	}
@@ -413,7 +414,7 @@ func (rt *Site) ssiInclude(r *Request, params map[string]string, w io.Writer) (b
 	}
 	path, args, ok := parseUnsafeURI(uri)
 	if !ok {
-		rt.log.errorf(r, "unsafe URI \"%s\" was detected", uri)
+		rt.ssiErrorf(r, "unsafe URI \"%s\" was detected", uri)
 		return true, nil
 	}
 	sh := r.ssiShared()
@@ -426,7 +427,7 @@ func (rt *Site) ssiInclude(r *Request, params map[string]string, w io.Writer) (b
 			}
 		}
 		if block == nil {
-			rt.log.errorf(r, "\"stub\"=\"%s\" for \"include\" not found", stub)
+			rt.ssiErrorf(r, "\"stub\"=\"%s\" for \"include\" not found", stub)
 			return true, nil
 		}
 	}
@@ -494,7 +495,7 @@ func (rt *Site) ssiEcho(r *Request, params map[string]string, w io.Writer) (bool
 		case "entity":
 			c.encoding = ssiEncEntity
 		default:
-			rt.log.errorf(r, "unknown encoding \"%s\" in the \"echo\" command", enc)
+			rt.ssiErrorf(r, "unknown encoding \"%s\" in the \"echo\" command", enc)
 		}
 	}
 	if value == "" {
@@ -544,7 +545,7 @@ func escapeHTML(s string) string {
 func (rt *Site) ssiIf(r *Request, name, expr string) bool {
 	c := r.ssi
 	if name == "if" && c.conditional != 0 {
-		rt.log.errorf(r, "the \"if\" command inside the \"if\" command")
+		rt.ssiErrorf(r, "the \"if\" command inside the \"if\" command")
 		return true
 	}
 	if c.chosen {
@@ -593,7 +594,7 @@ func (rt *Site) ssiIf(r *Request, name, expr string) bool {
 		negative = true
 		i += 2
 	default:
-		rt.log.errorf(r, "invalid expression in \"%s\"", expr)
+		rt.ssiErrorf(r, "invalid expression in \"%s\"", expr)
 		return true
 	}
 	for i < len(expr) && expr[i] == ' ' {
@@ -603,7 +604,7 @@ func (rt *Site) ssiIf(r *Request, name, expr string) bool {
 	regex := false
 	if i < last-1 && expr[i] == '/' {
 		if expr[last-1] != '/' {
-			rt.log.errorf(r, "invalid expression in \"%s\"", expr)
+			rt.ssiErrorf(r, "invalid expression in \"%s\"", expr)
 			return true
 		}
 		regex = true
@@ -647,7 +648,7 @@ func (rt *Site) ssiRegexMatch(r *Request, pattern, s string) (match, failed bool
 		var err error
 		re, err = conf.CompileRuntime(pattern)
 		if err != nil {
-			rt.log.errorf(r, "%s", err.Error())
+			rt.ssiErrorf(r, "%s", err.Error())
 			return false, true
 		}
 		ssiRegexes.Lock()
@@ -659,7 +660,7 @@ func (rt *Site) ssiRegexMatch(r *Request, pattern, s string) (match, failed bool
 	}
 	caps, ok, err := re.Exec(s, nil)
 	if err != nil {
-		rt.log.alertf(r, "pcre2_match() failed: -47 on \"%s\" using \"%s\"", s, pattern)
+		rt.ssiAlertf(r, "pcre2_match() failed: -47 on \"%s\" using \"%s\"", s, pattern)
 		return false, true
 	}
 	if !ok {
@@ -767,7 +768,7 @@ func (rt *Site) ssiEvaluate(r *Request, text string, addPrefix bool) (string, bo
 		if text[i] == '$' {
 			i++
 			if i == len(text) {
-				rt.log.errorf(r, "invalid variable name in \"%s\"", text)
+				rt.ssiErrorf(r, "invalid variable name in \"%s\"", text)
 				return "", false
 			}
 			bracket := false
@@ -775,7 +776,7 @@ func (rt *Site) ssiEvaluate(r *Request, text string, addPrefix bool) (string, bo
 				bracket = true
 				i++
 				if i == len(text) {
-					rt.log.errorf(r, "invalid variable name in \"%s\"", text)
+					rt.ssiErrorf(r, "invalid variable name in \"%s\"", text)
 					return "", false
 				}
 			}
@@ -793,13 +794,13 @@ func (rt *Site) ssiEvaluate(r *Request, text string, addPrefix bool) (string, bo
 			name := text[start:i]
 			if bracket {
 				if i == len(text) || text[i] != '}' {
-					rt.log.errorf(r, "the closing bracket in \"%s\" variable is missing", name)
+					rt.ssiErrorf(r, "the closing bracket in \"%s\" variable is missing", name)
 					return "", false
 				}
 				i++
 			}
 			if name == "" {
-				rt.log.errorf(r, "invalid variable name in \"%s\"", text)
+				rt.ssiErrorf(r, "invalid variable name in \"%s\"", text)
 				return "", false
 			}
 			v, found := rt.ssiVariable(r, strings.ToLower(name))
@@ -1048,4 +1049,14 @@ func pad2(n int) string {
 		return "0" + strconv.Itoa(n)
 	}
 	return strconv.Itoa(n)
+}
+
+// ssiErrorf logs an [error] of the SSI filter: nginx meets them while it
+// sends the response, and says so.
+func (rt *Site) ssiErrorf(r *Request, format string, args ...any) {
+	rt.log.errorf(r, "%s while sending response to client", fmt.Sprintf(format, args...))
+}
+
+func (rt *Site) ssiAlertf(r *Request, format string, args ...any) {
+	rt.log.alertf(r, "%s while sending response to client", fmt.Sprintf(format, args...))
 }

@@ -54,7 +54,7 @@ func (r *Request) subDepth() int {
 // args; nil with the log line nginx writes when r is too deep already.
 func (rt *Site) newSubrequest(r *Request, uri, args string) *Request {
 	if r.subDepth() > maxSubrequests {
-		rt.log.errorf(r, "subrequests cycle while processing \"%s\"", uri)
+		rt.ssiErrorf(r, "subrequests cycle while processing \"%s\"", uri)
 		return nil
 	}
 	sr := &Request{resp: &Response{}}
@@ -159,14 +159,14 @@ func (rt *Site) subrequestInMemory(sr *Request) ([]byte, error) {
 		known = resp.Length
 	}
 	if !resp.Drop && known > int64(max) {
-		rt.log.errorf(sr, "too big subrequest response: %d", known)
+		rt.ssiErrorf(sr, "too big subrequest response: %d", known)
 		_, _ = rt.subrequestBody(sr, io.Discard)
 		return nil, errTooBigSubrequest
 	}
 	bb := &boundedBuffer{max: max}
 	_, err := rt.subrequestBody(sr, bb)
 	if errors.Is(err, errTooBigSubrequest) {
-		rt.log.errorf(sr, "too big subrequest response")
+		rt.ssiErrorf(sr, "too big subrequest response")
 	}
 	return bb.b, err
 }
