@@ -725,12 +725,30 @@ func (rt *Site) ssiVariable(r *Request, name string) (string, bool) {
 }
 
 // varMayBeAbsent reports whether an empty value of ref is nginx's "not
-// found" rather than an empty value: a header, cookie or argument that is
+// found" rather than an empty value: a header or argument that is not
+// there (one sent empty is found), a cookie or response header empty or
 // not there, a set variable never set, the upstream's and TLS's
 // variables without one.
 func varMayBeAbsent(r *Request, ref *conf.VarRef) bool {
 	switch ref.Kind {
-	case conf.VarHeader, conf.VarSent, conf.VarUpstream, conf.VarCookie, conf.VarArg:
+	case conf.VarHeader:
+		var all [32]HeaderKV
+		for _, h := range r.Header.AppendAll(all[:0]) {
+			if strings.EqualFold(h.Name, ref.Arg) {
+				return false
+			}
+		}
+		return true
+	case conf.VarArg:
+		for args := r.args; args != ""; {
+			var part string
+			part, args, _ = strings.Cut(args, "&")
+			if k, _, ok := strings.Cut(part, "="); ok && strings.EqualFold(k, ref.Arg) {
+				return false
+			}
+		}
+		return true
+	case conf.VarSent, conf.VarUpstream, conf.VarCookie:
 		return true
 	case conf.VarSlot:
 		return ref.Map == nil && (ref.N >= len(r.slots) || !r.slots[ref.N].valid)

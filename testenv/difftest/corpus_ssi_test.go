@@ -82,6 +82,12 @@ server {
         ssi on;
         ssi_last_modified on;
     }
+    location /gzip/ {
+        alias {{ROOT}}/ssi/;
+        ssi on;
+        gzip on;
+        gzip_min_length 1;
+    }
     location /ssioff/ {
         alias {{ROOT}}/ssi/;
     }
@@ -108,6 +114,8 @@ var _ = addScenario(scenario{
 		[]reqCase{
 			get("echo", "/ssi/basic.html?z=1", "X-T: <a href=\"x y\">&#'%</a>!$()*+,-./:;=?@[\\]^_`{|}~"),
 			get("echo_no_args", "/ssi/basic.html"),
+			get("echo_empty_values", "/ssi/basic.html?arg_none=&none=", "X-T:", "X-Absent: a"),
+			get("gzip_after_ssi", "/gzip/basic.html", "Accept-Encoding: gzip", "X-T: <gz>"),
 			get10("echo_http10", "/ssi/basic.html?a=1"),
 			head("head", "/ssi/basic.html"),
 			get("not_modified_first", "/ssi/basic.html", "If-Modified-Since: Fri, 01 Mar 2024 12:00:00 GMT"),
