@@ -1042,7 +1042,11 @@ func strftime(f string, t time.Time) string {
 		case 'Y':
 			b.WriteString(strconv.Itoa(t.Year()))
 		case 'Z':
+			// C's gmtime names its zone GMT.
 			name, _ := t.Zone()
+			if name == "UTC" && t.Location() == time.UTC {
+				name = "GMT"
+			}
 			b.WriteString(name)
 		case 'z':
 			b.WriteString(t.Format("-0700"))

@@ -2,6 +2,7 @@ package proxy
 
 import (
 	"testing"
+	"time"
 )
 
 // ssiConf serves SSI pages whose includes reach a return, a rewrite, an
@@ -64,5 +65,19 @@ func TestSSISubrequests(t *testing.T) {
 	r = serveFake(t, rt, "HEAD", "/a.html", nil)
 	if r.resp.Header.Has("Content-Length") || body(t, r) != "" {
 		t.Errorf("HEAD /a.html: Content-Length %q, body %q", r.resp.Header.Get("Content-Length"), body(t, r))
+	}
+}
+
+func TestSSIStrftime(t *testing.T) {
+	at := time.Date(2024, 3, 1, 9, 5, 7, 0, time.UTC)
+	for f, want := range map[string]string{
+		ssiDefaultTimefmt:            "Friday, 01-Mar-2024 09:05:07 GMT",
+		"%a %b %e %j %y %C %p %u %w": "Fri Mar  1 061 24 20 AM 5 5",
+		"%D %F %R %T %%":             "03/01/24 2024-03-01 09:05 09:05:07 %",
+		"%I %k %s %z":                "09  9 1709283907 +0000",
+	} {
+		if got := strftime(f, at); got != want {
+			t.Errorf("strftime(%q) = %q, want %q", f, got, want)
+		}
 	}
 }

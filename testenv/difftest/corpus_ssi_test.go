@@ -57,6 +57,9 @@ var ssiFiles = map[string]string{
 	"ssi/php.html":      `[<!--#include virtual="/ssiphp/info.php?q=sub" -->]` + "\n",
 	"ssi/cmd.txt":       `text <!--#echo var="uri" -->` + "\n",
 	"ssi/lm.html":       `lm <!--#echo var="uri" -->` + "\n",
+	"ssi/date.html": `<!--#if expr="$date_gmt = /^[A-Z][a-z]+day, [0-3][0-9]-[A-Z][a-z][a-z]-20[0-9][0-9] [0-2][0-9]:[0-5][0-9]:[0-6][0-9] GMT\$/" -->gmt-ok<!--#endif -->|` +
+		`<!--#config timefmt="%a %b %e %j %y %C %p %u %w %%" --><!--#if expr="$date_local = /^[A-Z][a-z]{2} [A-Z][a-z]{2} [ 123][0-9] [0-9]{3} [0-9]{2} 20 [AP]M [1-7] [0-6] %\$/" -->local-ok<!--#endif -->|end` + "\n",
+	"ssi/cmd.php": `<?php echo '<p><!--#echo var="uri" --> <!--#echo var="request_method" --> <!--#include virtual="/ssi/part.txt" --></p>';` + "\n",
 }
 
 const ssiHTTP = `
@@ -98,6 +101,17 @@ server {
         fastcgi_pass {{FPM}};
         fastcgi_param SCRIPT_FILENAME {{ROOT}}/$1;
         include {{FASTCGI_PARAMS}};
+    }
+    location ~ ^/ssiphpon/(.+\.php)$ {
+        ssi on;
+        fastcgi_pass {{FPM}};
+        fastcgi_param SCRIPT_FILENAME {{ROOT}}/ssi/$1;
+        include {{FASTCGI_PARAMS}};
+    }
+    location /ssiproxied/ {
+        ssi on;
+        ssi_types text/plain;
+        proxy_pass http://{{BACKEND}}/;
     }
     location = /ssiret {
         ssi on;
@@ -147,9 +161,12 @@ var _ = addScenario(scenario{
 			get("subrequest_proxy", "/ssi/proxy.html", "X-Test: parent"),
 			get("subrequest_proxy_set", "/ssi/proxyset.html"),
 			get("relative_dir", "/silent/include.html?f=part.txt"),
+			get("date_formats", "/ssi/date.html"),
+			get("proxied_response_processed", "/ssiproxied/echo/x", `X-Ssi: <!--#echo var="uri" --> <!--#include virtual="/ssi/part.txt" -->`),
 		},
 		viaPHP(
 			get("subrequest_fastcgi", "/ssi/php.html?q=parent", "X-Test: parent"),
+			get("fastcgi_response_processed", "/ssiphpon/cmd.php?x=1"),
 		),
 	),
 })
