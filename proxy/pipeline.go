@@ -177,6 +177,10 @@ func (rt *Site) content(r *Request) (step, int) {
 		if status := rt.accessPhase(r); status != 0 {
 			return stepDone, status
 		}
+	} else if status := rt.subrequestLimits(r); status > 0 {
+		return stepDone, status
+	} else if status < 0 {
+		return stepDone, 0
 	}
 	if len(l.TryFiles) > 0 {
 		if next, status, done := rt.tryFiles(r); done {

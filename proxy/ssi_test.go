@@ -1,6 +1,7 @@
 package proxy
 
 import (
+	"strings"
 	"testing"
 	"time"
 )
@@ -79,5 +80,33 @@ func TestSSIStrftime(t *testing.T) {
 		if got := strftime(f, at); got != want {
 			t.Errorf("strftime(%q) = %q, want %q", f, got, want)
 		}
+	}
+}
+
+// TestSSISubrequestLimits: limit_req counts once per main request, so a
+// subrequest to a limited location passes when its main request was not
+// limited, and the next one of the same main request is not counted.
+func TestSSISubrequestLimits(t *testing.T) {
+	rt, _ := testPipeline(t, `events {}
+http {
+    access_log off;
+    limit_req_zone $binary_remote_addr zone=one:1m rate=1r/m;
+    server {
+        listen 127.0.0.1:8080;
+        server_name example.com;
+        root {{ROOT}}/html;
+        location / { ssi on; }
+        location = /limited.txt { limit_req zone=one; }
+    }
+}
+`, map[string]string{"limited.txt": "in",
+		"two.html": `<!--#include virtual="/limited.txt" -->,<!--#include virtual="/limited.txt" -->`})
+	r := serveFake(t, rt, "GET", "/two.html", nil)
+	if got := body(t, r); got != "in,in" {
+		t.Errorf("first page: %q, want both includes in", got)
+	}
+	r = serveFake(t, rt, "GET", "/two.html", nil)
+	if got := body(t, r); !strings.Contains(got, "503") {
+		t.Errorf("second page: %q, want the limit's 503 page", got)
 	}
 }

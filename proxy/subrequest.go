@@ -9,8 +9,9 @@
 //     parent's headers, connection, $request_uri and Host; no body (nginx
 //     shares the parent's; docs/nginx-differences.md);
 //   - is internal (it reaches "internal" locations), skips the access
-//     phase and the limits (nginx skips access for r != r->main, and
-//     limit_req/limit_conn count once per main request);
+//     phase (nginx skips it for r != r->main), and meets limit_req and
+//     limit_conn only where its main request has not (they count once
+//     per main request);
 //   - passes through the SSI filter only of the response filters (the
 //     others apply to the main response: nginx's not-modified, headers,
 //     gzip, range and header filters skip subrequests);
@@ -87,6 +88,20 @@ func (rt *Site) newSubrequest(r *Request, uri, args string) *Request {
 // serveSubrequest runs sr through the pipeline.
 func (rt *Site) serveSubrequest(sr *Request) {
 	rt.handle(sr)
+}
+
+// subrequestLimits applies the subrequest's location's limit_req and
+// limit_conn where its main request has met none: nginx keeps their
+// state in the main request (r->main->limit_req_status), so they count
+// once per main request, and a limit_conn counter a subrequest takes is
+// held until the main request ends.
+func (rt *Site) subrequestLimits(r *Request) int {
+	rt.realIP(r, &r.loc.LocConf)
+	m := r.mainRequest()
+	r.acc.lim = m.acc.lim
+	status := rt.limits(r)
+	m.acc.lim, r.acc.lim = r.acc.lim, limitState{}
+	return status
 }
 
 // subrequestFilters are the response filters a subrequest goes through
