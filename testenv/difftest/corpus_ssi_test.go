@@ -55,6 +55,10 @@ var ssiFiles = map[string]string{
 	"ssi/proxy.html":    `[<!--#include virtual="/ssiproxy/echo/a b?x=1" -->]` + "\n",
 	"ssi/proxyset.html": `<!--#include virtual="/ssiproxy/echo/set" set="e" -->[<!--#echo var="e" encoding="none" -->]` + "\n",
 	"ssi/php.html":      `[<!--#include virtual="/ssiphp/info.php?q=sub" -->]` + "\n",
+	"ssi/redirects.html": `[<!--#include virtual="/dir" -->][<!--#include virtual="/ssiredirect" -->]` +
+		`[<!--#include virtual="/ssierr/missing.html" -->][<!--#include virtual="/ssiret" -->]end` + "\n",
+	"ssi/vars.html": `<!--#set var="f" value="part" --><!--#include virtual="/ssi/${f}.txt" -->` +
+		`<!--#include virtual="/ssiargs?a=$arg_a&b=2" -->` + "\n",
 	"ssi/cmd.txt":       `text <!--#echo var="uri" -->` + "\n",
 	"ssi/lm.html":       `lm <!--#echo var="uri" -->` + "\n",
 	"ssi/date.html": `<!--#if expr="$date_gmt = /^[A-Z][a-z]+day, [0-3][0-9]-[A-Z][a-z][a-z]-20[0-9][0-9] [0-2][0-9]:[0-5][0-9]:[0-6][0-9] GMT\$/" -->gmt-ok<!--#endif -->|` +
@@ -113,6 +117,15 @@ server {
         ssi_types text/plain;
         proxy_pass http://{{BACKEND}}/;
     }
+    location = /ssiredirect {
+        return 302 /elsewhere;
+    }
+    location /ssierr/ {
+        error_page 404 /errors/404.html;
+    }
+    location = /ssiargs {
+        return 200 "args=$args uri=$uri is_args=$is_args a=$arg_a";
+    }
     location = /ssiret {
         ssi on;
         default_type text/html;
@@ -162,6 +175,8 @@ var _ = addScenario(scenario{
 			get("subrequest_proxy_set", "/ssi/proxyset.html"),
 			get("relative_dir", "/silent/include.html?f=part.txt"),
 			get("date_formats", "/ssi/date.html"),
+			get("subrequest_redirects_and_error_page", "/ssi/redirects.html"),
+			get("subrequest_uri_from_variables", "/ssi/vars.html?a=x%20y"),
 			get("proxied_response_processed", "/ssiproxied/echo/x", `X-Ssi: <!--#echo var="uri" --> <!--#include virtual="/ssi/part.txt" -->`),
 		},
 		viaPHP(
