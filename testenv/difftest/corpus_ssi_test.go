@@ -59,8 +59,8 @@ var ssiFiles = map[string]string{
 		`[<!--#include virtual="/ssierr/missing.html" -->][<!--#include virtual="/ssiret" -->]end` + "\n",
 	"ssi/vars.html": `<!--#set var="f" value="part" --><!--#include virtual="/ssi/${f}.txt" -->` +
 		`<!--#include virtual="/ssiargs?a=$arg_a&b=2" -->` + "\n",
-	"ssi/cmd.txt":       `text <!--#echo var="uri" -->` + "\n",
-	"ssi/lm.html":       `lm <!--#echo var="uri" -->` + "\n",
+	"ssi/cmd.txt": `text <!--#echo var="uri" -->` + "\n",
+	"ssi/lm.html": `lm <!--#echo var="uri" -->` + "\n",
 	"ssi/date.html": `<!--#if expr="$date_gmt = /^[A-Z][a-z]+day, [0-3][0-9]-[A-Z][a-z][a-z]-20[0-9][0-9] [0-2][0-9]:[0-5][0-9]:[0-6][0-9] GMT\$/" -->gmt-ok<!--#endif -->|` +
 		`<!--#config timefmt="%a %b %e %j %y %C %p %u %w %%" --><!--#if expr="$date_local = /^[A-Z][a-z]{2} [A-Z][a-z]{2} [ 123][0-9] [0-9]{3} [0-9]{2} 20 [AP]M [1-7] [0-6] %\$/" -->local-ok<!--#endif -->|end` + "\n",
 	"ssi/cmd.php": `<?php echo '<p><!--#echo var="uri" --> <!--#echo var="request_method" --> <!--#include virtual="/ssi/part.txt" --></p>';` + "\n",
