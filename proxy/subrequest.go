@@ -6,8 +6,9 @@
 // is that of any module's (auth_request, mirror). A subrequest:
 //
 //   - is a GET for its URI and arguments (nginx's sr->method), with the
-//     parent's headers, connection, $request_uri and Host; no body (nginx
-//     shares the parent's; docs/nginx-differences.md);
+//     parent's headers, connection, $request_uri, $request_method and
+//     Host, and the main request's body where it was read into memory
+//     (nginx shares it; docs/nginx-differences.md);
 //   - is internal (it reaches "internal" locations), skips the access
 //     phase (nginx skips it for r != r->main), and meets limit_req and
 //     limit_conn only where its main request has not (they count once
@@ -20,6 +21,7 @@
 package proxy
 
 import (
+	"bytes"
 	"errors"
 	"io"
 )
@@ -64,8 +66,15 @@ func (rt *Site) newSubrequest(r *Request, uri, args string) *Request {
 	sr.Proto = r.Proto
 	sr.HostHeader, sr.HostEmpty = r.HostHeader, r.HostEmpty
 	sr.Header = r.Header
-	sr.ContentLength = 0
+	// The main request's body, where it was read into memory, is the
+	// subrequest's too (nginx shares r->request_body); a body that was
+	// not read, or went to a temporary file, is not passed on.
 	sr.bodyLength = -1
+	if m := r.mainRequest(); m.bodyMem != nil {
+		sr.Body = bytes.NewReader(m.bodyMem)
+		sr.ContentLength = int64(len(m.bodyMem))
+		sr.bodyMem = m.bodyMem
+	}
 	sr.RequestLength = r.RequestLength
 	sr.Conn = r.Conn
 	sr.ConnRequests = r.ConnRequests

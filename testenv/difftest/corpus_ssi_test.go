@@ -63,6 +63,7 @@ var ssiFiles = map[string]string{
 	"ssi/lm.html": `lm <!--#echo var="uri" -->` + "\n",
 	"ssi/date.html": `<!--#if expr="$date_gmt = /^[A-Z][a-z]+day, [0-3][0-9]-[A-Z][a-z][a-z]-20[0-9][0-9] [0-2][0-9]:[0-5][0-9]:[0-6][0-9] GMT\$/" -->gmt-ok<!--#endif -->|` +
 		`<!--#config timefmt="%a %b %e %j %y %C %p %u %w %%" --><!--#if expr="$date_local = /^[A-Z][a-z]{2} [A-Z][a-z]{2} [ 123][0-9] [0-9]{3} [0-9]{2} 20 [AP]M [1-7] [0-6] %\$/" -->local-ok<!--#endif -->|end` + "\n",
+	"ssi/inc.php": `<?php echo '[<!--#include virtual="/ssiphp/info.php?q=sub" -->]';` + "\n",
 	"ssi/cmd.php": `<?php echo '<p><!--#echo var="uri" --> <!--#echo var="request_method" --> <!--#include virtual="/ssi/part.txt" --></p>';` + "\n",
 }
 
@@ -182,6 +183,7 @@ var _ = addScenario(scenario{
 		viaPHP(
 			get("subrequest_fastcgi", "/ssi/php.html?q=parent", "X-Test: parent"),
 			get("fastcgi_response_processed", "/ssiphpon/cmd.php?x=1"),
+			post("post_page_includes_php", "POST", "/ssiphpon/inc.php", "a=1&b=2", "Content-Type: application/x-www-form-urlencoded"),
 		),
 	),
 })
