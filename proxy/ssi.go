@@ -725,9 +725,8 @@ func (rt *Site) ssiVariable(r *Request, name string) (string, bool) {
 }
 
 // varMayBeAbsent reports whether an empty value of ref is nginx's "not
-// found" rather than an empty value: a header or argument that is not
-// there (one sent empty is found), a cookie or response header empty or
-// not there, a set variable never set, the upstream's and TLS's
+// found" rather than an empty value: a header, argument, cookie or
+// response header that is not there (one sent empty is found), a set variable never set, the upstream's and TLS's
 // variables without one.
 func varMayBeAbsent(r *Request, ref *conf.VarRef) bool {
 	switch ref.Kind {
@@ -748,7 +747,24 @@ func varMayBeAbsent(r *Request, ref *conf.VarRef) bool {
 			}
 		}
 		return true
-	case conf.VarSent, conf.VarUpstream, conf.VarCookie:
+	case conf.VarSent:
+		return !r.resp.Header.Has(ref.Arg)
+	case conf.VarUpstream:
+		return !r.up.used() || !r.up.header.Has(ref.Arg)
+	case conf.VarCookie:
+		var all [32]HeaderKV
+		for _, h := range r.Header.AppendAll(all[:0]) {
+			if !strings.EqualFold(h.Name, "Cookie") {
+				continue
+			}
+			for c := h.Value; c != ""; {
+				var part string
+				part, c, _ = strings.Cut(c, ";")
+				if k, _, ok := strings.Cut(strings.TrimLeft(part, " \t"), "="); ok && strings.EqualFold(strings.TrimSpace(k), ref.Arg) {
+					return false
+				}
+			}
+		}
 		return true
 	case conf.VarSlot:
 		return ref.Map == nil && (ref.N >= len(r.slots) || !r.slots[ref.N].valid)

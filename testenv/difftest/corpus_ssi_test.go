@@ -59,6 +59,8 @@ var ssiFiles = map[string]string{
 		`[<!--#include virtual="/ssierr/missing.html" -->][<!--#include virtual="/ssiret" -->]end` + "\n",
 	"ssi/vars.html": `<!--#set var="f" value="part" --><!--#include virtual="/ssi/${f}.txt" -->` +
 		`<!--#include virtual="/ssiargs?a=$arg_a&b=2" -->` + "\n",
+	"ssi/cookies.html": `[<!--#echo var="cookie_a" -->][<!--#echo var="cookie_b" -->][<!--#echo var="cookie_c" -->]` +
+		`[<!--#echo var="sent_http_content_type" -->][<!--#echo var="sent_http_x_none" -->][<!--#echo var="upstream_http_x" -->]` + "\n",
 	"ssi/cmd.txt": `text <!--#echo var="uri" -->` + "\n",
 	"ssi/lm.html": `lm <!--#echo var="uri" -->` + "\n",
 	"ssi/date.html": `<!--#if expr="$date_gmt = /^[A-Z][a-z]+day, [0-3][0-9]-[A-Z][a-z][a-z]-20[0-9][0-9] [0-2][0-9]:[0-5][0-9]:[0-6][0-9] GMT\$/" -->gmt-ok<!--#endif -->|` +
@@ -176,6 +178,7 @@ var _ = addScenario(scenario{
 			get("subrequest_proxy_set", "/ssi/proxyset.html"),
 			get("relative_dir", "/silent/include.html?f=part.txt"),
 			get("date_formats", "/ssi/date.html"),
+			get("cookies_and_sent_headers", "/ssi/cookies.html", "Cookie: a=1; b=", "Cookie: x=2"),
 			get("subrequest_redirects_and_error_page", "/ssi/redirects.html"),
 			get("subrequest_uri_from_variables", "/ssi/vars.html?a=x%20y"),
 			get("proxied_response_processed", "/ssiproxied/echo/x", `X-Ssi: <!--#echo var="uri" --> <!--#include virtual="/ssi/part.txt" -->`),
