@@ -386,6 +386,7 @@ func (c *compiler) finish() error {
 		return err
 	}
 	h.Vars = c.slotNames
+	h.VarMaps = c.slotMaps
 	if err := c.resolveFastCGIPasses(); err != nil {
 		return err
 	}

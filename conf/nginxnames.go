@@ -101,7 +101,6 @@ var unsupportedDirectives = map[string]string{
 	"js_set":                  "njs is not available",
 	"stream":                  "the stream (TCP/UDP proxy) module is not implemented",
 	"mail":                    "the mail proxy module is not implemented",
-	"ssi":                     "server-side includes are not implemented",
 	"sub_filter":              "sub_filter is not implemented",
 	"ssl":                     "use \"listen ... ssl\" (nginx removed the \"ssl\" directive in 1.25.1)",
 	"ssl_conf_command":        "OpenSSL commands have no counterpart in Go's crypto/tls; see docs/tls.md",

@@ -7,6 +7,7 @@ package conf
 
 import (
 	"net/netip"
+	"strings"
 	"time"
 
 	"edge/proxy/resolver"
@@ -92,6 +93,36 @@ type HTTPConf struct {
 	// Vars names the per-request variable slots (set, map, named captures),
 	// indexed by VarRef.Slot.
 	Vars []string
+	// VarMaps is the map computing each slot, nil for set and captures.
+	VarMaps []*Map
+}
+
+// LookupVar resolves a variable named at run time (an SSI command's
+// "$name", "echo var=name"), as load time resolves one in a directive; ok
+// is false for a name nginx would not know either.
+func (h *HTTPConf) LookupVar(name string) (ref *VarRef, ok bool) {
+	ref = &VarRef{Name: strings.ToLower(name)}
+	for i, v := range h.Vars {
+		if v == ref.Name {
+			ref.Kind, ref.N, ref.Map = VarSlot, i, h.VarMaps[i]
+			return ref, true
+		}
+	}
+	if id, ok := builtinVars[ref.Name]; ok {
+		ref.Kind, ref.ID = VarBuiltin, id
+		return ref, true
+	}
+	for _, p := range varPrefixes {
+		if strings.HasPrefix(ref.Name, p.prefix) && len(ref.Name) > len(p.prefix) {
+			ref.Kind = p.kind
+			ref.Arg = ref.Name[len(p.prefix):]
+			if p.header {
+				ref.Arg = strings.ReplaceAll(ref.Arg, "_", "-")
+			}
+			return ref, true
+		}
+	}
+	return nil, false
 }
 
 // ListenGroup is every server{} that listens on one address.
@@ -337,6 +368,10 @@ type LocConf struct {
 	Access      []AccessRule
 	Gzip        Gzip
 	Brotli      Brotli // ngx_brotli's filter and static modules (brotli.go)
+	SSI         SSI    // the ssi filter (ssi.go)
+	// SubrequestOutputBufferSize bounds a subrequest's response kept in
+	// memory (an SSI include with set=).
+	SubrequestOutputBufferSize int64
 
 	RewriteLog           bool
 	UninitializedVarWarn bool

@@ -6,6 +6,7 @@ package conf
 
 import (
 	"errors"
+	"fmt"
 	"regexp"
 	"strings"
 	"sync"
@@ -261,5 +262,30 @@ func compilePCRE(src string, caseless bool) (*Regex, error) {
 	}
 	bt.MatchTimeout = matchBudget
 	r.bt = bt
+	return r, nil
+}
+
+// CompileRuntime compiles a pattern met while serving (an SSI "if"
+// expression's /regex/), case-sensitive as nginx's ngx_regex_compile
+// makes it there. Named captures have no slots (Slot is -1): the caller
+// keeps their values itself. The error is nginx's text for the log.
+func CompileRuntime(src string) (*Regex, error) {
+	r, err := compilePCRE(src, false)
+	if err != nil {
+		var pe *pcreError
+		var un *pcreUnsupported
+		switch {
+		case errors.As(err, &pe) && pe.off >= len(src):
+			return nil, fmt.Errorf("pcre2_compile() failed: %s in \"%s\"", pe.msg, src)
+		case errors.As(err, &pe):
+			return nil, fmt.Errorf("pcre2_compile() failed: %s in \"%s\" at \"%s\"", pe.msg, src, src[pe.off:])
+		case errors.As(err, &un):
+			return nil, fmt.Errorf("regex \"%s\" uses %s, which edge does not support", src, un.what)
+		}
+		return nil, fmt.Errorf("regex \"%s\": %v", src, err)
+	}
+	for i := range r.named {
+		r.named[i].Slot = -1
+	}
 	return r, nil
 }

@@ -85,6 +85,8 @@ const (
 	VarProxyHost
 	VarProxyPort
 	VarProxyAddXForwardedFor
+	VarDateLocal
+	VarDateGMT
 	varCount
 )
 
@@ -93,6 +95,8 @@ var builtinVars = map[string]VarID{
 	"uri":                        VarURI,
 	"document_uri":               VarDocumentURI,
 	"request_uri":                VarRequestURI,
+	"date_local":                 VarDateLocal,
+	"date_gmt":                   VarDateGMT,
 	"args":                       VarArgs,
 	"query_string":               VarQueryString,
 	"is_args":                    VarIsArgs,

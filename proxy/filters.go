@@ -51,6 +51,8 @@ func (rt *Site) filters(r *Request) {
 	rt.moreOutput(r)
 	rt.headersFilter(r)
 	rt.charsetFilter(r)
+	// ssi sits after charset and before the compression filters.
+	rt.ssiFilter(r)
 	// ngx_brotli's filter sits before gzip in nginx's chain: where both
 	// would compress, a client taking br gets br.
 	rt.brotliFilter(r)

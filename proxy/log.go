@@ -44,7 +44,11 @@ func AppendRequestContext(b []byte, r *Request) []byte {
 		b = append(b, r.srv.Names[0].Name...)
 	}
 	if r.Method != "" { // nginx names the request once its line is read
-		b = append(append(append(append(append(append(append(b, ", request: \""...), r.Method...), ' '), r.RawTarget...), ' '), r.Proto...), '"')
+		m := r.mainRequest()
+		b = append(append(append(append(append(append(append(b, ", request: \""...), m.Method...), ' '), m.RawTarget...), ' '), m.Proto...), '"')
+	}
+	if r.parent != nil {
+		b = append(append(append(b, ", subrequest: \""...), r.uri...), '"')
 	}
 	if r.HostHeader != "" {
 		b = append(append(append(b, ", host: \""...), r.HostHeader...), '"')

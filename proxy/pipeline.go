@@ -83,6 +83,10 @@ func (rt *Site) handle(r *Request) {
 			next = rt.finish(r, status)
 		}
 	}
+	if r.parent != nil {
+		rt.subrequestFilters(r)
+		return
+	}
 	rt.filters(r)
 }
 
@@ -162,13 +166,21 @@ func (rt *Site) uriChanged(r *Request) (step, int) {
 // content runs the access checks, try_files and the content handler.
 func (rt *Site) content(r *Request) (step, int) {
 	l := r.loc
-	if status := rt.preaccessPhase(r); status > 0 {
+	// A subrequest skips the access phase, and the limits count once per
+	// main request (subrequest.go).
+	if r.parent == nil {
+		if status := rt.preaccessPhase(r); status > 0 {
+			return stepDone, status
+		} else if status < 0 {
+			return stepDone, 0 // dropped (limits.go)
+		}
+		if status := rt.accessPhase(r); status != 0 {
+			return stepDone, status
+		}
+	} else if status := rt.subrequestLimits(r); status > 0 {
 		return stepDone, status
 	} else if status < 0 {
-		return stepDone, 0 // dropped (limits.go)
-	}
-	if status := rt.accessPhase(r); status != 0 {
-		return stepDone, status
+		return stepDone, 0
 	}
 	if len(l.TryFiles) > 0 {
 		if next, status, done := rt.tryFiles(r); done {
@@ -247,6 +259,14 @@ func (rt *Site) namedRedirect(r *Request, name string) (step, int) {
 func (rt *Site) finish(r *Request, status int) step {
 	// An error answer finalizes the upstream in nginx first.
 	r.up.settle()
+	if r.stub {
+		// SSI's stub handler takes the status of a subrequest that ends
+		// with one, in place of the error page (ssi.go).
+		r.stubbed = true
+		r.resp.Status = status
+		r.resp.Kind = BodyNone
+		return stepDone
+	}
 	// ngx_http_finalize_request terminates a request finalized with 408
 	// (a timed-out body, or "return 408") without a response, like 444.
 	if status == 444 || status == 408 {

@@ -169,6 +169,19 @@ type Request struct {
 	// whole (bufferBody) or as it was passed on (bodyTee).
 	bodyMem []byte
 	mh      moreHeaders // the headers once headers-more changed them (headersmore.go)
+
+	// parent is the request a subrequest serves, nil for a main request
+	// (subrequest.go).
+	parent *Request
+	// ssi is the SSI filter's state of this request's response, nil
+	// when it is not processed (ssi.go); ssiVars, on a main request, the
+	// SSI variables, blocks and captures its subrequests share.
+	ssi     *ssiCtx
+	ssiVars *ssiShared
+	// stub: an SSI include with stub= waits for this subrequest, and an
+	// error status ends it without a body (nginx's post-subrequest
+	// handler takes the status); stubbed says that happened.
+	stub, stubbed bool
 }
 
 // slotValue is a per-request variable (set, map, named capture).

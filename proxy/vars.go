@@ -248,6 +248,8 @@ func (rt *Site) builtin(r *Request, id conf.VarID) string {
 		return r.uri
 	case conf.VarRequestURI:
 		return requestURI(r.RawTarget)
+	case conf.VarDateLocal, conf.VarDateGMT:
+		return rt.ssiDate(r, id == conf.VarDateGMT)
 	case conf.VarArgs, conf.VarQueryString:
 		return r.args
 	case conf.VarIsArgs:
@@ -314,12 +316,15 @@ func (rt *Site) builtin(r *Request, id conf.VarID) string {
 		}
 		return ""
 	case conf.VarRequestMethod:
-		return r.Method
+		// The main request's, in a subrequest too (nginx reads
+		// r->main->method_name), as is the request line.
+		return r.mainRequest().Method
 	case conf.VarRequest:
-		if r.Method == "" {
+		m := r.mainRequest()
+		if m.Method == "" {
 			return "" // no request line was read (nginx logs "")
 		}
-		return r.Method + " " + r.RawTarget + " " + r.Proto
+		return m.Method + " " + m.RawTarget + " " + m.Proto
 	case conf.VarStatus:
 		if r.resp == nil || r.resp.Status == 0 {
 			return "000"

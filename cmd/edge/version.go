@@ -28,7 +28,6 @@ var missingModules = []string{
 	"--without-http_scgi_module",
 	"--without-http_grpc_module",
 	"--without-http_memcached_module",
-	"--without-http_ssi_module",
 	"--without-http_referer_module",
 	"--without-http_userid_module",
 	"--without-http_mirror_module",

@@ -153,6 +153,9 @@ func buildDocroot(t *testing.T, root, outside string) {
 		big[i] = byte(i*7 + i/251)
 	}
 	files["big.bin"] = string(big)
+	for rel, content := range ssiFiles {
+		files[rel] = content
+	}
 	for rel, content := range files {
 		writeFile(t, filepath.Join(root, rel), content, 0o644)
 	}
