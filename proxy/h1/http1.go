@@ -93,9 +93,10 @@ func (f *fastHeaders) AppendAll(dst []proxy.HeaderKV) []proxy.HeaderKV {
 	return dst
 }
 
-// AppendArrived appends the header lines in the order they came, as
-// nginx keeps them: fasthttp lists Cookie (and a few others) apart from
-// the rest.
+// AppendArrived appends the header lines in the order they came and with
+// their names as the client spelled them, as nginx keeps them (a
+// proxy_pass sends them so): fasthttp lists Cookie (and a few others)
+// apart from the rest, and makes "X-SSI" "X-Ssi".
 func (f *fastHeaders) AppendArrived(dst []proxy.HeaderKV) []proxy.HeaderKV {
 	start := len(dst)
 	dst = f.AppendAll(dst)
@@ -103,6 +104,11 @@ func (f *fastHeaders) AppendArrived(dst []proxy.HeaderKV) []proxy.HeaderKV {
 	slices.SortStableFunc(dst[start:], func(a, b proxy.HeaderKV) int {
 		return rawLineAt(raw, a.Name) - rawLineAt(raw, b.Name)
 	})
+	for i := start; i < len(dst); i++ {
+		if at := rawLineAt(raw, dst[i].Name); at < len(raw) {
+			dst[i].Name = b2s(raw[at : at+len(dst[i].Name)])
+		}
+	}
 	return dst
 }
 

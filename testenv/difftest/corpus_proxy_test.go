@@ -239,6 +239,8 @@ var _ = addScenario(scenario{
 		get("no_uri_part", "/same/a%2Fb?q"),
 		get("set_header", "/hdr/x", "X-Forwarded-For: 10.0.0.1", "Accept-Encoding: gzip"),
 		get("client_headers_order", "/p/x", "X-B: 2", "X-A: 1", "Cookie: c=d", "TE: trailers", "Keep-Alive: 5", "Upgrade: h2c"),
+		// Names go upstream as the client spelled them.
+		get("client_header_case", "/p/x", "X-SSI: 1", "x-lower: 2", "uSER-aGENT: odd", "x-forwarded-FOR: 10.0.0.2"),
 		get("no_request_headers", "/nohdr/x", "X-A: 1"),
 		post("post_body", "POST", "/p/form", "a=1&b=2", "Content-Type: application/x-www-form-urlencoded"),
 		get("body_off_no_body", "/nobody/x"),
