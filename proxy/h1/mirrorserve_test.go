@@ -65,7 +65,13 @@ http {
 		{"/small.txt", "", []byte("small\n"), false},
 		{"/big.txt", "Accept-Encoding: gzip\r\n", big, false},
 		{"/big.txt", "", big, true},
+		{"park", "", nil, false},
+		{"/big.txt", "", big, true}, // on the connection served again
 	} {
+		if tt.path == "park" {
+			time.Sleep(3 * h1.ParkAfter)
+			continue
+		}
 		mu.Lock()
 		sent = nil
 		mu.Unlock()
