@@ -444,6 +444,9 @@ func (rt *Site) ssiInclude(r *Request, params map[string]string, w io.Writer) (b
 	}
 	if hasSet {
 		body, err := rt.subrequestInMemory(sr)
+		if err == nil && sr.resp.Drop {
+			err = errSubrequestClosed
+		}
 		if err != nil {
 			return false, err
 		}
@@ -455,6 +458,9 @@ func (rt *Site) ssiInclude(r *Request, params map[string]string, w io.Writer) (b
 	sr.stub = block != nil
 	rt.serveSubrequest(sr)
 	n, err := rt.subrequestBody(sr, w)
+	if err == nil && sr.resp.Drop {
+		err = errSubrequestClosed
+	}
 	if err != nil {
 		return false, err
 	}

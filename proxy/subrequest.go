@@ -36,6 +36,12 @@ const maxSubrequests = 50
 // request with NGX_ERROR: the client gets what was sent, then a close).
 var errTooBigSubrequest = errors.New("too big subrequest response")
 
+// errSubrequestClosed ends a response one of whose subrequests closed
+// the connection (return 444): nginx's NGX_HTTP_CLOSE in a subrequest
+// terminates the main request, so the client gets what was out, then a
+// close.
+var errSubrequestClosed = errors.New("subrequest closed the connection")
+
 // mainRequest is the request at the top of r's subrequests.
 func (r *Request) mainRequest() *Request {
 	for r.parent != nil {

@@ -19,6 +19,7 @@ import (
 	"io"
 	"iter"
 	"net"
+	"sync/atomic"
 	"time"
 
 	"github.com/valyala/fasthttp"
@@ -238,20 +239,38 @@ func (c Ctx) SetBodySection(r io.Reader, size int) {
 // reads) once it closes the stream, which it does on a failed write as
 // well as at the end; the close waits for write to return, so a client
 // gone mid-stream cannot pull the request from under it.
-func (c Ctx) StreamBody(write func(w *bufio.Writer)) {
+//
+// A write that returns an error ends the body there, without its last
+// chunk, and the connection closes: the client can tell the response
+// was cut, as nginx's does when its upstream fails mid-body.
+func (c Ctx) StreamBody(write func(w *bufio.Writer) error) {
 	c.c.Response.ImmediateHeaderFlush = true
-	done := make(chan struct{})
-	sr := fasthttp.NewStreamReader(func(w *bufio.Writer) {
-		defer close(done)
-		write(w)
+	s := &awaitedStream{done: make(chan struct{})}
+	s.ReadCloser = fasthttp.NewStreamReader(func(w *bufio.Writer) {
+		defer close(s.done)
+		if err := write(w); err != nil {
+			s.failed.Store(&err)
+		}
 	})
-	c.c.Response.SetBodyStream(&awaitedStream{sr, done}, -1)
+	c.c.Response.SetBodyStream(s, -1)
 }
 
-// awaitedStream is a stream whose Close returns when its writer has.
+// awaitedStream is a stream whose Close returns when its writer has, and
+// whose end is its writer's error, if any.
 type awaitedStream struct {
 	io.ReadCloser
-	done chan struct{}
+	done   chan struct{}
+	failed atomic.Pointer[error]
+}
+
+func (s *awaitedStream) Read(p []byte) (int, error) {
+	n, err := s.ReadCloser.Read(p)
+	if err == io.EOF {
+		if failed := s.failed.Load(); failed != nil {
+			return n, *failed
+		}
+	}
+	return n, err
 }
 
 func (s *awaitedStream) Close() error {

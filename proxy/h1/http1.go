@@ -480,7 +480,7 @@ func writeHTTP1(rt *proxy.Site, ctx Ctx, info *h1conn, r *proxy.Request) {
 		// Send the headers at once: a stream (server-sent events, a long
 		// poll) may take a while before its first byte.
 		length := resp.Length
-		ctx.StreamBody(func(w *bufio.Writer) {
+		ctx.StreamBody(func(w *bufio.Writer) error {
 			cw := &proxy.CountWriter{W: w}
 			var out io.Writer = cw
 			if pace != nil {
@@ -493,6 +493,7 @@ func writeHTTP1(rt *proxy.Site, ctx Ctx, info *h1conn, r *proxy.Request) {
 			_ = w.Flush()
 			rt.Done(r, cw.N)
 			info.release(r)
+			return err
 		})
 		if length >= 0 {
 			// A stream whose length is known (proxy_buffering off with the
@@ -517,7 +518,7 @@ func writeHTTP1(rt *proxy.Site, ctx Ctx, info *h1conn, r *proxy.Request) {
 // (a body handed to the engine whole would wait in its write buffer
 // behind the first pause). The log phase runs after the last byte.
 func pacedHTTP1(rt *proxy.Site, ctx Ctx, info *h1conn, r *proxy.Request, src io.Reader, closer io.Closer, n int64, pace *limit.Pacer) {
-	ctx.StreamBody(func(w *bufio.Writer) {
+	ctx.StreamBody(func(w *bufio.Writer) error {
 		cw := &proxy.CountWriter{W: w}
 		_, err := io.Copy(proxy.NewPacedWriter(cw, w.Flush, pace), io.LimitReader(src, n))
 		if closer != nil {
@@ -529,6 +530,7 @@ func pacedHTTP1(rt *proxy.Site, ctx Ctx, info *h1conn, r *proxy.Request, src io.
 		_ = w.Flush()
 		rt.Done(r, cw.N)
 		info.release(r)
+		return err
 	})
 	ctx.SetContentLength(int(n))
 }

@@ -8,6 +8,8 @@
 
 package difftest
 
+import "strings"
+
 // ssiFiles are the scenario's pages, added to the docroot.
 var ssiFiles = map[string]string{
 	"ssi/basic.html": `<p>basic</p>uri=<!--#echo var="uri" -->|none=<!--#echo var="nonexistent_var" -->|` +
@@ -48,7 +50,10 @@ var ssiFiles = map[string]string{
 		`[<!--#include virtual="/ssi/part.txt" stub="one" -->]end` + "\n",
 	"ssi/wait.html": `[<!--#include virtual="/ssi/part.txt" wait="yes" -->][<!--#include virtual="/ssi/part.txt" wait="no" -->]` +
 		`[<!--#include virtual="/ssi/part.txt" wait="maybe" -->]end` + "\n",
-	"ssi/recurse.html":  `(<!--#include virtual="/ssi/recurse.html" -->)`,
+	"ssi/recurse.html": `(<!--#include virtual="/ssi/recurse.html" -->)`,
+	"ssi/close.html":   `before[<!--#include virtual="/ssiclose" -->]after` + "\n",
+	"ssi/closelate.html": strings.Repeat("long text before the include\n", 100) +
+		`[<!--#include virtual="/ssiclose" -->]after` + "\n",
 	"ssi/nested.html":   `n[<!--#include virtual="/ssi/nested2.html" -->]`,
 	"ssi/nested2.html":  `n2[<!--#include virtual="/ssi/part.html" -->]`,
 	"ssi/bigset.html":   `before<!--#include virtual="/page.html" set="big" -->after` + "\n",
@@ -129,6 +134,9 @@ server {
     location = /ssiargs {
         return 200 "args=$args uri=$uri is_args=$is_args a=$arg_a";
     }
+    location = /ssiclose {
+        return 444;
+    }
     location = /ssiret {
         ssi on;
         default_type text/html;
@@ -165,6 +173,10 @@ var _ = addScenario(scenario{
 			get("wait", "/ssi/wait.html"),
 			get("nested", "/ssi/nested.html"),
 			get("cycle", "/ssi/recurse.html"),
+			// A 444 in a subrequest ends the main request: nothing was out
+			// yet in the first, 2.9 KB in the second.
+			get("subrequest_444", "/ssi/close.html"),
+			get("subrequest_444_after_output", "/ssi/closelate.html"),
 			get("set_too_big", "/ssi/bigset.html"),
 			get("types_plain_processed", "/types/cmd.txt"),
 			get("types_html_always", "/types/part.html"),
