@@ -142,6 +142,9 @@ type compiler struct {
 	sslAddrs    map[string]bool
 	fpmPools    []*FPMPool
 	acmeIssuers map[string]*ACMEIssuer // acme_issuer blocks by name (ssl.go)
+	// resolved says which host names of *_pass and upstream servers the
+	// system resolved at this load (proxy.go's hostResolves).
+	resolved map[string]bool
 	// logBuffers is the buffer= and flush= of the first buffered
 	// access_log to each file (logs.go).
 	logBuffers map[string]*AccessLog
@@ -393,7 +396,9 @@ func (c *compiler) finish() error {
 	if err := c.finishPools(); err != nil {
 		return err
 	}
-	c.resolveProxyPasses()
+	if err := c.resolveProxyPasses(); err != nil {
+		return err
+	}
 	if err := c.finishLimits(); err != nil {
 		return err
 	}

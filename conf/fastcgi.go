@@ -221,6 +221,9 @@ func setFastCGIPass(c *compiler, f *frame, d *Directive) error {
 func (c *compiler) resolveFastCGIPasses() error {
 	for _, p := range c.fastcgiPasses {
 		if p.Network == "tcp" {
+			if host, _, err := net.SplitHostPort(p.Address); err == nil && !c.hostResolves(host) {
+				return &Error{Level: LevelEmerg, Msg: "host not found in upstream \"" + host + "\"", File: p.File, Line: p.Line}
+			}
 			c.noteNamedPass(p.Address)
 		}
 		if p.Network != "" {
@@ -367,6 +370,9 @@ func setUpstreamServer(c *compiler, f *frame, d *Directive) error {
 		}
 		if n, err := strconv.Atoi(port); err != nil || n < 1 || n > 65535 {
 			return emergf(d, "invalid port in upstream \"%s\"", a)
+		}
+		if !c.hostResolves(h) {
+			return emergf(d, "host not found in upstream \"%s\"", a)
 		}
 		s.Network, s.Address = "tcp", net.JoinHostPort(h, port)
 	}

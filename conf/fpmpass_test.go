@@ -15,12 +15,12 @@ upstream php { server 127.0.0.1:9001; }
 upstream two { server 10.0.0.5:9000; server unix:/run/b.sock; }
 server {
     listen 127.0.0.1:8080;
-    location /a { fastcgi_pass php-fpm:9000; }
+    location /a { fastcgi_pass localhost:9000; }
     location /b { fastcgi_pass unix:/run/php/php8.2-fpm.sock; }
     location /c { fastcgi_pass php; }
     location /d { fastcgi_pass two; }
     location /e { fastcgi_pass $arg_x; }
-    location /f { fastcgi_pass php-fpm:9000; }
+    location /f { fastcgi_pass localhost:9000; }
     location /g { fastcgi_pass 127.0.0.1:9001; }
     location = /fpm { fpm_status two; }
 }
@@ -35,7 +35,7 @@ server {
 			p.StatusNetwork, p.StatusAddress, p.StatusPath, p.External))
 	}
 	want := []string{
-		"php-fpm:9000 pass=php-fpm:9000 tcp:php-fpm:9000 status=tcp:php-fpm:9000 external=true",
+		"localhost:9000 pass=localhost:9000 tcp:localhost:9000 status=tcp:localhost:9000 external=true",
 		"unix:/run/php/php8.2-fpm.sock pass=unix:/run/php/php8.2-fpm.sock unix:/run/php/php8.2-fpm.sock status=unix:/run/php/php8.2-fpm.sock external=true",
 		"php pass=php tcp:127.0.0.1:9001 status=tcp:127.0.0.1:9001 external=true",
 		"two/10.0.0.5:9000 pass=two tcp:10.0.0.5:9000 status=tcp:10.0.0.5:9000 external=true",

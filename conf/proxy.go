@@ -7,7 +7,9 @@
 package conf
 
 import (
+	"context"
 	"net"
+	"net/netip"
 	"strings"
 	"time"
 
@@ -379,7 +381,7 @@ func setProxyPass(c *compiler, f *frame, d *Directive) error {
 // resolveProxyPasses binds proxy_pass hosts without a port to the
 // upstream{} of that name, as nginx does (a host with a port, or without
 // an upstream of its name, is an address).
-func (c *compiler) resolveProxyPasses() {
+func (c *compiler) resolveProxyPasses() error {
 	for _, p := range c.proxyPasses {
 		if p.Target.Network != "tcp" {
 			continue
@@ -388,9 +390,38 @@ func (c *compiler) resolveProxyPasses() {
 			p.Upstream = c.plan.HTTP.Upstreams[p.Target.Host]
 		}
 		if p.Upstream == nil {
+			if !c.hostResolves(p.Target.Host) {
+				return &Error{Level: LevelEmerg, Msg: "host not found in upstream \"" + p.Target.Host + "\"", File: p.File, Line: p.Line}
+			}
 			c.noteNamedPass(p.Target.Address)
 		}
 	}
+	return nil
+}
+
+// hostResolves reports whether the host of a *_pass without variables or
+// of an upstream's server is an address, or a name the system resolves:
+// nginx resolves them as it reads the configuration and refuses one it
+// cannot ("host not found in upstream"), so a typo fails `edge -t` and a
+// reload rather than every request. Each name is looked up once a load;
+// the connections still resolve it when they are made.
+func (c *compiler) hostResolves(host string) bool {
+	host = strings.TrimSuffix(strings.TrimPrefix(host, "["), "]")
+	if _, err := netip.ParseAddr(host); err == nil {
+		return true
+	}
+	if ok, seen := c.resolved[host]; seen {
+		return ok
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	ips, err := net.DefaultResolver.LookupNetIP(ctx, "ip", host)
+	ok := err == nil && len(ips) > 0
+	if c.resolved == nil {
+		c.resolved = map[string]bool{}
+	}
+	c.resolved[host] = ok
+	return ok
 }
 
 // noteNamedPass records the address "host:port" of a *_pass without

@@ -213,6 +213,21 @@ var configErrors = []struct {
 		want: `buffered logs cannot have variables in name in {CONF}:3`,
 	},
 	{
+		name: "proxy_pass host not found",
+		conf: "events {}\nhttp {\n    server {\n        location / {\n            proxy_pass http://nosuch.invalid:8081;\n        }\n    }\n}\n",
+		want: `host not found in upstream "nosuch.invalid" in {CONF}:5`,
+	},
+	{
+		name: "fastcgi_pass host not found",
+		conf: "events {}\nhttp {\n    server {\n        location / {\n            fastcgi_pass nosuch.invalid:9000;\n        }\n    }\n}\n",
+		want: `host not found in upstream "nosuch.invalid" in {CONF}:5`,
+	},
+	{
+		name: "upstream server host not found",
+		conf: "events {}\nhttp {\n    upstream u {\n        server nosuch.invalid:9000;\n    }\n}\n",
+		want: `host not found in upstream "nosuch.invalid:9000" in {CONF}:4`,
+	},
+	{
 		name: "buffered log conflicting parameters",
 		conf: "events {}\nhttp {\n    access_log logs/a.log combined buffer=4k;\n    server {\n        access_log logs/a.log combined buffer=8k;\n    }\n}\n",
 		want: `access_log "logs/a.log" already defined with conflicting parameters in {CONF}:5`,
