@@ -1,12 +1,10 @@
 package h1_test
 
 import (
-	"bufio"
 	"bytes"
 	"compress/gzip"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -16,7 +14,6 @@ import (
 
 	"edge/proxy/h1"
 	"edge/proxy/internal/plantest"
-	"edge/proxy/internal/servetest"
 )
 
 // TestMirroredFileBySendfile: over plain TCP, a cached file of at least
@@ -47,13 +44,7 @@ http {
 		mu.Unlock()
 	})
 	defer h1.SetMirrorHook(nil)
-	c, err := net.Dial("tcp", servetest.Serve(t, plan))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	c.SetDeadline(time.Now().Add(10 * time.Second))
-	br := bufio.NewReader(c)
+	c, br := dialServed(t, plan, 10*time.Second)
 	for _, tt := range []struct {
 		path, extra string
 		want        []byte

@@ -2,6 +2,7 @@ package h1_test
 
 import (
 	"bufio"
+	"edge/conf"
 	"edge/proxy/h1"
 	"edge/proxy/internal/plantest"
 	"edge/proxy/internal/servetest"
@@ -57,13 +58,7 @@ http {
 		mu.Unlock()
 	})
 	defer h1.SetWriteHook(nil)
-	c, err := net.Dial("tcp", servetest.Serve(t, plan))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	c.SetDeadline(time.Now().Add(30 * time.Second))
-	br := bufio.NewReader(c)
+	c, br := dialServed(t, plan, 30*time.Second)
 	mores := 0
 	for _, n := range sizes {
 		for _, req := range []struct{ method, extra string }{{"GET", ""}, {"HEAD", ""}, {"GET", "Accept-Encoding: gzip\r\n"}} {
@@ -165,4 +160,18 @@ http {
 			}
 		}
 	}
+}
+
+// dialServed serves plan and returns a connection to it, closed when the
+// test ends, with a reader of its responses; d bounds the whole test's
+// use of it.
+func dialServed(t *testing.T, plan *conf.Plan, d time.Duration) (net.Conn, *bufio.Reader) {
+	t.Helper()
+	c, err := net.Dial("tcp", servetest.Serve(t, plan))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	c.SetDeadline(time.Now().Add(d))
+	return c, bufio.NewReader(c)
 }
