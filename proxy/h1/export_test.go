@@ -10,7 +10,13 @@ func SetWriteHook(f func(c *net.TCPConn, more bool)) { writeHook = f }
 
 // SetMirrorHook sets mirrorHook, which sees every body sent from a file
 // mirror and whether it went by sendfile.
-func SetMirrorHook(f func(fromFile bool)) { mirrorHook = f }
+func SetMirrorHook(f func(fromFile bool)) {
+	if f == nil {
+		mirrorHook.Store(nil)
+		return
+	}
+	mirrorHook.Store(&f)
+}
 
 const (
 	WriteBuffer = http1WriteBuffer

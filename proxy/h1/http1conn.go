@@ -12,6 +12,7 @@ import (
 	"io"
 	"net"
 	"os"
+	"sync/atomic"
 	"time"
 
 	"edge/internal/rawio"
@@ -360,8 +361,8 @@ func (m *mirrorSection) send(c *tcpEdgeConn, lr *io.LimitedReader) (int64, error
 		w, err = c.raw.Write(m.b[:n])
 		sent, fromFile = int64(w), false
 	}
-	if mirrorHook != nil {
-		mirrorHook(fromFile)
+	if hook := mirrorHook.Load(); hook != nil {
+		(*hook)(fromFile)
 	}
 	m.skip(int(sent))
 	if lr != nil {
@@ -370,9 +371,10 @@ func (m *mirrorSection) send(c *tcpEdgeConn, lr *io.LimitedReader) (int64, error
 	return sent, err
 }
 
-// mirrorHook, set by tests before a server starts, sees every body sent
-// for a mirrorSection and whether it went from the file.
-var mirrorHook func(fromFile bool)
+// mirrorHook, set by tests, sees every body sent for a mirrorSection and
+// whether it went from the file, once it went (the client may have read
+// it before).
+var mirrorHook atomic.Pointer[func(fromFile bool)]
 
 // writerOnly hides a writer's ReadFrom, so that io.Copy does not call it
 // back.

@@ -30,9 +30,10 @@ func TestMirrorClosedFileWritesBytes(t *testing.T) {
 			f.Close()
 		}
 		var fromFile []bool
-		mirrorHook = func(b bool) { fromFile = append(fromFile, b) }
+		hook := func(b bool) { fromFile = append(fromFile, b) }
+		mirrorHook.Store(&hook)
 		got := sendThrough(t, &mirrorSection{f: f, off: 100, b: data[100:]}, int64(len(data)-100))
-		mirrorHook = nil
+		mirrorHook.Store(nil)
 		f.Close()
 		if !bytes.Equal(got, data[100:]) {
 			t.Errorf("closed %v: %d bytes arrived, want %d, the same", closed, len(got), len(data)-100)

@@ -82,9 +82,17 @@ http {
 		if err != nil || !bytes.Equal(got, tt.want) {
 			t.Errorf("%s %q: %d bytes (%v), want %d, the same", tt.path, tt.extra, len(got), err, len(tt.want))
 		}
-		mu.Lock()
-		byFile := len(sent) == 1 && sent[0]
-		mu.Unlock()
+		// The hook runs once the body went, which the client may have read
+		// first: a body sent from a mirror is waited for.
+		var byFile bool
+		for deadline := time.Now().Add(2 * time.Second); ; time.Sleep(time.Millisecond) {
+			mu.Lock()
+			byFile = len(sent) == 1 && sent[0]
+			mu.Unlock()
+			if byFile || !tt.byFile || time.Now().After(deadline) {
+				break
+			}
+		}
 		if byFile != tt.byFile {
 			t.Errorf("%s %q: sent from the file %v (%v), want %v", tt.path, tt.extra, byFile, sent, tt.byFile)
 		}
