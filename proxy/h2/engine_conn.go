@@ -57,7 +57,10 @@ type ownConn struct {
 	br         *bufio.Reader
 	fr         *http2.Framer
 	maxID      uint32    // the highest stream the client opened
-	resetIDs   [16]uint32 // streams the server reset lately: their frames are ignored
+	// recent are the streams the server reset lately: their frames are
+	// ignored (RFC 9113 5.4.2), but for a stream it ended after its
+	// response (st set) the rest of the request is still checked.
+	recent     [16]recentReset
 	resetNext  int
 	recvUnsent int64 // connection window consumed and not yet given back
 
@@ -211,6 +214,12 @@ func (c *ownConn) process(f http2.Frame) error {
 		c.mu.Lock()
 		if st := c.streams[f.StreamID]; st != nil {
 			st.resetLocked(errStreamReset)
+		} else {
+			for i := range c.recent {
+				if c.recent[i].id == f.StreamID {
+					c.recent[i].peerReset = true
+				}
+			}
 		}
 		c.mu.Unlock()
 	case *http2.PriorityFrame:
@@ -279,7 +288,7 @@ func (c *ownConn) processSettings(f *http2.SettingsFrame) error {
 
 func (c *ownConn) processWindowUpdate(f *http2.WindowUpdateFrame) error {
 	c.mu.Lock()
-	defer c.mu.Unlock()
+	defer c.unlockFlushed()
 	if f.StreamID == 0 {
 		c.sendWindow += int64(f.Increment)
 		if c.sendWindow > maxWindow {
@@ -293,7 +302,15 @@ func (c *ownConn) processWindowUpdate(f *http2.WindowUpdateFrame) error {
 	}
 	st := c.streams[f.StreamID]
 	if st == nil {
-		return nil // closed: WINDOW_UPDATE may still come (RFC 9113 5.1)
+		// Closed: WINDOW_UPDATE may still come (RFC 9113 5.1), and one
+		// past 2^31-1 on a stream ended after its response is still an
+		// error.
+		if _, done := c.wasReset(f.StreamID); done != nil && done.sendWindow <= maxWindow {
+			if done.sendWindow += int64(f.Increment); done.sendWindow > maxWindow {
+				c.resetLocked(f.StreamID, errCodeFlowControl)
+			}
+		}
+		return nil
 	}
 	st.sendWindow += int64(f.Increment)
 	if st.sendWindow > maxWindow {
@@ -314,15 +331,29 @@ func (c *ownConn) processData(f *http2.DataFrame) error {
 	// stream windows bound what is held.
 	c.recvUnsent += n
 	c.mu.Lock()
-	defer c.mu.Unlock()
+	defer c.unlockFlushed()
 	if c.recvUnsent >= maxWindow/2 {
 		c.out = appendWindowUpdate(c.out, 0, uint32(c.recvUnsent))
 		c.recvUnsent = 0
-		c.flushLocked()
 	}
 	st := c.streams[id]
 	if st == nil || st.state != stateOpen {
-		if st == nil && c.wasReset(id) {
+		if r := c.recentReset(id); st == nil && r != nil {
+			if r.peerReset {
+				c.resetLocked(id, errCodeStreamClosed)
+				return nil
+			}
+			done := r.st
+			// After the response the body may still come; it has to
+			// agree with its content-length all the same (RFC 9113
+			// 8.1.1).
+			if done != nil && done.declared >= 0 {
+				done.got += int64(len(f.Data()))
+				if done.got > done.declared || f.StreamEnded() && done.got != done.declared {
+					done.declared = -1
+					c.resetLocked(id, errCodeProtocol)
+				}
+			}
 			return nil
 		}
 		c.resetLocked(id, errCodeStreamClosed)
@@ -342,7 +373,6 @@ func (c *ownConn) processData(f *http2.DataFrame) error {
 		// Padding is flow-controlled but never read: it goes back now.
 		st.recvWindow += pad
 		c.out = appendWindowUpdate(c.out, id, uint32(pad))
-		c.flushLocked()
 	}
 	st.got += int64(len(data))
 	if st.declared >= 0 && st.got > st.declared {
@@ -364,14 +394,36 @@ func (c *ownConn) processData(f *http2.DataFrame) error {
 	return nil
 }
 
-// wasReset reports whether the server reset stream id lately.
-func (c *ownConn) wasReset(id uint32) bool {
-	for _, r := range c.resetIDs {
-		if r == id {
-			return true
+// recentReset is a stream the server reset lately.
+type recentReset struct {
+	id uint32
+	st *ownStream // the stream, when it was ended after its response
+	// peerReset: the client reset it too, and may send nothing more on it
+	// (RFC 9113 5.1).
+	peerReset bool
+}
+
+// wasReset reports whether the server reset stream id lately, and the
+// stream when it ended after its response.
+func (c *ownConn) wasReset(id uint32) (bool, *ownStream) {
+	r := c.recentReset(id)
+	return r != nil, r.stream()
+}
+
+func (c *ownConn) recentReset(id uint32) *recentReset {
+	for i := range c.recent {
+		if c.recent[i].id == id {
+			return &c.recent[i]
 		}
 	}
-	return false
+	return nil
+}
+
+func (r *recentReset) stream() *ownStream {
+	if r == nil {
+		return nil
+	}
+	return r.st
 }
 
 // resetStream sends RST_STREAM for id and closes its stream.
@@ -381,15 +433,16 @@ func (c *ownConn) resetStream(id uint32, code uint32) {
 	if st := c.streams[id]; st != nil {
 		st.resetLocked(errStreamReset)
 	}
+	c.flushLocked()
 	c.mu.Unlock()
 }
 
-// resetLocked queues RST_STREAM for id; c.mu is held.
+// resetLocked queues RST_STREAM for id; c.mu is held, and the caller
+// flushes (flushLocked lets go of it meanwhile).
 func (c *ownConn) resetLocked(id uint32, code uint32) {
-	c.resetIDs[c.resetNext] = id
-	c.resetNext = (c.resetNext + 1) % len(c.resetIDs)
+	c.recent[c.resetNext] = recentReset{id: id}
+	c.resetNext = (c.resetNext + 1) % len(c.recent)
 	c.out = appendRSTStream(c.out, id, code)
-	c.flushLocked()
 }
 
 // sendGoAway queues a GOAWAY naming the last stream the client opened.
@@ -409,6 +462,12 @@ func (c *ownConn) goAwayLocked(code uint32) {
 	}
 	c.out = appendGoAway(c.out, c.goAwayID, code)
 	c.flushLocked()
+}
+
+// unlockFlushed sends what is pending and lets go of c.mu.
+func (c *ownConn) unlockFlushed() {
+	c.flushLocked()
+	c.mu.Unlock()
 }
 
 // flushLocked writes what is pending unless a write is in flight, whose

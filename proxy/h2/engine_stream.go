@@ -74,7 +74,7 @@ func (c *ownConn) processHeaders(f *http2.MetaHeadersFrame) error {
 	}
 	c.mu.Lock()
 	if st := c.streams[id]; st != nil {
-		defer c.mu.Unlock()
+		defer c.unlockFlushed()
 		switch {
 		case st.state != stateOpen:
 			c.resetLocked(id, errCodeStreamClosed)
@@ -94,7 +94,23 @@ func (c *ownConn) processHeaders(f *http2.MetaHeadersFrame) error {
 	}
 	c.mu.Unlock()
 	if id <= c.maxID {
-		if c.wasReset(id) {
+		c.mu.Lock()
+		r := c.recentReset(id)
+		var code uint32
+		switch {
+		case r == nil:
+		case r.peerReset:
+			code = errCodeStreamClosed
+		case !f.StreamEnded() || len(f.PseudoFields()) > 0:
+			// A stream the server ended with RST_STREAM may still get the
+			// client's trailers, which are checked as on an open one.
+			code = errCodeProtocol
+		}
+		c.mu.Unlock()
+		if r != nil {
+			if code != 0 {
+				c.resetStream(id, code)
+			}
 			return nil
 		}
 		return connError(errCodeStreamClosed) // closed stream (RFC 9113 5.1)
@@ -114,7 +130,7 @@ func (c *ownConn) processHeaders(f *http2.MetaHeadersFrame) error {
 		return nil
 	}
 	c.mu.Lock()
-	defer c.mu.Unlock()
+	defer c.unlockFlushed()
 	if c.goAway || c.ended {
 		return nil // past the GOAWAY: never started (RFC 9113 6.8)
 	}
@@ -329,6 +345,7 @@ func (st *ownStream) finish() {
 	if st.err == nil {
 		if st.state == stateOpen {
 			c.resetLocked(st.id, errCodeNo)
+			c.recent[(c.resetNext+len(c.recent)-1)%len(c.recent)].st = st
 		}
 		st.resetLocked(errStreamReset)
 	}
@@ -649,6 +666,7 @@ func (st *ownStream) sendData(p []byte, end bool) error {
 				// "client timed out".
 				c.resetLocked(st.id, errCodeInternal)
 				st.resetLocked(errSendTimeout)
+				c.flushLocked()
 				return errSendTimeout
 			}
 			if timer == nil && c.sendTimeout > 0 {
@@ -659,7 +677,12 @@ func (st *ownStream) sendData(p []byte, end bool) error {
 					c.mu.Unlock()
 				})
 			}
-			c.flushLocked()
+			if len(c.out) > 0 && !c.writing {
+				// What waits goes out first; the window may move
+				// meanwhile, so it is looked at again.
+				c.flushLocked()
+				continue
+			}
 			c.cond.Wait()
 			continue
 		}
