@@ -54,9 +54,9 @@ type ownConn struct {
 	handlers    sync.WaitGroup
 
 	// The reader goroutine's own.
-	br         *bufio.Reader
-	fr         *http2.Framer
-	maxID      uint32    // the highest stream the client opened
+	br    *bufio.Reader
+	fr    *http2.Framer
+	maxID uint32 // the highest stream the client opened
 	// recent are the streams the server reset lately: their frames are
 	// ignored (RFC 9113 5.4.2), but for a stream it ended after its
 	// response (st set) the rest of the request is still checked.
