@@ -10,6 +10,7 @@ import (
 	"errors"
 	"io"
 	"net"
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -72,6 +73,7 @@ type ownConn struct {
 	werr    error // the first write error, or errConnClosed
 	streams map[uint32]*ownStream
 	active  int // open streams, counted against maxStreams
+	running int // handlers whose response is not complete yet
 	// Send side flow control (RFC 9113 6.9).
 	sendWindow int64
 	peerWindow int64 // SETTINGS_INITIAL_WINDOW_SIZE of the client
@@ -493,6 +495,26 @@ func (c *ownConn) flushLocked() {
 	}
 	c.writing = false
 	c.cond.Broadcast()
+}
+
+// endResponse sends what is pending once st's response is complete.
+// When other streams of the connection are still being answered, their
+// handlers run first (runtime.Gosched), so that their frames leave in
+// the same write, as nginx sends what one event-loop iteration made in
+// one go; a lone response goes out at once.
+func (c *ownConn) endResponse(st *ownStream) {
+	c.mu.Lock()
+	if st.running {
+		st.running = false
+		c.running--
+	}
+	if c.running > 0 && !c.writing && len(c.out) > 0 {
+		c.mu.Unlock()
+		runtime.Gosched()
+		c.mu.Lock()
+	}
+	c.flushLocked()
+	c.mu.Unlock()
 }
 
 // waitRoomLocked holds a writer back while coalesceLimit bytes wait for a

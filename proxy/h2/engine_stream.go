@@ -50,6 +50,7 @@ type ownStream struct {
 	declared   int64 // content-length, -1 when none
 	got        int64 // DATA payload received
 	hasBody    bool  // the client did not end the stream with its HEADERS
+	running    bool  // its response is not yet complete (ownConn.running)
 
 	// the handler's
 	method, scheme, authority, path, protocol string
@@ -149,6 +150,8 @@ func (c *ownConn) processHeaders(f *http2.MetaHeadersFrame) error {
 		c.idle.Stop()
 	}
 	c.handlers.Add(1)
+	c.running++
+	st.running = true
 	if f.Truncated {
 		go st.tooLarge()
 	} else {
@@ -341,6 +344,7 @@ func (st *ownStream) resetLocked(err error) {
 // sending is told to stop (RST_STREAM NO_ERROR, RFC 9113 8.1).
 func (st *ownStream) finish() {
 	c := st.c
+	c.endResponse(st)
 	c.mu.Lock()
 	if st.err == nil {
 		if st.state == stateOpen {
@@ -365,7 +369,7 @@ func (st *ownStream) finish() {
 func (st *ownStream) tooLarge() {
 	defer st.finish()
 	st.hbuf = appendStatus(st.hbuf[:0], http.StatusRequestHeaderFieldsTooLarge)
-	st.sendHeaders(st.hbuf, true)
+	st.sendHeaders(st.hbuf, true, false)
 }
 
 // serve runs the stream's handler: the pipeline, then the response.
@@ -394,7 +398,7 @@ func (st *ownStream) serve() {
 			proxy.ReleaseRequest(r)
 			st.hbuf = appendStatus(st.hbuf[:0], http.StatusNotImplemented)
 			st.hbuf = appendField(st.hbuf, "date", httpDate())
-			st.sendHeaders(st.hbuf, true)
+			st.sendHeaders(st.hbuf, true, false)
 			return
 		}
 		st.websocket(r)
@@ -449,7 +453,7 @@ func (st *ownStream) serveTunnel(rt *proxy.Site, r *proxy.Request) {
 	}
 	defer proxy.ReleaseRequest(r)
 	st.hbuf = st.encodeHeaders(st.hbuf[:0], resp, http.StatusOK, true, false)
-	err := st.sendHeaders(st.hbuf, false)
+	err := st.sendHeaders(st.hbuf, false, true)
 	upgrade := resp.Upgrade
 	resp.Release()
 	if err == nil {
@@ -458,7 +462,8 @@ func (st *ownStream) serveTunnel(rt *proxy.Site, r *proxy.Request) {
 	if err != nil {
 		rt.Infof(r, "%v while proxying upgraded connection", err)
 	}
-	st.sendData(nil, true)
+	st.sendData(nil, true, false)
+	st.c.endResponse(st)
 	rt.Done(r, 0)
 }
 
@@ -513,7 +518,7 @@ func (st *ownStream) writeResponse(rt *proxy.Site, r *proxy.Request, last bool) 
 		resp.Kind == proxy.BodyFile && resp.Length == 0
 	length := resp.Length >= 0 && resp.Status != 304 && resp.Status != 204
 	st.hbuf = st.encodeHeaders(st.hbuf[:0], resp, resp.Status, false, length)
-	err := st.sendHeaders(st.hbuf, empty)
+	err := st.sendHeaders(st.hbuf, empty, false)
 	if last {
 		st.c.sendGoAway(errCodeNo)
 	}
@@ -530,7 +535,7 @@ func (st *ownStream) writeResponse(rt *proxy.Site, r *proxy.Request, last bool) 
 		switch resp.Kind {
 		case proxy.BodyBytes:
 			if pw == nil {
-				err = st.sendData(resp.Bytes, true)
+				err = st.sendData(resp.Bytes, true, false)
 				if err == nil {
 					sent = int64(len(resp.Bytes))
 				}
@@ -565,9 +570,10 @@ func (st *ownStream) writeResponse(rt *proxy.Site, r *proxy.Request, last bool) 
 			putBuf(sw.buf)
 		}
 		if err == nil && !ended && resp.Kind != proxy.BodyStream && pw != nil {
-			err = st.sendData(nil, true)
+			err = st.sendData(nil, true, false)
 		}
 	}
+	st.c.endResponse(st)
 	if resp.Kind == proxy.BodyFile && resp.File != nil {
 		resp.File.Close()
 	}
@@ -593,7 +599,7 @@ func (st *ownStream) sendFile(w io.Writer, paced bool, resp *proxy.Response) (in
 			if paced {
 				_, werr = w.Write(st.wbuf[:n])
 			} else {
-				werr = st.sendData(st.wbuf[:n], int64(n) == left)
+				werr = st.sendData(st.wbuf[:n], int64(n) == left, false)
 			}
 			if werr != nil {
 				return sent, werr
@@ -614,8 +620,9 @@ func (st *ownStream) sendFile(w io.Writer, paced bool, resp *proxy.Response) (in
 	return sent, nil
 }
 
-// sendHeaders queues a header block.
-func (st *ownStream) sendHeaders(block []byte, end bool) error {
+// sendHeaders queues a header block, written at once when flush is set
+// (otherwise with the DATA that follows, or by endResponse).
+func (st *ownStream) sendHeaders(block []byte, end, flush bool) error {
 	c := st.c
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -624,7 +631,9 @@ func (st *ownStream) sendHeaders(block []byte, end bool) error {
 	}
 	c.out = appendHeaderBlock(c.out, st.id, block, end, c.peerFrame)
 	c.guard.sent.Add(int64(len(block)))
-	c.flushLocked()
+	if flush || len(c.out) >= coalesceLimit {
+		c.flushLocked()
+	}
 	return c.werr
 }
 
@@ -637,8 +646,9 @@ func (st *ownStream) writeErrLocked() error {
 }
 
 // sendData queues p as DATA frames, within the flow-control windows
-// (waiting for them at most send_timeout), end ending the stream.
-func (st *ownStream) sendData(p []byte, end bool) error {
+// (waiting for them at most send_timeout), end ending the stream; flush
+// writes them at once (otherwise endResponse does, or the next write).
+func (st *ownStream) sendData(p []byte, end, flush bool) error {
 	c := st.c
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -706,7 +716,9 @@ func (st *ownStream) sendData(p []byte, end bool) error {
 			c.waitRoomLocked()
 		}
 	}
-	c.flushLocked()
+	if flush || len(c.out) >= coalesceLimit {
+		c.flushLocked()
+	}
 	c.waitRoomLocked()
 	return c.werr
 }
@@ -715,7 +727,7 @@ func (st *ownStream) sendData(p []byte, end bool) error {
 type ownWriter struct{ st *ownStream }
 
 func (w ownWriter) Write(p []byte) (int, error) {
-	if err := w.st.sendData(p, false); err != nil {
+	if err := w.st.sendData(p, false, true); err != nil {
 		return 0, err
 	}
 	return len(p), nil
@@ -748,13 +760,13 @@ func (w *streamWriter) flush() error {
 	if w.n == 0 {
 		return nil
 	}
-	err := w.st.sendData(w.buf[:w.n], false)
+	err := w.st.sendData(w.buf[:w.n], false, true)
 	w.n = 0
 	return err
 }
 
 func (w *streamWriter) close() error {
-	err := w.st.sendData(w.buf[:w.n], true)
+	err := w.st.sendData(w.buf[:w.n], true, false)
 	w.n = 0
 	return err
 }
@@ -879,7 +891,7 @@ func (t *ownTunnelConn) Read(p []byte) (int, error) {
 }
 
 func (t *ownTunnelConn) Write(p []byte) (int, error) {
-	if err := t.st.sendData(p, false); err != nil {
+	if err := t.st.sendData(p, false, true); err != nil {
 		return 0, err
 	}
 	return len(p), nil
