@@ -192,32 +192,45 @@ func appendField(b []byte, name, value string) []byte {
 	return appendHpackString(b, value)
 }
 
-// lowerName returns name in lower case, in scratch when it has upper
-// case letters, and false when it is not a token (RFC 9110 5.1), which
-// x/net/http2 leaves out too.
-func lowerName(name string, scratch []byte) (string, []byte, bool) {
-	upper := false
-	for i := 0; i < len(name); i++ {
-		c := name[i]
-		if !tokenChar(c) {
-			return "", scratch, false
-		}
-		if 'A' <= c && c <= 'Z' {
-			upper = true
-		}
+// appendLowerField appends a literal field with name in lower case
+// (RFC 9113 8.2.1), lowered on the stack for the common short names.
+func appendLowerField(b []byte, name, value string) []byte {
+	var tmp [64]byte
+	var low []byte
+	if len(name) <= len(tmp) {
+		low = tmp[:len(name)]
+	} else {
+		low = make([]byte, len(name))
 	}
-	if !upper {
-		return name, scratch, name != ""
-	}
-	scratch = scratch[:0]
 	for i := 0; i < len(name); i++ {
 		c := name[i]
 		if 'A' <= c && c <= 'Z' {
 			c += 'a' - 'A'
 		}
-		scratch = append(scratch, c)
+		low[i] = c
 	}
-	return string(scratch), scratch, true
+	if i, ok := staticNames[string(low)]; ok {
+		b = appendHpackInt(b, 0, 4, i)
+	} else {
+		b = append(b, 0)
+		b = appendHpackInt(b, 0, 7, uint64(len(low)))
+		b = append(b, low...)
+	}
+	return appendHpackString(b, value)
+}
+
+// validName reports whether name is a token (RFC 9110 5.6.2), which a
+// field name must be; x/net/http2 leaves out those that are not.
+func validName(name string) bool {
+	if name == "" {
+		return false
+	}
+	for i := 0; i < len(name); i++ {
+		if !tokenChar(name[i]) {
+			return false
+		}
+	}
+	return true
 }
 
 func tokenChar(c byte) bool {

@@ -55,9 +55,12 @@ type ownConn struct {
 	handlers    sync.WaitGroup
 
 	// The reader goroutine's own.
-	br    *bufio.Reader
-	fr    *http2.Framer
-	maxID uint32 // the highest stream the client opened
+	br            *bufio.Reader
+	fr            *http2.Framer
+	hdec          *hpack.Decoder // the request header blocks' (engine_headers.go)
+	blk           headerBlock    // the block being decoded
+	maxHeaderList uint32         // SETTINGS_MAX_HEADER_LIST_SIZE announced
+	maxID         uint32         // the highest stream the client opened
 	// recent are the streams the server reset lately: their frames are
 	// ignored (RFC 9113 5.4.2), but for a stream it ended after its
 	// response (st set) the rest of the request is still checked.
@@ -118,8 +121,9 @@ func (s *Adapter) serveOwn(c net.Conn, info *proxy.ConnInfo, guard *h2Guard) {
 	oc.br = bufio.NewReaderSize(guardReader{oc}, 8<<10)
 	oc.fr = http2.NewFramer(io.Discard, oc.br)
 	oc.fr.SetMaxReadFrameSize(defaultMaxFrame)
-	oc.fr.ReadMetaHeaders = hpack.NewDecoder(4096, nil)
-	oc.fr.MaxHeaderListSize = uint32(h2HeaderBudget(def))
+	oc.maxHeaderList = uint32(h2HeaderBudget(def))
+	oc.hdec = hpack.NewDecoder(4096, oc.emit)
+	oc.hdec.SetMaxStringLength(int(oc.maxHeaderList))
 	oc.fr.SetReuseFrames()
 	oc.run()
 }
@@ -135,7 +139,7 @@ func (c *ownConn) run() {
 	b := appendFrameHeader(c.out, 4*6, h2FrameSettings, 0, 0)
 	b = appendSetting(b, settingMaxConcurrent, uint32(c.maxStreams))
 	b = appendSetting(b, settingMaxFrameSize, defaultMaxFrame)
-	b = appendSetting(b, settingMaxHeaderListSize, c.fr.MaxHeaderListSize)
+	b = appendSetting(b, settingMaxHeaderListSize, c.maxHeaderList)
 	b = appendSetting(b, settingEnableConnectProto, 1)
 	c.out = appendWindowUpdate(b, 0, maxWindow-defaultWindow)
 	c.flushLocked()
@@ -170,14 +174,6 @@ func (c *ownConn) readError(f http2.Frame, err error) bool {
 	var ce http2.ConnectionError
 	switch {
 	case errors.As(err, &se):
-		if mh, ok := f.(*http2.MetaHeadersFrame); ok || f == nil {
-			// A header block that decoded but is malformed (RFC 9113
-			// 8.1.1): the stream ID counts as used.
-			_ = mh
-			if se.StreamID > c.maxID && se.StreamID%2 == 1 {
-				c.maxID = se.StreamID
-			}
-		}
 		c.resetStream(se.StreamID, uint32(se.Code))
 		return true
 	case errors.As(err, &ce):
@@ -193,8 +189,12 @@ func (c *ownConn) readError(f http2.Frame, err error) bool {
 // process handles one frame on the reader goroutine.
 func (c *ownConn) process(f http2.Frame) error {
 	switch f := f.(type) {
-	case *http2.MetaHeadersFrame:
-		return c.processHeaders(f)
+	case *http2.HeadersFrame:
+		return c.startBlock(f)
+	case *http2.ContinuationFrame:
+		// The framer lets CONTINUATION through only right after its
+		// HEADERS (RFC 9113 6.10).
+		return c.blockFragment(f.HeaderBlockFragment(), f.HeadersEnded())
 	case *http2.DataFrame:
 		return c.processData(f)
 	case *http2.SettingsFrame:
@@ -240,10 +240,6 @@ func (c *ownConn) process(f http2.Frame) error {
 		}
 	case *http2.PushPromiseFrame:
 		return connError(errCodeProtocol) // a client never pushes (RFC 9113 8.4)
-	case *http2.ContinuationFrame:
-		// The framer takes CONTINUATION with its HEADERS; one alone is
-		// out of order.
-		return connError(errCodeProtocol)
 	}
 	return nil
 }

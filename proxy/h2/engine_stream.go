@@ -22,7 +22,6 @@ import (
 	"edge/conf"
 	"edge/proxy"
 
-	"golang.org/x/net/http2"
 	"golang.org/x/net/http2/hpack"
 )
 
@@ -60,16 +59,15 @@ type ownStream struct {
 	expect100                                 bool
 	hh                                        ownHeaders
 	rbody                                     ownBody
-	hbuf                                      []byte
+	hbuf                                      []byte // the response's header block (hbufPool)
 	wbuf                                      []byte
-	lower                                     []byte
 	readTimer                                 *time.Timer
 }
 
 // processHeaders handles a HEADERS block on the reader goroutine: a new
 // stream, or a request's trailers.
-func (c *ownConn) processHeaders(f *http2.MetaHeadersFrame) error {
-	id := f.StreamID
+func (c *ownConn) processHeaders(f *headerBlock) error {
+	id := f.id
 	if id%2 == 0 {
 		return connError(errCodeProtocol) // client streams are odd (RFC 9113 5.1.1)
 	}
@@ -117,11 +115,11 @@ func (c *ownConn) processHeaders(f *http2.MetaHeadersFrame) error {
 		return connError(errCodeStreamClosed) // closed stream (RFC 9113 5.1)
 	}
 	c.maxID = id
-	if f.HasPriority() && f.Priority.StreamDep == id {
+	if f.selfDep {
 		c.resetStream(id, errCodeProtocol) // RFC 9113 5.3.1
 		return nil
 	}
-	st := &ownStream{c: c, id: id, declared: -1, state: stateOpen}
+	st := &ownStream{c: c, id: id, declared: -1, state: stateOpen, hbuf: getHBuf()}
 	if f.StreamEnded() {
 		st.state = stateHalfClosedRemote
 	}
@@ -152,7 +150,7 @@ func (c *ownConn) processHeaders(f *http2.MetaHeadersFrame) error {
 	c.handlers.Add(1)
 	c.running++
 	st.running = true
-	if f.Truncated {
+	if f.truncated {
 		go st.tooLarge()
 	} else {
 		go st.serve()
@@ -172,7 +170,7 @@ func connectionHeader(name string) bool {
 
 // readRequest takes the request's fields from f; a non-zero result is
 // the stream error that makes it malformed (RFC 9113 8.1.1, 8.3).
-func (st *ownStream) readRequest(f *http2.MetaHeadersFrame) uint32 {
+func (st *ownStream) readRequest(f *headerBlock) uint32 {
 	for _, hf := range f.PseudoFields() {
 		switch hf.Name {
 		case ":method":
@@ -359,8 +357,14 @@ func (st *ownStream) finish() {
 		st.readTimer.Stop()
 	}
 	st.cancel()
-	putBuf(st.wbuf)
-	st.wbuf = nil
+	if st.wbuf != nil {
+		putBuf(st.wbuf)
+		st.wbuf = nil
+	}
+	if st.hbuf != nil {
+		putHBuf(st.hbuf)
+		st.hbuf = nil
+	}
 	c.handlers.Done()
 }
 
@@ -476,22 +480,20 @@ func (st *ownStream) encodeHeaders(b []byte, resp *proxy.Response, status int, t
 	hasDate := false
 	for i := range resp.Header.Len() {
 		name, value := resp.Header.At(i)
-		var ok bool
-		name, st.lower, ok = lowerName(name, st.lower)
-		if !ok || !validFieldValue(value) {
-			continue
+		if !validName(name) || !validFieldValue(value) {
+			continue // x/net/http2 leaves them out too
 		}
-		switch name {
-		case "connection", "keep-alive", "transfer-encoding", "content-length", "proxy-connection":
+		switch {
+		case strings.EqualFold(name, "Connection"), strings.EqualFold(name, "Keep-Alive"),
+			strings.EqualFold(name, "Transfer-Encoding"), strings.EqualFold(name, "Content-Length"),
+			strings.EqualFold(name, "Proxy-Connection"):
 			continue
-		case "upgrade", "sec-websocket-accept":
-			if tunnel {
-				continue
-			}
-		case "date":
+		case tunnel && (strings.EqualFold(name, "Upgrade") || strings.EqualFold(name, "Sec-WebSocket-Accept")):
+			continue
+		case strings.EqualFold(name, "Date"):
 			hasDate = true
 		}
-		b = appendField(b, name, value)
+		b = appendLowerField(b, name, value)
 	}
 	if length {
 		var n [20]byte
@@ -769,6 +771,18 @@ func (w *streamWriter) close() error {
 	err := w.st.sendData(w.buf[:w.n], true, false)
 	w.n = 0
 	return err
+}
+
+// hbufPool holds header-block buffers, as *[]byte so that a Put does not
+// allocate (held in hbufs).
+var hbufPool = sync.Pool{New: func() any { b := make([]byte, 0, 512); return &b }}
+
+func getHBuf() []byte { return (*hbufPool.Get().(*[]byte))[:0] }
+
+func putHBuf(b []byte) {
+	if cap(b) <= 4096 {
+		hbufPool.Put(&b)
+	}
 }
 
 // bufPool holds the frame-sized buffers that file and streamed bodies
