@@ -524,6 +524,10 @@ func (c *ownConn) waitRoomLocked() {
 // armIdleLocked starts keepalive_timeout for a connection without
 // streams; c.mu is held.
 func (c *ownConn) armIdleLocked() {
+	if !c.writing {
+		// An idle connection keeps no write buffer (issue 20).
+		c.spare = nil
+	}
 	if c.idleTimeout <= 0 || c.ended {
 		return
 	}

@@ -351,6 +351,9 @@ func (st *ownStream) finish() {
 		}
 		st.resetLocked(errStreamReset)
 	}
+	// The stream may stay in c.recent a while: it keeps its counters
+	// only.
+	st.body, st.fields = nil, nil
 	c.flushLocked()
 	c.mu.Unlock()
 	if st.readTimer != nil {
