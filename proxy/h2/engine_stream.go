@@ -461,6 +461,9 @@ func (st *ownStream) serveTunnel(rt *proxy.Site, r *proxy.Request) {
 	defer proxy.ReleaseRequest(r)
 	st.hbuf = st.encodeHeaders(st.hbuf[:0], resp, http.StatusOK, true, false)
 	err := st.sendHeaders(st.hbuf, false, true)
+	// The tunnel may last: the connection's other responses do not wait
+	// for it (endResponse).
+	st.c.endResponse(st)
 	upgrade := resp.Upgrade
 	resp.Release()
 	if err == nil {
@@ -741,9 +744,10 @@ func (w ownWriter) Write(p []byte) (int, error) {
 // streamWriter gathers a streamed body's writes into frames of up to a
 // buffer, sent when it fills or the pipeline flushes.
 type streamWriter struct {
-	st  *ownStream
-	buf []byte
-	n   int
+	st      *ownStream
+	buf     []byte
+	n       int
+	flushed bool
 }
 
 func (w *streamWriter) Write(p []byte) (int, error) {
@@ -767,6 +771,12 @@ func (w *streamWriter) flush() error {
 	}
 	err := w.st.sendData(w.buf[:w.n], false, true)
 	w.n = 0
+	if !w.flushed {
+		// A flushed stream may last (server-sent events, a long poll):
+		// the connection's other responses do not wait for it.
+		w.flushed = true
+		w.st.c.endResponse(w.st)
+	}
 	return err
 }
 
