@@ -1,3 +1,5 @@
+// Tests of the own engine's stateless HPACK encoder (engine.go).
+
 package h2
 
 import (

@@ -1,6 +1,7 @@
-package h2_test
+// Tests of HTTP/2 flow control, both directions, against the process's
+// engine (EDGE_H2_ENGINE picks x/net/http2's).
 
-// Tests of HTTP/2 flow control against either engine (EDGE_H2_ENGINE).
+package h2_test
 
 import (
 	"bufio"
