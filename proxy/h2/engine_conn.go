@@ -59,7 +59,10 @@ type ownConn struct {
 	hdec          *hpack.Decoder // the request header blocks' (engine_headers.go)
 	blk           headerBlock    // the block being decoded
 	maxHeaderList uint32         // SETTINGS_MAX_HEADER_LIST_SIZE announced
-	maxID         uint32         // the highest stream the client opened
+	// maxID is the highest stream the client opened; the reader writes it
+	// under mu (a GOAWAY written by a handler names it), and reads it
+	// without.
+	maxID uint32
 	// recent are the streams the server reset lately: their frames are
 	// ignored (RFC 9113 5.4.2), but for a stream it ended after its
 	// response (st set) the rest of the request is still checked.
@@ -402,6 +405,14 @@ type recentReset struct {
 	// peerReset: the client reset it too, and may send nothing more on it
 	// (RFC 9113 5.1).
 	peerReset bool
+}
+
+// setMaxID notes the client's newest stream. A stream at most the
+// GOAWAY's last one is served, however close the two came.
+func (c *ownConn) setMaxID(id uint32) {
+	c.mu.Lock()
+	c.maxID = id
+	c.mu.Unlock()
 }
 
 // wasReset reports whether the server reset stream id lately, and the

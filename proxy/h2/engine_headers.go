@@ -129,7 +129,7 @@ func (c *ownConn) blockFragment(frag []byte, end bool) error {
 	b := &c.blk
 	if b.invalid {
 		if b.id > c.maxID && b.id%2 == 1 {
-			c.maxID = b.id
+			c.setMaxID(b.id)
 		}
 		c.resetStream(b.id, errCodeProtocol)
 		return nil

@@ -114,7 +114,7 @@ func (c *ownConn) processHeaders(f *headerBlock) error {
 		}
 		return connError(errCodeStreamClosed) // closed stream (RFC 9113 5.1)
 	}
-	c.maxID = id
+	c.setMaxID(id)
 	if f.selfDep {
 		c.resetStream(id, errCodeProtocol) // RFC 9113 5.3.1
 		return nil
@@ -130,7 +130,7 @@ func (c *ownConn) processHeaders(f *headerBlock) error {
 	}
 	c.mu.Lock()
 	defer c.unlockFlushed()
-	if c.goAway || c.ended {
+	if c.ended || c.goAway && id > c.goAwayID {
 		return nil // past the GOAWAY: never started (RFC 9113 6.8)
 	}
 	if c.active >= c.maxStreams {

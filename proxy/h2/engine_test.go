@@ -6,13 +6,17 @@ package h2_test
 import (
 	"bufio"
 	"bytes"
+	"context"
+	"crypto/tls"
 	"fmt"
 	"io"
 	"net"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -214,5 +218,56 @@ http {
 		case *http2.RSTStreamFrame, *http2.GoAwayFrame:
 			t.Fatalf("after %d bytes sent: %v", sent, f)
 		}
+	}
+}
+
+// TestH2KeepaliveRequestsInFlight: past keepalive_requests the GOAWAY
+// names the last stream the server read, and every stream up to it is
+// answered, however many are in flight; x/net/http2's client retries the
+// later ones on a new connection, so no request fails.
+func TestH2KeepaliveRequestsInFlight(t *testing.T) {
+	root := t.TempDir()
+	os.MkdirAll(filepath.Join(root, "html"), 0o755)
+	os.WriteFile(filepath.Join(root, "html", "a.txt"), []byte("a\n"), 0o644)
+	addr := servetest.Serve(t, plantest.Load(t, root, `error_log stderr emerg;
+events {}
+http {
+    access_log off;
+    keepalive_requests 20;
+    server {
+        listen 127.0.0.1:8080 http2;
+        root `+root+`/html;
+    }
+}
+`))
+	tr := &http2.Transport{AllowHTTP: true, DialTLSContext: func(ctx context.Context, network, a string, _ *tls.Config) (net.Conn, error) {
+		return (&net.Dialer{}).DialContext(ctx, network, addr)
+	}}
+	defer tr.CloseIdleConnections()
+	client := &http.Client{Transport: tr, Timeout: 20 * time.Second}
+	var wg sync.WaitGroup
+	errs := make(chan error, 400)
+	for g := 0; g < 16; g++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 0; i < 25; i++ {
+				resp, err := client.Get("http://localhost/a.txt")
+				if err != nil {
+					errs <- err
+					return
+				}
+				b, _ := io.ReadAll(resp.Body)
+				resp.Body.Close()
+				if resp.StatusCode != 200 || string(b) != "a\n" {
+					errs <- fmt.Errorf("status %d, body %q", resp.StatusCode, b)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
 	}
 }
