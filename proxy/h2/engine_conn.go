@@ -69,6 +69,7 @@ type ownConn struct {
 	recent     [16]recentReset
 	resetNext  int
 	recvUnsent int64 // connection window consumed and not yet given back
+	readerOut  bool  // the reader queued frames it has not flushed (unlockReader)
 
 	mu      sync.Mutex
 	cond    sync.Cond // window, write and pending-room changes
@@ -157,6 +158,14 @@ func (c *ownConn) run() {
 		return
 	}
 	for {
+		if c.readerOut && c.br.Buffered() == 0 {
+			// What the reader queued (acknowledgements, resets, window
+			// updates) goes out before it waits for the client.
+			c.readerOut = false
+			c.mu.Lock()
+			c.flushLocked()
+			c.mu.Unlock()
+		}
 		f, err := c.fr.ReadFrame()
 		if err != nil {
 			if !c.readError(f, err) {
@@ -212,7 +221,7 @@ func (c *ownConn) process(f http2.Frame) error {
 			c.mu.Lock()
 			c.out = appendFrameHeader(c.out, 8, h2FramePing, h2FlagAck, 0)
 			c.out = append(c.out, f.Data[:]...)
-			c.flushLocked()
+			c.readerOut = true
 			c.mu.Unlock()
 		}
 	case *http2.RSTStreamFrame:
@@ -285,14 +294,14 @@ func (c *ownConn) processSettings(f *http2.SettingsFrame) error {
 		return err
 	}
 	c.out = appendFrameHeader(c.out, 0, h2FrameSettings, h2FlagAck, 0)
+	c.readerOut = true
 	c.cond.Broadcast()
-	c.flushLocked()
 	return nil
 }
 
 func (c *ownConn) processWindowUpdate(f *http2.WindowUpdateFrame) error {
 	c.mu.Lock()
-	defer c.unlockFlushed()
+	defer c.unlockReader(len(c.out))
 	if f.StreamID == 0 {
 		c.sendWindow += int64(f.Increment)
 		if c.sendWindow > maxWindow {
@@ -335,7 +344,7 @@ func (c *ownConn) processData(f *http2.DataFrame) error {
 	// stream windows bound what is held.
 	c.recvUnsent += n
 	c.mu.Lock()
-	defer c.unlockFlushed()
+	defer c.unlockReader(len(c.out))
 	if c.recvUnsent >= maxWindow/2 {
 		c.out = appendWindowUpdate(c.out, 0, uint32(c.recvUnsent))
 		c.recvUnsent = 0
@@ -476,9 +485,15 @@ func (c *ownConn) goAwayLocked(code uint32) {
 	c.flushLocked()
 }
 
-// unlockFlushed sends what is pending and lets go of c.mu.
-func (c *ownConn) unlockFlushed() {
-	c.flushLocked()
+// unlockReader lets go of c.mu on the reader goroutine, noting whether
+// it queued frames since it took it (the length of c.out then is n0):
+// those go out before it next waits for the client (run), not at once,
+// so that the frames of the handlers it started are not sent ahead of
+// the rest of their burst.
+func (c *ownConn) unlockReader(n0 int) {
+	if len(c.out) != n0 {
+		c.readerOut = true
+	}
 	c.mu.Unlock()
 }
 
@@ -567,8 +582,9 @@ func (c *ownConn) waitRoomLocked() {
 // armIdleLocked starts keepalive_timeout for a connection without
 // streams; c.mu is held.
 func (c *ownConn) armIdleLocked() {
-	if !c.writing {
-		// An idle connection keeps no write buffer (issue 20).
+	if !c.writing && cap(c.spare) > 16<<10 {
+		// A connection without streams keeps a small write buffer at
+		// most (issue 20).
 		c.spare = nil
 	}
 	if c.idleTimeout <= 0 || c.ended {

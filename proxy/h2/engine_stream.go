@@ -73,7 +73,7 @@ func (c *ownConn) processHeaders(f *headerBlock) error {
 	}
 	c.mu.Lock()
 	if st := c.streams[id]; st != nil {
-		defer c.unlockFlushed()
+		defer c.unlockReader(len(c.out))
 		switch {
 		case st.state != stateOpen:
 			c.resetLocked(id, errCodeStreamClosed)
@@ -129,7 +129,7 @@ func (c *ownConn) processHeaders(f *headerBlock) error {
 		return nil
 	}
 	c.mu.Lock()
-	defer c.unlockFlushed()
+	defer c.unlockReader(len(c.out))
 	if c.ended || c.goAway && id > c.goAwayID {
 		return nil // past the GOAWAY: never started (RFC 9113 6.8)
 	}
@@ -342,7 +342,6 @@ func (st *ownStream) resetLocked(err error) {
 // sending is told to stop (RST_STREAM NO_ERROR, RFC 9113 8.1).
 func (st *ownStream) finish() {
 	c := st.c
-	c.endResponse(st)
 	c.mu.Lock()
 	if st.err == nil {
 		if st.state == stateOpen {
@@ -354,8 +353,9 @@ func (st *ownStream) finish() {
 	// The stream may stay in c.recent a while: it keeps its counters
 	// only.
 	st.body, st.fields = nil, nil
-	c.flushLocked()
 	c.mu.Unlock()
+	// What the stream queued goes out with its response (endResponse).
+	c.endResponse(st)
 	if st.readTimer != nil {
 		st.readTimer.Stop()
 	}
