@@ -192,9 +192,6 @@ func (st *ownStream) readRequest(f *headerBlock) uint32 {
 	} else if st.protocol != "" || st.method == "" || st.path == "" || (st.scheme != "https" && st.scheme != "http") {
 		return errCodeProtocol
 	}
-	if st.path != "" && st.path[0] != '/' && st.path != "*" && !strings.Contains(st.path, "://") {
-		return errCodeProtocol
-	}
 	st.fields = f.RegularFields()
 	for _, hf := range st.fields {
 		switch {
@@ -417,7 +414,9 @@ func (st *ownStream) serve() {
 	default:
 		r.ContentLength = 0
 	}
-	if !validH2Path(r.RawTarget) {
+	// nginx parses :path as a URI that starts with "/"
+	// (ngx_http_parse_uri): "*" and the absolute form get 400 too.
+	if !validH2Path(r.RawTarget) || st.method != http.MethodConnect && !strings.HasPrefix(r.RawTarget, "/") {
 		rt.AtDefault(r, c.info.Group.Default)
 		rt.Infof(r, "client sent invalid :path header")
 		rt.BadRequest(r, 400)
