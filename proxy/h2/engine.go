@@ -4,11 +4,12 @@
 // 19; ../shared/research/h2-engines.md sections 4 and 5): one goroutine
 // per connection reads the frames, each stream's handler runs on a
 // goroutine of its own and writes its frames into the connection's
-// pending buffer, and whichever goroutine finds no write in flight sends
-// what is pending, so that the frames of concurrent streams leave in one
-// TLS write. There are no channels: the hand-offs of x/net/http2 (one
-// per frame read, per handler write and per handler exit) were most of
-// its cost.
+// pending buffer, and the last of a burst's handlers to complete (or
+// the reader, before it waits for the client) writes what is pending,
+// so that the frames of concurrent streams leave in one TLS write
+// (ownConn.endResponse). There are no channels: the hand-offs of
+// x/net/http2 (one per frame read, per handler write and per handler
+// exit) were most of its cost.
 package h2
 
 import (
@@ -28,26 +29,27 @@ var ownEngine = os.Getenv("EDGE_H2_ENGINE") != "xnet"
 
 // Error codes (RFC 9113 section 7).
 const (
-	errCodeNo                 = 0x0
-	errCodeProtocol           = 0x1
-	errCodeInternal           = 0x2
-	errCodeFlowControl        = 0x3
-	errCodeSettingsTimeout    = 0x4
-	errCodeStreamClosed       = 0x5
-	errCodeFrameSize          = 0x6
-	errCodeRefusedStream      = 0x7
-	errCodeCancel             = 0x8
-	errCodeCompression        = 0x9
-	errCodeEnhanceYourCalm    = 0xb
-	errCodeHTTP11Required     = 0xd
-	h2FlagPadded              = 0x8
-	maxWindow                 = 1<<31 - 1
-	defaultWindow             = 65535
-	defaultMaxFrame           = 16384
-	settingHeaderTableSize    = 0x1
-	settingEnablePush         = 0x2
+	errCodeNo              = 0x0
+	errCodeProtocol        = 0x1
+	errCodeInternal        = 0x2
+	errCodeFlowControl     = 0x3
+	errCodeStreamClosed    = 0x5
+	errCodeFrameSize       = 0x6
+	errCodeRefusedStream   = 0x7
+	errCodeCompression     = 0x9
+	errCodeEnhanceYourCalm = 0xb
+)
+
+// Flow control and frame sizes (RFC 9113 6.5.2, 6.9).
+const (
+	maxWindow       = 1<<31 - 1
+	defaultWindow   = 65535 // a window's size before any SETTINGS
+	defaultMaxFrame = 16384 // SETTINGS_MAX_FRAME_SIZE's initial value, and edge's
+)
+
+// The settings edge announces (RFC 9113 6.5.2, RFC 8441 3).
+const (
 	settingMaxConcurrent      = 0x3
-	settingInitialWindowSize  = 0x4
 	settingMaxFrameSize       = 0x5
 	settingMaxHeaderListSize  = 0x6
 	settingEnableConnectProto = 0x8

@@ -168,7 +168,7 @@ func (c *ownConn) run() {
 		}
 		f, err := c.fr.ReadFrame()
 		if err != nil {
-			if !c.readError(f, err) {
+			if !c.readError(err) {
 				return
 			}
 			continue
@@ -184,7 +184,7 @@ func (c *ownConn) run() {
 }
 
 // readError answers a failed ReadFrame; false ends the connection.
-func (c *ownConn) readError(f http2.Frame, err error) bool {
+func (c *ownConn) readError(err error) bool {
 	var se http2.StreamError
 	var ce http2.ConnectionError
 	switch {
