@@ -1,14 +1,20 @@
-// Package h2 is edge's HTTP/2: the engine, golang.org/x/net/http2
-// serving one connection on net/http types (this file), and the adapter
-// between it and the pipeline (package proxy): http2.go turns each stream
-// into the engine-neutral proxy.Request, writes its Response and picks
-// the settings below from the plan, h2guard.go applies nginx's limits to
-// the frames, h2write.go coalesces the writes. The listener
-// (proxy/listen) hands it connections through an Adapter. It is the only
-// package of the server that imports x/net/http2 (proxy's
-// imports_test.go holds that). An engine of edge's own, or HTTP/3's,
-// would sit beside it with the same shape: a connection in, handler
-// calls out.
+// Package h2 is edge's HTTP/2. It holds two engines, picked once per
+// process: edge's own (engine.go, engine_conn.go, engine_stream.go,
+// engine_headers.go: one reader goroutine per connection, a goroutine per
+// stream that writes its frames into the connection's pending buffer,
+// no net/http types), the default; and golang.org/x/net/http2 serving
+// one connection on net/http types (this file), kept as the fallback and
+// the other side of A/B benchmarks (EDGE_H2_ENGINE=xnet). Beside them is
+// the adapter between an engine and the pipeline (package proxy):
+// http2.go turns each x/net stream into the engine-neutral
+// proxy.Request, writes its Response and picks the settings below from
+// the plan; h2guard.go applies nginx's limits to the frames either
+// engine reads; h2write.go coalesces x/net's writes (the own engine
+// coalesces in its pending buffer). The listener (proxy/listen) hands
+// it connections through an Adapter. It is the only package of the
+// server that imports x/net/http2 (proxy's imports_test.go holds that).
+// HTTP/3's engine would sit beside it with the same shape: a connection
+// in, handler calls out.
 package h2
 
 import (

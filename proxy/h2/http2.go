@@ -135,6 +135,25 @@ func (s *Adapter) Serve(c net.Conn, info *proxy.ConnInfo) {
 	headerLimit := def.LargeHeaderBuffers * def.LargeHeaderBufferSize
 	guard := newH2Guard(headerLimit, def.Loc.KeepaliveRequests, rt.Now)
 	guard.setConcurrentStreams(def.HTTP2MaxConcurrentStreams)
+	if ownEngine {
+		s.serveOwn(c, info, guard)
+	} else {
+		s.serveXnet(c, info, guard)
+	}
+	if guard.tripped.Load() {
+		// nginx logs its flood and limit closes at info.
+		server := "unix:"
+		if !info.Unix {
+			server = net.JoinHostPort(info.LocalText, info.Port)
+		}
+		s.errLog.Write(conf.LevelInfo, info.ID, guard.reason+" while processing HTTP/2 connection, client: "+
+			info.RemoteText+", server: "+server)
+	}
+}
+
+// serveXnet serves c with golang.org/x/net/http2 (EDGE_H2_ENGINE=xnet).
+func (s *Adapter) serveXnet(c net.Conn, info *proxy.ConnInfo, guard *h2Guard) {
+	def := info.Group.Default
 	hc := &h2conn{info: info, guard: guard}
 	ctx := context.WithValue(context.Background(), connKey{}, hc)
 	// send_timeout bounds the coalescing writer's writes (the default
@@ -155,15 +174,6 @@ func (s *Adapter) Serve(c net.Conn, info *proxy.ConnInfo) {
 		MaxHeaderBytes: h2HeaderBudget(def),
 		ErrorLog:       s.log,
 	})
-	if guard.tripped.Load() {
-		// nginx logs its flood and limit closes at info.
-		server := "unix:"
-		if !info.Unix {
-			server = net.JoinHostPort(info.LocalText, info.Port)
-		}
-		s.errLog.Write(conf.LevelInfo, info.ID, guard.reason+" while processing HTTP/2 connection, client: "+
-			info.RemoteText+", server: "+server)
-	}
 }
 
 // h2HeaderBudget is the decoded header list x/net/http2 accepts: nginx's

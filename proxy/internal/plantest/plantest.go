@@ -94,6 +94,18 @@ http {
 // 1 KiB html/1k.txt.
 func BenchSite(b testing.TB) (*conf.Plan, string) {
 	b.Helper()
+	return benchSite(b, "")
+}
+
+// BenchSiteH2 is BenchSite with HTTP/2 on its listener (h2c with prior
+// knowledge).
+func BenchSiteH2(b testing.TB) (*conf.Plan, string) {
+	b.Helper()
+	return benchSite(b, " http2")
+}
+
+func benchSite(b testing.TB, listen string) (*conf.Plan, string) {
+	b.Helper()
 	root := b.TempDir()
 	for _, d := range []string{"html", "logs"} {
 		if err := os.MkdirAll(filepath.Join(root, d), 0o755); err != nil {
@@ -103,7 +115,9 @@ func BenchSite(b testing.TB) (*conf.Plan, string) {
 	if err := os.WriteFile(filepath.Join(root, "html", "1k.txt"), []byte(strings.Repeat("x", 1023)+"\n"), 0o644); err != nil {
 		b.Fatal(err)
 	}
-	return Load(b, root, strings.ReplaceAll(benchSiteConf, "{{ROOT}}", root)), root
+	text := strings.ReplaceAll(benchSiteConf, "{{ROOT}}", root)
+	text = strings.Replace(text, "listen 127.0.0.1:8080;", "listen 127.0.0.1:8080"+listen+";", 1)
+	return Load(b, root, text), root
 }
 
 // BrowserHeaders are the header lines of a browser's GET of
