@@ -573,12 +573,21 @@ func (st *ownStream) writeResponse(rt *proxy.Site, r *proxy.Request, last bool) 
 			sent = cw.N
 			if err == nil {
 				err = sw.close()
+			} else {
+				// What was written goes out before the reset below.
+				_ = sw.flush()
 			}
 			putBuf(sw.buf)
 		}
 		if err == nil && !ended && resp.Kind != proxy.BodyStream && pw != nil {
 			err = st.sendData(nil, true, false)
 		}
+	}
+	if err != nil && !clientGone(err) {
+		// The body failed on the server's side (an upstream gone
+		// mid-body, an SSI include that closed): the stream is reset, as
+		// nginx resets it, so that the client can tell it was cut.
+		st.c.resetStream(st.id, errCodeInternal)
 	}
 	st.c.endResponse(st)
 	if resp.Kind == proxy.BodyFile && resp.File != nil {
@@ -589,6 +598,13 @@ func (st *ownStream) writeResponse(rt *proxy.Site, r *proxy.Request, last bool) 
 		rt.Infof(r, "writing the response failed (%v)", err)
 	}
 	rt.Done(r, sent)
+}
+
+// clientGone reports whether a response's write failed on the client's
+// side: its stream reset, its connection ended or stalled past
+// send_timeout (the stream is reset already).
+func clientGone(err error) bool {
+	return errors.Is(err, net.ErrClosed) || errors.Is(err, errStreamReset) || errors.Is(err, errConnClosed) || errors.Is(err, errSendTimeout)
 }
 
 // sendFile sends a file's range: read into the stream's buffer, a frame's

@@ -271,3 +271,50 @@ http {
 		t.Error(err)
 	}
 }
+
+// TestH2CutBodyResets: a body that fails on the server's side after
+// part of it went out (an SSI include answered 444 after 2.9 KB of
+// output) ends its stream with RST_STREAM INTERNAL_ERROR, not with
+// END_STREAM, so that the client can tell it was cut, as nginx's does.
+func TestH2CutBodyResets(t *testing.T) {
+	root := t.TempDir()
+	os.MkdirAll(filepath.Join(root, "html"), 0o755)
+	page := strings.Repeat("long text before the include\n", 100) + `[<!--#include virtual="/close" -->]after`
+	os.WriteFile(filepath.Join(root, "html", "cut.html"), []byte(page), 0o644)
+	addr := servetest.Serve(t, plantest.Load(t, root, `error_log stderr emerg;
+events {}
+http {
+    access_log off;
+    default_type text/html;
+    server {
+        listen 127.0.0.1:8080 http2;
+        root `+root+`/html;
+        ssi on;
+        location = /close { return 444; }
+    }
+}
+`))
+	cl := dialRaw(t, addr)
+	cl.request(1, "GET", "/cut.html", true)
+	var got int
+	for {
+		f, err := cl.fr.ReadFrame()
+		if err != nil {
+			t.Fatalf("after %d bytes: %v", got, err)
+		}
+		switch f := f.(type) {
+		case *http2.DataFrame:
+			got += len(f.Data())
+			if f.StreamEnded() {
+				t.Fatalf("the stream ended normally after %d bytes", got)
+			}
+		case *http2.RSTStreamFrame:
+			if f.ErrCode != http2.ErrCodeInternal || got < 2900 {
+				t.Fatalf("RST_STREAM %v after %d bytes, want INTERNAL_ERROR after the 2.9 KB before the include", f.ErrCode, got)
+			}
+			return
+		case *http2.GoAwayFrame:
+			t.Fatalf("GOAWAY after %d bytes", got)
+		}
+	}
+}

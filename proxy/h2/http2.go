@@ -340,6 +340,15 @@ func writeHTTP2(rt *proxy.Site, w http.ResponseWriter, r *proxy.Request, last bo
 		rt.Infof(r, "writing the response failed (%v)", err)
 	}
 	rt.Done(r, sent)
+	if err != nil && resp.Kind == proxy.BodyStream {
+		// A body cut on the server's side: what was written goes out, then
+		// x/net/http2 resets the stream (INTERNAL_ERROR) rather than end
+		// it, as nginx does.
+		if fl, ok := w.(http.Flusher); ok {
+			fl.Flush()
+		}
+		panic(http.ErrAbortHandler)
+	}
 }
 
 // addHeaders adds resp's header fields to h but the ones HTTP/2 frames
