@@ -132,7 +132,23 @@ func (s *Adapter) serveOwn(c net.Conn, info *proxy.ConnInfo, guard *h2Guard) {
 	oc.hdec = hpack.NewDecoder(4096, oc.emit)
 	oc.hdec.SetMaxStringLength(int(oc.maxHeaderList))
 	oc.fr.SetReuseFrames()
+	s.live.Store(info, oc)
+	defer s.live.Delete(info)
 	oc.run()
+}
+
+// drain is Adapter.Drain's: a GOAWAY now, and the close once no stream
+// is open (streamDoneLocked), after the grace a client has to read it.
+func (c *ownConn) drain() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.ended || c.goAway {
+		return
+	}
+	c.goAwayLocked(errCodeNo)
+	if c.active == 0 && c.closeTimer == nil {
+		c.closeTimer = time.AfterFunc(goAwayGrace, func() { c.nc.Close() })
+	}
 }
 
 // run reads the preface and then the frames until the connection ends.

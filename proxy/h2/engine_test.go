@@ -318,3 +318,90 @@ http {
 		}
 	}
 }
+
+// TestH2GracefulStop: a graceful stop sends each HTTP/2 connection a
+// GOAWAY (NO_ERROR) naming the last stream it took, lets a stream in
+// flight finish, then closes the connection, as nginx's exiting worker
+// does; the stop returns without cutting anything.
+func TestH2GracefulStop(t *testing.T) {
+	if os.Getenv("EDGE_H2_ENGINE") == "xnet" {
+		t.Skip("EDGE_H2_ENGINE=xnet: the x/net fallback has no graceful drain (docs/architecture.md)")
+	}
+	release := make(chan struct{})
+	up := plantest.Loopback(t, func(c net.Conn, _ int) {
+		br := bufio.NewReader(c)
+		if _, err := plantest.ReadHead(br); err != nil {
+			return
+		}
+		<-release
+		io.WriteString(c, "HTTP/1.1 200 OK\r\nContent-Length: 5\r\nConnection: close\r\n\r\nslow\n")
+	})
+	root := t.TempDir()
+	os.MkdirAll(filepath.Join(root, "html"), 0o755)
+	srv, addr := servetest.Start(t, plantest.Load(t, root, `error_log stderr emerg;
+events {}
+http {
+    access_log off;
+    server {
+        listen 127.0.0.1:8080 http2;
+        root `+root+`/html;
+        location /slow { proxy_pass http://`+up+`; }
+    }
+}
+`))
+	cl := dialRaw(t, addr)
+	cl.request(1, "GET", "/slow", true)
+	idle := dialRaw(t, addr) // a connection with no stream
+	stopped := make(chan error, 1)
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+		defer cancel()
+		stopped <- srv.Shutdown(ctx)
+	}()
+	if ga, err := cl.goAway(); err != nil || ga.ErrCode != http2.ErrCodeNo || ga.LastStreamID != 1 {
+		t.Fatalf("after the stop: %v (%v), want GOAWAY NO_ERROR naming stream 1", ga, err)
+	}
+	close(release)
+	var body []byte
+	for done := false; !done; {
+		f, err := cl.fr.ReadFrame()
+		if err != nil {
+			t.Fatalf("stream 1 after the GOAWAY: %v (%d bytes)", err, len(body))
+		}
+		if d, ok := f.(*http2.DataFrame); ok {
+			body = append(body, d.Data()...)
+			done = d.StreamEnded()
+		}
+	}
+	if string(body) != "slow\n" {
+		t.Errorf("stream 1 after the GOAWAY: body %q", body)
+	}
+	if _, err := cl.fr.ReadFrame(); err == nil {
+		t.Error("the connection stays open after its last stream")
+	}
+	if ga, err := idle.goAway(); err != nil || ga.ErrCode != http2.ErrCodeNo || ga.LastStreamID != 0 {
+		t.Errorf("the idle connection: %v (%v), want GOAWAY NO_ERROR naming no stream", ga, err)
+	}
+	if err := <-stopped; err != nil {
+		t.Errorf("the stop: %v", err)
+	}
+}
+
+// goAway reads up to the server's GOAWAY, past its control frames
+// (SETTINGS, its acknowledgement, WINDOW_UPDATE); any other frame before
+// it is an error.
+func (cl *rawH2) goAway() (*http2.GoAwayFrame, error) {
+	for {
+		f, err := cl.fr.ReadFrame()
+		if err != nil {
+			return nil, err
+		}
+		switch f := f.(type) {
+		case *http2.GoAwayFrame:
+			return f, nil
+		case *http2.SettingsFrame, *http2.WindowUpdateFrame:
+		default:
+			return nil, fmt.Errorf("%v before the GOAWAY", f)
+		}
+	}
+}

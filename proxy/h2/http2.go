@@ -118,6 +118,22 @@ type Adapter struct {
 	// at [info], the engine's messages.
 	errLog *logs.ErrorLog
 	log    *log.Logger
+	// live holds the own engine's connections by their ConnInfo, for a
+	// graceful stop to drain (Drain).
+	live sync.Map
+}
+
+// Drain starts the graceful end of an own-engine connection, as nginx's
+// exiting worker ends its HTTP/2 connections: a GOAWAY (NO_ERROR) names
+// the last stream served, the streams open finish, and the connection
+// closes after them. It reports whether info is such a connection; a
+// second call does nothing more.
+func (s *Adapter) Drain(info *proxy.ConnInfo) bool {
+	oc, ok := s.live.Load(info)
+	if ok {
+		oc.(*ownConn).drain()
+	}
+	return ok
 }
 
 // NewAdapter makes the adapter of a listener: site and errLog are

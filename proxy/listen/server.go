@@ -641,6 +641,9 @@ func (s *Server) Shutdown(ctx context.Context) error {
 // closeIdle closes connections that wait for their next request.
 func (s *Server) closeIdle() {
 	for _, o := range s.active.all() {
+		if s.h2.Drain(o.info) {
+			continue
+		}
 		if o.info.Idle.Load() && !s.h1.CloseParked(o.info) && o.c != nil {
 			o.c.Close()
 		}
