@@ -3,6 +3,7 @@ package listen_test
 import (
 	"context"
 	"crypto/tls"
+	"edge/conf"
 	"io"
 	"net"
 	"net/http"
@@ -28,15 +29,7 @@ func BenchmarkStatic1K(b *testing.B) {
 
 func benchStaticHTTP1(b *testing.B) {
 	plan, _ := plantest.BenchSite(b)
-	ln := fasthttputil.NewInmemoryListener()
-	s := listen.NewServer(listen.Options{
-		ErrorLog:  plantest.SilentLog(),
-		Listeners: map[string]net.Listener{"tcp 127.0.0.1:8080": ln},
-	})
-	if err := s.Apply(plan); err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(s.Close)
+	ln := serveInMemory(b, plan)
 	client := &fasthttp.HostClient{
 		Addr:     "127.0.0.1:8080",
 		Dial:     func(string) (net.Conn, error) { return ln.Dial() },
@@ -87,15 +80,7 @@ func benchStaticHTTP1(b *testing.B) {
 // process's (EDGE_H2_ENGINE=xnet for golang.org/x/net/http2's).
 func benchStaticH2(b *testing.B) {
 	plan, _ := plantest.BenchSiteH2(b)
-	ln := fasthttputil.NewInmemoryListener()
-	s := listen.NewServer(listen.Options{
-		ErrorLog:  plantest.SilentLog(),
-		Listeners: map[string]net.Listener{"tcp 127.0.0.1:8080": ln},
-	})
-	if err := s.Apply(plan); err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(s.Close)
+	ln := serveInMemory(b, plan)
 	var frames atomic.Int64
 	const conns = 4
 	clients := make([]*http.Client, conns)
@@ -181,4 +166,19 @@ func (f *frameCounter) Read(p []byte) (int, error) {
 		}
 	}
 	return n, err
+}
+
+// serveInMemory serves plan on an in-memory listener for 127.0.0.1:8080
+// until the benchmark ends.
+func serveInMemory(b *testing.B, plan *conf.Plan) *fasthttputil.InmemoryListener {
+	ln := fasthttputil.NewInmemoryListener()
+	s := listen.NewServer(listen.Options{
+		ErrorLog:  plantest.SilentLog(),
+		Listeners: map[string]net.Listener{"tcp 127.0.0.1:8080": ln},
+	})
+	if err := s.Apply(plan); err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(s.Close)
+	return ln
 }
