@@ -390,22 +390,12 @@ func (r *Request) connectionField() string {
 	if r.Header != nil {
 		asked = r.Header.Get("Connection")
 	}
-	if r.Proto == "HTTP/1.1" && !hasToken(asked, "close") || r.Proto == "HTTP/1.0" && hasToken(asked, "keep-alive") {
+	// nginx looks for the words anywhere in the field, in any case
+	// (ngx_http_process_connection's ngx_strcasestrn).
+	if r.Proto == "HTTP/1.1" && indexFold(asked, "close") < 0 || r.Proto == "HTTP/1.0" && indexFold(asked, "keep-alive") >= 0 {
 		return "keep-alive"
 	}
 	return "close"
-}
-
-// hasToken reports whether a comma-separated field value holds token.
-func hasToken(v, token string) bool {
-	for v != "" {
-		var tok string
-		tok, v, _ = strings.Cut(v, ",")
-		if strings.EqualFold(strings.TrimSpace(tok), token) {
-			return true
-		}
-	}
-	return false
 }
 
 // digits is the length of n written in decimal.
