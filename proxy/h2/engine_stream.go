@@ -449,11 +449,7 @@ func (st *ownStream) websocket(r *proxy.Request) {
 // serveTunnel answers an extended CONNECT as h2Tunnel.serve does.
 func (st *ownStream) serveTunnel(rt *proxy.Site, r *proxy.Request) {
 	resp := r.Response()
-	if resp.Upgrade == nil {
-		if resp.Status >= 200 && resp.Status < 300 {
-			rt.Infof(r, "the WebSocket over HTTP/2 was answered %d without an upgrade", resp.Status)
-			resp.Status = http.StatusBadGateway
-		}
+	if notUpgraded(rt, r) {
 		st.writeResponse(rt, r, false)
 		return
 	}
@@ -489,11 +485,7 @@ func (st *ownStream) encodeHeaders(b []byte, resp *proxy.Response, status int, t
 			continue // x/net/http2 leaves them out too
 		}
 		switch {
-		case strings.EqualFold(name, "Connection"), strings.EqualFold(name, "Keep-Alive"),
-			strings.EqualFold(name, "Transfer-Encoding"), strings.EqualFold(name, "Content-Length"),
-			strings.EqualFold(name, "Proxy-Connection"):
-			continue
-		case tunnel && (strings.EqualFold(name, "Upgrade") || strings.EqualFold(name, "Sec-WebSocket-Accept")):
+		case framedByH2(name, tunnel), strings.EqualFold(name, "Proxy-Connection"):
 			continue
 		case strings.EqualFold(name, "Date"):
 			hasDate = true

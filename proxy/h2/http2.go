@@ -373,16 +373,25 @@ func writeHTTP2(rt *proxy.Site, w http.ResponseWriter, r *proxy.Request, last bo
 func addHeaders(h http.Header, resp *proxy.Response, tunnel bool) {
 	for i := range resp.Header.Len() {
 		name, value := resp.Header.At(i)
-		switch http.CanonicalHeaderKey(name) {
-		case "Connection", "Keep-Alive", "Transfer-Encoding", "Content-Length":
-			continue
-		case "Upgrade", "Sec-Websocket-Accept":
-			if tunnel {
-				continue
-			}
+		if !framedByH2(name, tunnel) {
+			h.Add(name, value)
 		}
-		h.Add(name, value)
 	}
+}
+
+// framedByH2 reports whether a response field stays out of an HTTP/2
+// response, both engines': the connection-specific ones RFC 9113 8.2.2
+// forbids, Content-Length, which the engine sends from the body's
+// length, and for a tunnel's 200 the upgrade's own (RFC 8441).
+func framedByH2(name string, tunnel bool) bool {
+	switch {
+	case strings.EqualFold(name, "Connection"), strings.EqualFold(name, "Keep-Alive"),
+		strings.EqualFold(name, "Transfer-Encoding"), strings.EqualFold(name, "Content-Length"):
+		return true
+	case tunnel:
+		return strings.EqualFold(name, "Upgrade") || strings.EqualFold(name, "Sec-WebSocket-Accept")
+	}
+	return false
 }
 
 // http2Flush flushes an HTTP/2 response writer.

@@ -57,11 +57,7 @@ func extendedConnect(r *proxy.Request, req *http.Request, w http.ResponseWriter)
 // log phase runs at the end, as for an HTTP/1.1 upgrade.
 func (t *h2Tunnel) serve(rt *proxy.Site, r *proxy.Request) {
 	resp := r.Response()
-	if resp.Upgrade == nil {
-		if resp.Status >= 200 && resp.Status < 300 {
-			rt.Infof(r, "the WebSocket over HTTP/2 was answered %d without an upgrade", resp.Status)
-			resp.Status = http.StatusBadGateway
-		}
+	if notUpgraded(rt, r) {
 		writeHTTP2(rt, t.w, r, false)
 		return
 	}
@@ -129,3 +125,18 @@ type tunnelAddr struct{ s string }
 
 func (tunnelAddr) Network() string  { return "h2" }
 func (a tunnelAddr) String() string { return a.s }
+
+// notUpgraded reports whether the answer to an extended CONNECT opened
+// no tunnel, for both engines: it is then sent as it is, but a 2xx,
+// which would tell the client a tunnel is open, becomes 502.
+func notUpgraded(rt *proxy.Site, r *proxy.Request) bool {
+	resp := r.Response()
+	if resp.Upgrade != nil {
+		return false
+	}
+	if resp.Status >= 200 && resp.Status < 300 {
+		rt.Infof(r, "the WebSocket over HTTP/2 was answered %d without an upgrade", resp.Status)
+		resp.Status = http.StatusBadGateway
+	}
+	return true
+}
