@@ -13,7 +13,6 @@ import (
 	"net"
 	"net/http"
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -80,10 +79,8 @@ func (cl *rawH2) request(id uint32, method, path string, end bool, extra ...stri
 // window stops at the window and goes on with each WINDOW_UPDATE (RFC
 // 9113 6.9), as frames no larger than what the window allows.
 func TestH2SendWindow(t *testing.T) {
-	root := t.TempDir()
 	body := strings.Repeat("0123456789abcdef", 256) // 4 KiB
-	os.MkdirAll(filepath.Join(root, "html"), 0o755)
-	os.WriteFile(filepath.Join(root, "html", "4k.txt"), []byte(body), 0o644)
+	root := plantest.Root(t, map[string]string{"4k.txt": body})
 	addr := servetest.Serve(t, plantest.Load(t, root, `error_log stderr emerg;
 events {}
 http {
@@ -226,9 +223,7 @@ http {
 // answered, however many are in flight; x/net/http2's client retries the
 // later ones on a new connection, so no request fails.
 func TestH2KeepaliveRequestsInFlight(t *testing.T) {
-	root := t.TempDir()
-	os.MkdirAll(filepath.Join(root, "html"), 0o755)
-	os.WriteFile(filepath.Join(root, "html", "a.txt"), []byte("a\n"), 0o644)
+	root := plantest.Root(t, map[string]string{"a.txt": "a\n"})
 	addr := servetest.Serve(t, plantest.Load(t, root, `error_log stderr emerg;
 events {}
 http {
@@ -277,10 +272,8 @@ http {
 // output) ends its stream with RST_STREAM INTERNAL_ERROR, not with
 // END_STREAM, so that the client can tell it was cut, as nginx's does.
 func TestH2CutBodyResets(t *testing.T) {
-	root := t.TempDir()
-	os.MkdirAll(filepath.Join(root, "html"), 0o755)
 	page := strings.Repeat("long text before the include\n", 100) + `[<!--#include virtual="/close" -->]after`
-	os.WriteFile(filepath.Join(root, "html", "cut.html"), []byte(page), 0o644)
+	root := plantest.Root(t, map[string]string{"cut.html": page})
 	addr := servetest.Serve(t, plantest.Load(t, root, `error_log stderr emerg;
 events {}
 http {
@@ -336,8 +329,7 @@ func TestH2GracefulStop(t *testing.T) {
 		<-release
 		io.WriteString(c, "HTTP/1.1 200 OK\r\nContent-Length: 5\r\nConnection: close\r\n\r\nslow\n")
 	})
-	root := t.TempDir()
-	os.MkdirAll(filepath.Join(root, "html"), 0o755)
+	root := plantest.Root(t, nil)
 	srv, addr := servetest.Start(t, plantest.Load(t, root, `error_log stderr emerg;
 events {}
 http {
