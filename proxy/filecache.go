@@ -121,16 +121,27 @@ func (c *fileCache) get(path string) *fileEntry {
 	}
 	e.used.Store(now.Unix())
 	c.mu.Lock()
-	if old := c.m[path]; old != nil && old != e {
+	old := c.m[path]
+	if old == e {
+		old = nil
+	} else if old != nil {
 		c.bytes.Add(-int64(len(old.data)))
-		old.release()
 	}
+	var dropped []*fileEntry
 	if len(c.m) >= fileCacheMax || c.bytes.Load() > fileCacheBytes {
-		c.evictLocked(now)
+		dropped = c.evictLocked(now)
 	}
 	c.m[path] = e
 	c.bytes.Add(int64(len(e.data)))
 	c.mu.Unlock()
+	// The entries that left close their kept files outside the lock,
+	// which every lookup takes: a close is a system call.
+	if old != nil {
+		old.release()
+	}
+	for _, d := range dropped {
+		d.release()
+	}
 	return e
 }
 
@@ -241,23 +252,25 @@ func (e *fileEntry) release() {
 }
 
 // evictLocked drops entries not used in the last minute, or every entry
-// when that frees nothing (a crude bound; the cache refills itself).
-func (c *fileCache) evictLocked(now time.Time) {
+// when that frees nothing (a crude bound; the cache refills itself), and
+// returns them for their kept files to be closed once c.mu is let go.
+func (c *fileCache) evictLocked(now time.Time) (dropped []*fileEntry) {
 	limit := now.Unix() - 60
 	for k, e := range c.m {
 		if e.used.Load() < limit {
 			delete(c.m, k)
 			c.bytes.Add(-int64(len(e.data)))
-			e.release()
+			dropped = append(dropped, e)
 		}
 	}
 	if len(c.m) >= fileCacheMax || c.bytes.Load() > fileCacheBytes {
 		for _, e := range c.m {
-			e.release()
+			dropped = append(dropped, e)
 		}
 		c.m = map[string]*fileEntry{}
 		c.bytes.Store(0)
 	}
+	return dropped
 }
 
 // classify maps an open/stat error to what nginx answers.
