@@ -101,15 +101,30 @@ func (f *fastHeaders) AppendArrived(dst []proxy.HeaderKV) []proxy.HeaderKV {
 	start := len(dst)
 	dst = f.AppendAll(dst)
 	raw := f.h.RawHeaders()
-	slices.SortStableFunc(dst[start:], func(a, b proxy.HeaderKV) int {
-		return rawLineAt(raw, a.Name) - rawLineAt(raw, b.Name)
-	})
+	// Each name is found in the raw head once: the view of it there is
+	// the name as spelled, and where it starts is its line's place.
 	for i := start; i < len(dst); i++ {
 		if at := rawLineAt(raw, dst[i].Name); at < len(raw) {
 			dst[i].Name = b2s(raw[at : at+len(dst[i].Name)])
 		}
 	}
+	slices.SortStableFunc(dst[start:], func(a, b proxy.HeaderKV) int {
+		return rawOffset(raw, a.Name) - rawOffset(raw, b.Name)
+	})
 	return dst
+}
+
+// rawOffset is where name, a view into raw, starts in it (len(raw) for
+// a name from elsewhere: a line the engine added).
+func rawOffset(raw []byte, name string) int {
+	if len(raw) == 0 || len(name) == 0 {
+		return len(raw)
+	}
+	off := int(uintptr(unsafe.Pointer(unsafe.StringData(name))) - uintptr(unsafe.Pointer(unsafe.SliceData(raw))))
+	if off < 0 || off >= len(raw) {
+		return len(raw)
+	}
+	return off
 }
 
 // rawLineAt is where the first line of header name starts in a raw
