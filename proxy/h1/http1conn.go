@@ -156,8 +156,7 @@ func (s *Adapter) ServeTCP(tc *net.TCPConn, info *proxy.ConnInfo, network string
 	k := &keptConn{info: info, network: network, fd: -1}
 	ec := &tcpEdgeConn{TCPConn: tc, parker: &s.parker, kept: k}
 	k.live = ec
-	ec.info = ec.st.init(info)
-	ec.st.sendsFiles = true
+	ec.initState(info)
 	info.Adapter.Store(k)
 	ec.raw.Init(tc, network)
 	info.UseRaw(&ec.raw.Raw)
@@ -201,6 +200,15 @@ func (s *Adapter) Parked() int { return s.parker.count() }
 func (c *h1conn) init(info *proxy.ConnInfo) *h1conn {
 	c.ConnInfo = info
 	return c
+}
+
+// initState makes the wrapper's own state that of info's connection, as
+// it is made for a plain-TCP one, served first or again after a park:
+// its ReadFrom sends files (sendsFiles).
+func (c *tcpEdgeConn) initState(info *proxy.ConnInfo) *h1conn {
+	c.info = c.st.init(info)
+	c.st.sendsFiles = true
+	return c.info
 }
 
 func (c *peekedConn) Read(p []byte) (int, error) { return c.info.read(c.r, p) }

@@ -213,10 +213,8 @@ func (p *parker) resume(k *keptConn, fd int) {
 		return
 	}
 	ec := &tcpEdgeConn{TCPConn: tc, parker: p, kept: k}
-	info := ec.st.init(k.info)
-	ec.info = info
+	info := ec.initState(k.info)
 	info.h1, info.requestsBase, info.resumed = k.h1, k.requestsBase, true
-	info.sendsFiles = true // a tcpEdgeConn again (ServeTCP)
 	info.head.restore(k.watch, k.watchOff)
 	ec.raw.Init(tc, k.network)
 	info.Conn = tc
