@@ -413,10 +413,7 @@ func (c *compiler) hostResolves(host string) bool {
 	if ok, seen := c.resolved[host]; seen {
 		return ok
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	ips, err := net.DefaultResolver.LookupNetIP(ctx, "ip", host)
-	ok := err == nil && len(ips) > 0
+	ok := len(lookupHost(host)) > 0
 	if c.resolved == nil {
 		c.resolved = map[string]bool{}
 	}
@@ -463,4 +460,18 @@ func markAutoRedirect(f *frame) {
 			f.loc.AutoRedirect = true
 		}
 	}
+}
+
+// lookupHost is the system resolver's addresses for a name in the
+// configuration (none when it has none), within 10 s: the names of
+// *_pass, upstream servers, set_real_ip_from and resolver, looked up at
+// load as nginx looks them up.
+func lookupHost(host string) []netip.Addr {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	ips, err := net.DefaultResolver.LookupNetIP(ctx, "ip", host)
+	if err != nil {
+		return nil
+	}
+	return ips
 }

@@ -5,10 +5,7 @@
 package conf
 
 import (
-	"context"
-	"net"
 	"net/netip"
-	"time"
 
 	"edge/proxy/realip"
 )
@@ -62,10 +59,8 @@ func setRealIPFrom(c *compiler, f *frame, d *Directive) error {
 		}
 		return nil
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	ips, rerr := net.DefaultResolver.LookupNetIP(ctx, "ip", a)
-	if rerr != nil || len(ips) == 0 {
+	ips := lookupHost(a)
+	if len(ips) == 0 {
 		return emergf(d, "host not found in set_real_ip_from \"%s\"", a)
 	}
 	for _, ip := range ips {

@@ -6,8 +6,6 @@
 package conf
 
 import (
-	"context"
-	"net"
 	"net/netip"
 	"strconv"
 	"strings"
@@ -101,10 +99,8 @@ func resolverAddrs(d *Directive, a string) ([]netip.AddrPort, error) {
 	if ip, err := netip.ParseAddr(host); err == nil {
 		return []netip.AddrPort{netip.AddrPortFrom(ip.Unmap(), uint16(port))}, nil
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	ips, err := net.DefaultResolver.LookupNetIP(ctx, "ip", host)
-	if err != nil || len(ips) == 0 {
+	ips := lookupHost(host)
+	if len(ips) == 0 {
 		return nil, emergf(d, "host not found in resolver \"%s\"", a)
 	}
 	out := make([]netip.AddrPort, 0, len(ips))
