@@ -6,6 +6,7 @@ package conf
 
 import (
 	"fmt"
+	"net/netip"
 	"os"
 	"path/filepath"
 	"sort"
@@ -37,7 +38,13 @@ type LoadOptions struct {
 	// ReadFile and Glob replace file access (nil: the os package).
 	ReadFile ReadFileFunc
 	Glob     GlobFunc
+	// LookupHost replaces the system resolver for the names the
+	// configuration resolves at load (nil: lookupHost).
+	LookupHost LookupFunc
 }
+
+// LookupFunc returns a host name's addresses, none when it has none.
+type LookupFunc func(host string) []netip.Addr
 
 // Load parses and compiles a configuration file.
 func Load(path string, o LoadOptions) (*Plan, error) {
@@ -54,7 +61,7 @@ func Load(path string, o LoadOptions) (*Plan, error) {
 	if confPrefix == "" {
 		confPrefix = filepath.Dir(path)
 	}
-	return compile(tree, CompileOptions{Path: path, Prefix: prefix, ConfPrefix: confPrefix}, o, *notices)
+	return compile(tree, CompileOptions{Path: path, Prefix: prefix, ConfPrefix: confPrefix, LookupHost: o.LookupHost}, o, *notices)
 }
 
 // LoadText parses and compiles a configuration given as text (edge's
@@ -69,7 +76,7 @@ func LoadText(name string, src []byte, o LoadOptions) (*Plan, error) {
 	if err != nil {
 		return nil, err
 	}
-	return compile(tree, CompileOptions{Path: name, Prefix: o.Prefix, ConfPrefix: confPrefix}, o, *notices)
+	return compile(tree, CompileOptions{Path: name, Prefix: o.Prefix, ConfPrefix: confPrefix, LookupHost: o.LookupHost}, o, *notices)
 }
 
 // reader is the file reader of o, and where it records the shipped
@@ -101,6 +108,8 @@ type CompileOptions struct {
 	// the TLS files (ssl_certificate and its neighbours) resolve against
 	// it, as includes do. Empty means Prefix.
 	ConfPrefix string
+	// LookupHost is LoadOptions.LookupHost.
+	LookupHost LookupFunc
 }
 
 // compiler holds the state of one compilation.
@@ -143,8 +152,10 @@ type compiler struct {
 	fpmPools    []*FPMPool
 	acmeIssuers map[string]*ACMEIssuer // acme_issuer blocks by name (ssl.go)
 	// resolved says which host names of *_pass and upstream servers the
-	// system resolved at this load (proxy.go's hostResolves).
+	// system resolved at this load (proxy.go's hostResolves); lookup
+	// resolves the names (CompileOptions.LookupHost, nil for lookupHost).
 	resolved map[string]bool
+	lookupFn LookupFunc
 	// logBuffers is the buffer= and flush= of the first buffered
 	// access_log to each file (logs.go).
 	logBuffers map[string]*AccessLog
@@ -173,6 +184,7 @@ func compile(tree *Tree, o CompileOptions, lo LoadOptions, notices []*Error) (*P
 		plan:       &Plan{Tree: tree, Path: o.Path, Prefix: o.Prefix},
 		prefix:     o.Prefix,
 		confPrefix: o.ConfPrefix,
+		lookupFn:   o.LookupHost,
 		slots:      map[string]int{},
 		set:        map[*Location]map[*spec]bool{},
 		ifs:        map[*Location][]*Location{},

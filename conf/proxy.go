@@ -413,7 +413,7 @@ func (c *compiler) hostResolves(host string) bool {
 	if ok, seen := c.resolved[host]; seen {
 		return ok
 	}
-	ok := len(lookupHost(host)) > 0
+	ok := len(c.lookupHost(host)) > 0
 	if c.resolved == nil {
 		c.resolved = map[string]bool{}
 	}
@@ -460,6 +460,15 @@ func markAutoRedirect(f *frame) {
 			f.loc.AutoRedirect = true
 		}
 	}
+}
+
+// lookupHost resolves a name of the configuration with the lookup the
+// load was given, else the system's (lookupHost).
+func (c *compiler) lookupHost(host string) []netip.Addr {
+	if c.lookupFn != nil {
+		return c.lookupFn(host)
+	}
+	return lookupHost(host)
 }
 
 // lookupHost is the system resolver's addresses for a name in the

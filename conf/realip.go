@@ -59,7 +59,7 @@ func setRealIPFrom(c *compiler, f *frame, d *Directive) error {
 		}
 		return nil
 	}
-	ips := lookupHost(a)
+	ips := c.lookupHost(a)
 	if len(ips) == 0 {
 		return emergf(d, "host not found in set_real_ip_from \"%s\"", a)
 	}

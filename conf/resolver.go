@@ -56,7 +56,7 @@ func setResolver(c *compiler, f *frame, d *Directive) error {
 				continue // no status API to report it in
 			}
 		}
-		servers, err := resolverAddrs(d, a)
+		servers, err := c.resolverAddrs(d, a)
 		if err != nil {
 			return err
 		}
@@ -73,7 +73,7 @@ func setResolver(c *compiler, f *frame, d *Directive) error {
 }
 
 // resolverAddrs reads one server address of the resolver directive.
-func resolverAddrs(d *Directive, a string) ([]netip.AddrPort, error) {
+func (c *compiler) resolverAddrs(d *Directive, a string) ([]netip.AddrPort, error) {
 	host, port := a, 53
 	if strings.HasPrefix(a, "[") {
 		end := strings.IndexByte(a, ']')
@@ -99,7 +99,7 @@ func resolverAddrs(d *Directive, a string) ([]netip.AddrPort, error) {
 	if ip, err := netip.ParseAddr(host); err == nil {
 		return []netip.AddrPort{netip.AddrPortFrom(ip.Unmap(), uint16(port))}, nil
 	}
-	ips := lookupHost(host)
+	ips := c.lookupHost(host)
 	if len(ips) == 0 {
 		return nil, emergf(d, "host not found in resolver \"%s\"", a)
 	}
