@@ -320,12 +320,13 @@ func TestH2GracefulStop(t *testing.T) {
 	if os.Getenv("EDGE_H2_ENGINE") == "xnet" {
 		t.Skip("EDGE_H2_ENGINE=xnet: the x/net fallback has no graceful drain (docs/architecture.md)")
 	}
-	release := make(chan struct{})
+	release, arrived := make(chan struct{}), make(chan struct{}, 1)
 	up := plantest.Loopback(t, func(c net.Conn, _ int) {
 		br := bufio.NewReader(c)
 		if _, err := plantest.ReadHead(br); err != nil {
 			return
 		}
+		arrived <- struct{}{}
 		<-release
 		io.WriteString(c, "HTTP/1.1 200 OK\r\nContent-Length: 5\r\nConnection: close\r\n\r\nslow\n")
 	})
@@ -344,6 +345,9 @@ http {
 	cl := dialRaw(t, addr)
 	cl.request(1, "GET", "/slow", true)
 	idle := dialRaw(t, addr) // a connection with no stream
+	// The stop comes once stream 1 is open (its request is upstream),
+	// else its GOAWAY names no stream.
+	<-arrived
 	stopped := make(chan error, 1)
 	go func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
