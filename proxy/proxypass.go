@@ -297,6 +297,11 @@ func (rt *Site) proxyPass(r *Request) (step, int) {
 		defer f.Close()
 	}
 	req.Body, req.BodyLength = body, bodyLen
+	if body != nil && pc.SetBody == nil && !pc.RequestBuffering && r.ContentLength > 0 {
+		// Streamed as it comes (proxyBody): the head goes upstream with
+		// what of the body is here already, without waiting for more.
+		req.Streamed, req.BodyReady = true, r.bodyReady()
+	}
 	// Evaluated after the body is read, where nginx evaluates them.
 	req.Set = rt.proxySetHeaders(r)
 	if r.cache.zone != nil {

@@ -182,6 +182,7 @@ func (s *Adapter) http1Server(g *conf.ListenGroup) *Server {
 	return NewServer(Config{
 		Handler:            s.handleHTTP1,
 		ErrorHandler:       s.http1Error,
+		HeadRead:           headRead,
 		Logf:               func(format string, args ...any) { s.errLog.Logf(conf.LevelInfo, format, args...) },
 		ReadBufferSize:     def.LargeHeaderBuffers * def.LargeHeaderBufferSize,
 		WriteBufferSize:    http1WriteBuffer,
@@ -194,6 +195,7 @@ func (s *Adapter) http1Server(g *conf.ListenGroup) *Server {
 				info.Idle.Store(idle)
 				if idle {
 					info.head.next()
+					info.skip, info.direct = info.direct.left, directBody{}
 				}
 			}
 		},
@@ -304,6 +306,9 @@ func (s *Adapter) handleHTTP1(ctx Ctx) {
 	}
 	info.fh = fastHeaders{h: h, r: r}
 	r.Header = &info.fh
+	if info.direct.left > 0 {
+		h.SetContentLength(int(info.direct.left)) // as the client sent it (headRead)
+	}
 	r.ContentLength = int64(h.ContentLength())
 	if !info.head.handled(r.ContentLength) {
 		// The head watch followed this request's framing otherwise
@@ -318,13 +323,17 @@ func (s *Adapter) handleHTTP1(ctx Ctx) {
 			r.ContentLength = 0
 			break
 		}
-		r.Body = ctx.BodyStream()
+		if info.direct.left > 0 {
+			r.Body = &info.direct
+		} else {
+			r.Body = ctx.BodyStream()
+		}
 		if r.Body == nil {
 			r.Body = strings.NewReader(b2s(ctx.Body()))
 		} else {
 			// client_body_timeout is between two reads; fasthttp's own read
 			// deadline (set for the headers) would bound the whole upload.
-			info.dr = deadlineReader{r: r.Body, c: info.Raw, req: r}
+			info.dr = deadlineReader{r: r.Body, c: info.Raw, req: r, ready: info.preRead}
 			r.Body = &info.dr
 		}
 	default:
@@ -390,6 +399,9 @@ func writeHTTP1(rt *proxy.Site, ctx Ctx, info *h1conn, r *proxy.Request) {
 			info.release(r)
 		})
 		return
+	}
+	if info.direct.left > maxUnreadBody {
+		ctx.SetConnectionClose() // too much of the body to skip, as the engine decides
 	}
 	ctx.SayKeepAlive(info.Group.Default.Loc.KeepaliveRequests, info.dr.r == nil || info.dr.eof)
 	head := resp.HeadOnly
@@ -684,7 +696,15 @@ type deadlineReader struct {
 	c   *rawio.Conn
 	req *proxy.Request
 	eof bool // the body was read to its end
+	// ready is how much of the body is in memory, readable without a
+	// wait for the client (Buffered).
+	ready int64
 }
+
+// Buffered is how much of the body can be read without waiting for the
+// client: what came with the head and the engine read before the
+// handler ran (h1conn.preRead), less what was read of it since.
+func (d *deadlineReader) Buffered() int64 { return d.ready }
 
 func (d *deadlineReader) Read(p []byte) (int, error) {
 	timeout := d.req.BodyTimeout()
@@ -698,8 +718,75 @@ func (d *deadlineReader) Read(p []byte) (int, error) {
 }
 
 func (d *deadlineReader) note(n int, err error) (int, error) {
+	d.ready = max(0, d.ready-int64(n))
 	if err == io.EOF {
 		d.eof = true
+	}
+	return n, err
+}
+
+// headRead decides how much of a Content-Length body the engine reads
+// with its head (Config.HeadRead): no more than came with it, so that
+// the handler runs without waiting for the client. nginx does the same,
+// and with proxy_request_buffering off connects upstream at once. When
+// none came, the engine is told of no body (a Content-Length of 0 for it,
+// the client's again when the handler runs) and the handler reads the
+// body from the connection (directBody). A head whose framing the watch
+// did not follow is left to the engine.
+func headRead(ctx Ctx) int {
+	ec, ok := ctx.Conn().(edgeConn)
+	if !ok {
+		return 0
+	}
+	info := ec.h1conn()
+	info.preRead, info.direct = 0, directBody{}
+	h := ctx.Header()
+	length := int64(h.ContentLength())
+	if length <= 0 {
+		return 0
+	}
+	given, ok := info.head.bodyGiven(length)
+	if !ok {
+		return 0
+	}
+	info.preRead = given
+	switch {
+	case given >= min(length, engineBodyPreRead):
+		return 0 // the engine's own pre-read has it all
+	case given > 0:
+		return int(given)
+	}
+	info.direct = directBody{c: ctx.Conn(), left: length}
+	h.SetContentLength(0)
+	return 0
+}
+
+// engineBodyPreRead is how much of a body fasthttp reads before the
+// handler runs, when it is told no other size.
+const engineBodyPreRead = 8 << 10
+
+// directBody reads a request body that the engine read none of
+// (headRead) from the connection, through its wrapper, whose head watch
+// counts the bytes as that body's.
+type directBody struct {
+	c    net.Conn
+	left int64
+}
+
+func (d *directBody) Read(p []byte) (int, error) {
+	if d.left <= 0 {
+		return 0, io.EOF
+	}
+	if int64(len(p)) > d.left {
+		p = p[:d.left]
+	}
+	n, err := d.c.Read(p)
+	d.left -= int64(n)
+	switch {
+	case d.left == 0:
+		return n, io.EOF
+	case err == io.EOF:
+		return n, io.ErrUnexpectedEOF
 	}
 	return n, err
 }

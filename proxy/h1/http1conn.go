@@ -32,6 +32,16 @@ type h1conn struct {
 	// bodyPreRead is set while the engine reads the start of a body
 	// before the handler runs (h1conn.received).
 	bodyPreRead bool
+	// preRead is how much of the request's body came with its head: the
+	// engine reads that much before the handler runs, and its body
+	// stream hands it out without waiting (deadlineReader.Buffered). A
+	// body of which nothing came is not read by the engine at all
+	// (Adapter.headRead): direct reads it from the connection, and what
+	// is left of it when the engine waits for the next request is
+	// skipped first (skip), as the engine would have skipped it.
+	preRead int64
+	direct  directBody
+	skip    int64
 	// waitTimedOut: the connection sent nothing before client_header_timeout.
 	waitTimedOut bool
 	// head counts the bytes the client sent and watches HTTP/1 request
@@ -462,8 +472,21 @@ func (c *otherEdgeConn) Read(p []byte) (int, error) { return c.info.read(c.Conn,
 
 // read reads from the client into the engine's buffer p, with a head's
 // bare LFs made CRLF (headWatch.crlf), and shows the bytes to the head
-// watch (received).
+// watch (received). What is left of a body read directly is skipped
+// first.
 func (info *h1conn) read(r io.Reader, p []byte) (int, error) {
+	for info.skip > 0 && len(p) > 0 {
+		q := p[:min(int64(len(p)), info.skip)]
+		n, err := info.readOnce(r, q)
+		info.skip -= int64(n)
+		if err != nil {
+			return 0, err
+		}
+	}
+	return info.readOnce(r, p)
+}
+
+func (info *h1conn) readOnce(r io.Reader, p []byte) (int, error) {
 	if err := info.head.failed(); err != nil {
 		return 0, err
 	}

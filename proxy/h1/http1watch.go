@@ -103,10 +103,11 @@ type headWatch struct {
 }
 
 // headFacts is what the watch learnt of one head: its body's length as
-// the engine gives it (-1 chunked, -2 none) and lineLF.
+// the engine gives it (-1 chunked, -2 none), where it ended (out just
+// past it) and lineLF.
 type headFacts struct {
-	length int64
-	lineLF bool
+	length, end int64
+	lineLF      bool
 }
 
 type watchPhase uint8
@@ -572,7 +573,7 @@ func (w *headWatch) scanValue(b []byte, i int) int {
 func (w *headWatch) headDone(end int64) {
 	w.heads++
 	chunked := w.teSeen && w.te == len("chunked")
-	f := headFacts{length: -2, lineLF: w.lineLF}
+	f := headFacts{length: -2, end: end, lineLF: w.lineLF}
 	switch {
 	case chunked:
 		f.length = -1
@@ -775,6 +776,23 @@ func (w *headWatch) handled(length int64) bool {
 	}
 	w.phase = watchOff
 	return false
+}
+
+// bodyGiven is told of the head the engine has just read, whose
+// Content-Length is length, before the engine reads on: it returns how
+// many bytes of that body the engine was given with the head (and holds
+// in its buffer), and false when the watch did not follow that head to a
+// body of that length.
+func (w *headWatch) bodyGiven(length int64) (int64, bool) {
+	n := w.served + 1
+	if w.phase < watchHead || n > w.heads || w.heads-n >= len(w.facts) {
+		return 0, false
+	}
+	f := w.facts[n%len(w.facts)]
+	if f.length != length {
+		return 0, false
+	}
+	return min(length, w.out-int64(len(w.pend))-f.end), true
 }
 
 // next is called when the engine waits for the next request on a kept

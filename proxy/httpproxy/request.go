@@ -54,6 +54,13 @@ type Request struct {
 	// the first write (16 KiB).
 	Body       io.Reader
 	BodyLength int64
+	// Streamed says that Body arrives from the client as it is read
+	// (proxy_request_buffering off), of which BodyReady bytes can be
+	// read now without a wait: the head goes with those, as nginx's goes
+	// with what it read of the body with the client's head, rather than
+	// after the body's first 16 KiB.
+	Streamed  bool
+	BodyReady int64
 	// NoRetry: proxy_next_upstream has no "error", so a request that
 	// finds a kept-alive connection closed is not sent again on another.
 	NoRetry bool

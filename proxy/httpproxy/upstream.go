@@ -426,6 +426,10 @@ func (u *Upstream) roundTrip(ctx context.Context, c *conn, req *Request, body []
 			n = inlineBody
 			resend = false
 		}
+		if req.Streamed && req.BodyReady < n {
+			n = max(0, req.BodyReady)
+			resend = false
+		}
 		start := len(b)
 		b = grow(b, int(n))
 		if _, rerr := io.ReadFull(req.Body, b[start:]); rerr != nil {
