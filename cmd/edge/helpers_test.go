@@ -50,7 +50,7 @@ type site struct {
 // directory.
 func newSite(t *testing.T, conf string) *site {
 	t.Helper()
-	port := testenv.FreePort(t)
+	port := testenv.FreeListenPort(t)
 	s := &site{t: t, dir: t.TempDir(), port: port, addr: net.JoinHostPort("127.0.0.1", strconv.Itoa(port))}
 	s.conf = filepath.Join(s.dir, "edge.conf")
 	for _, d := range []string{"html", "logs"} {
