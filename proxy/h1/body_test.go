@@ -57,6 +57,22 @@ func TestAnswerBeforeBody(t *testing.T) {
 			t.Fatalf("with %q of the body: the next request got %d %q", first, status, body)
 		}
 	}
+	// A larger body, skipped in reads of many bytes (the engine's wait
+	// for the next request reads one).
+	c, br := dialKept(t, addr)
+	io.WriteString(c, "PUT /up HTTP/1.1\r\nHost: x\r\nContent-Length: 200000\r\n\r\n")
+	if status, body := readBody(t, br); status != 200 || body != "early PUT\n" {
+		t.Fatalf("a 200000-byte body: %d %q before it came", status, body)
+	}
+	io.WriteString(c, strings.Repeat("GET / HTTP/1.1\r\n\r\n", 200000/18)+strings.Repeat("x", 200000%18))
+	io.WriteString(c, "GET /next HTTP/1.1\r\nHost: x\r\n\r\n")
+	if status, body := readBody(t, br); status != 200 || body != "early GET\n" {
+		t.Fatalf("after a skipped 200000-byte body (made of request heads): %d %q", status, body)
+	}
+	c.(*net.TCPConn).CloseWrite()
+	if _, err := http.ReadResponse(br, nil); err == nil {
+		t.Errorf("a head inside the skipped body was answered")
+	}
 }
 
 // TestUnbufferedBodyStreams: with proxy_request_buffering off, the

@@ -475,8 +475,14 @@ func (c *otherEdgeConn) Read(p []byte) (int, error) { return c.info.read(c.Conn,
 // watch (received). What is left of a body read directly is skipped
 // first.
 func (info *h1conn) read(r io.Reader, p []byte) (int, error) {
+	buf := p
+	if info.skip > 0 && len(buf) < 4<<10 {
+		// The engine's wait for the next request reads one byte: the
+		// rest of a body is not skipped a byte a system call.
+		buf = make([]byte, min(info.skip, 16<<10))
+	}
 	for info.skip > 0 && len(p) > 0 {
-		q := p[:min(int64(len(p)), info.skip)]
+		q := buf[:min(int64(len(buf)), info.skip)]
 		n, err := info.readOnce(r, q)
 		info.skip -= int64(n)
 		if err != nil {
