@@ -484,20 +484,21 @@ func (rt *Site) readBody(r *Request) (io.Reader, int64, int) {
 	return rt.bufferBody(r)
 }
 
+// bodyReady is how much of the client's body is in memory, readable
+// without waiting for the client (its body reader's Buffered: what the
+// HTTP/1 adapter read of it with the head, what DATA frames brought);
+// ok is false for a body that cannot tell.
+func (r *Request) bodyReady() (n int64, ok bool) {
+	if b, ok := r.Body.(interface{ Buffered() int64 }); ok {
+		return b.Buffered(), true
+	}
+	return 0, false
+}
+
 // teeBody passes an unbuffered body on, keeping what fits in
 // client_body_buffer_size for $request_body, as nginx's buffers in
 // memory still hold it after they went out; a larger body leaves it
 // empty.
-// bodyReady is how much of the client's body is in memory, readable
-// without waiting for the client: what the HTTP/1 adapter read of it with
-// the head (its body reader's Buffered); 0 for any other body.
-func (r *Request) bodyReady() int64 {
-	if b, ok := r.Body.(interface{ Buffered() int64 }); ok {
-		return b.Buffered()
-	}
-	return 0
-}
-
 func (r *Request) teeBody(body io.Reader) io.Reader {
 	return &bodyTee{r: body, req: r, max: bodyMemMax(r.loc)}
 }

@@ -299,8 +299,10 @@ func (rt *Site) proxyPass(r *Request) (step, int) {
 	req.Body, req.BodyLength = body, bodyLen
 	if body != nil && pc.SetBody == nil && !pc.RequestBuffering && r.ContentLength > 0 {
 		// Streamed as it comes (proxyBody): the head goes upstream with
-		// what of the body is here already, without waiting for more.
-		req.Streamed, req.BodyReady = true, r.bodyReady()
+		// what of the body is here already, without waiting for more. A
+		// body that cannot tell has its first 16 KiB read before the
+		// head goes (upstream.go).
+		req.BodyReady, req.Streamed = r.bodyReady()
 	}
 	// Evaluated after the body is read, where nginx evaluates them.
 	req.Set = rt.proxySetHeaders(r)

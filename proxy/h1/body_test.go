@@ -159,3 +159,29 @@ func TestDirectBodyCut(t *testing.T) {
 		t.Errorf("the upstream read %q, %v: want the 4 bytes sent and an unexpected end", b, err)
 	}
 }
+
+// TestUnreadBodyLingers: an answer that closes the connection before
+// the client has sent its body (more than the engine skips) drains what
+// the client still sends, as nginx's lingering close does: the client
+// sends its whole body without a reset and then sees the close.
+func TestUnreadBodyLingers(t *testing.T) {
+	addr := servetest.Config(t, `location / { return 200 "early\n"; }`)
+	const size = 1000000
+	c, br := dialKept(t, addr)
+	io.WriteString(c, "POST /up HTTP/1.1\r\nHost: x\r\nContent-Length: 1000000\r\n\r\n")
+	if status, body := readBody(t, br); status != 200 || body != "early\n" {
+		t.Fatalf("before the body: %d %q", status, body)
+	}
+	// Without the drain, the close with unread bytes sends a reset and
+	// these writes fail once it comes.
+	chunk := []byte(strings.Repeat("x", 64<<10))
+	for sent := 0; sent < size; sent += len(chunk) {
+		if _, err := c.Write(chunk[:min(len(chunk), size-sent)]); err != nil {
+			t.Fatalf("sending the body after the answer, at %d bytes: %v", sent, err)
+		}
+	}
+	c.(*net.TCPConn).CloseWrite()
+	if n, err := br.Read(make([]byte, 1)); n != 0 || err != io.EOF {
+		t.Errorf("after the body: read %d bytes, %v; want the close", n, err)
+	}
+}

@@ -403,7 +403,18 @@ func writeHTTP1(rt *proxy.Site, ctx Ctx, info *h1conn, r *proxy.Request) {
 	if info.direct.left > maxUnreadBody {
 		ctx.SetConnectionClose() // too much of the body to skip, as the engine decides
 	}
-	ctx.SayKeepAlive(info.Group.Default.Loc.KeepaliveRequests, info.dr.r == nil || info.dr.eof)
+	bodyRead := info.dr.r == nil || info.dr.eof
+	ctx.SayKeepAlive(info.Group.Default.Loc.KeepaliveRequests, bodyRead)
+	left := r.ContentLength // the engine's body, unless edge reads it (directBody)
+	if info.direct.left > 0 {
+		left = info.direct.left
+	}
+	if !bodyRead && (ctx.WillClose(info.Group.Default.Loc.KeepaliveRequests) || left == -1 || left > maxUnreadBody) {
+		// The connection closes with the client still sending its body:
+		// it is drained first (lingering close), as nginx's is, so that
+		// the client reads the answer rather than a reset.
+		info.Linger = true
+	}
 	head := resp.HeadOnly
 	var pace *limit.Pacer
 	if !head && (resp.Kind == proxy.BodyBytes || resp.Kind == proxy.BodyFile || resp.Kind == proxy.BodyStream) {

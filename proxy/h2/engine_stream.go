@@ -830,6 +830,16 @@ func (b *ownBody) Read(p []byte) (int, error) {
 	return b.st.read(p, b.r.BodyTimeout())
 }
 
+// Buffered is how much of the body has come and not been read: what a
+// Read returns without waiting (an unbuffered proxy_pass sends it with
+// the head).
+func (b *ownBody) Buffered() int64 {
+	c := b.st.c
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return int64(len(b.st.body) - b.st.bodyOff)
+}
+
 // read reads the client's DATA, waiting at most timeout (0: no bound),
 // and gives the window back as the pipeline consumes it.
 func (st *ownStream) read(p []byte, timeout time.Duration) (int, error) {
