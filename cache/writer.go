@@ -15,6 +15,8 @@ import (
 	"sync"
 	"syscall"
 
+	"edge/internal/gzfixed"
+
 	"github.com/andybalholm/brotli"
 	"github.com/klauspost/compress/gzip"
 )
@@ -246,6 +248,18 @@ func (w *Writer) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
+// small returns the body when it is short enough for gzfixed and still in
+// memory.
+func (w *Writer) small() ([]byte, bool) {
+	switch {
+	case w.n > gzfixed.Max || !w.keep:
+		return nil, false
+	case w.n == 0:
+		return nil, true
+	}
+	return w.mem[w.hl:], true
+}
+
 // Commit completes the entry and puts it in place; the next lookup of the
 // key finds it. An error has already been reported through Options.Logf.
 func (w *Writer) Commit() error {
@@ -260,6 +274,12 @@ func (w *Writer) Commit() error {
 	m.Identity = Section{hl, w.n}
 	if err == nil && w.gz != nil {
 		if err = w.gz.Close(); err == nil {
+			if body, ok := w.small(); ok {
+				// A body of a few bytes, as zlib compresses it.
+				z, _ := gzfixed.Append(nil, body, w.gzLevel)
+				w.gzBuf.Reset()
+				w.gzBuf.Write(z)
+			}
 			m.Gzip = Section{hl + w.n, int64(w.gzBuf.Len())}
 			_, err = w.f.Write(w.gzBuf.Bytes())
 		}

@@ -436,8 +436,10 @@ func (rt *Site) sendEntry(r *Request, e *cache.Entry) {
 		weakenETag(&out.Header)
 		*ratioVar = ratio(int(e.Identity.Len), int(sec.Len))
 		// The filters ask for Vary for an identity body; the stored
-		// variant needs it too.
+		// variant needs it too. It is framed as the filter frames what
+		// it compresses.
 		r.gzipVary = true
+		out.Unsized = true
 	}
 	switch {
 	case e.Data != nil:

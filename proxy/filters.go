@@ -28,6 +28,7 @@ import (
 
 	"edge/cache"
 	"edge/conf"
+	"edge/internal/gzfixed"
 )
 
 // safeStatus lists the statuses expires and plain add_header apply to.
@@ -653,6 +654,7 @@ func (rt *Site) encode(r *Request, c *coding, level, window int, ratioVar *strin
 		origLen := len(resp.Bytes)
 		resp.Bytes = z
 		resp.Length = int64(len(z))
+		resp.Unsized = true
 		*ratioVar = ratio(origLen, len(z))
 	case BodyFile:
 		f, closeFile := resp.File, resp.CloseFile
@@ -846,8 +848,12 @@ func (rt *Site) gzipProxiedOK(r *Request, g *conf.Gzip) bool {
 
 var gzipWriters [10]sync.Pool
 
-// gzipBytes compresses a whole body.
+// gzipBytes compresses a whole body (one of a few bytes as zlib does,
+// gzfixed).
 func gzipBytes(b []byte, level int) []byte {
+	if z, ok := gzfixed.Append(nil, b, level); ok {
+		return z
+	}
 	var out bytes.Buffer
 	zw, _ := gzipWriters[level].Get().(*gzip.Writer)
 	if zw == nil {

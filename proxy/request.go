@@ -221,6 +221,10 @@ type Response struct {
 	Offset    int64
 	// Length is the body length; -1 when unknown (streams only).
 	Length int64
+	// Unsized: the body, though its length is known, goes out as nginx
+	// sends a body its gzip or brotli filter made, which it compresses as
+	// it sends: chunked, without a Content-Length, over HTTP/1.1.
+	Unsized bool
 	// Stream writes the body; flush sends what was written so far. It runs
 	// after the headers are out.
 	Stream func(w io.Writer, flush func() error) error

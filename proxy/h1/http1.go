@@ -425,9 +425,12 @@ func writeHTTP1(rt *proxy.Site, ctx Ctx, info *h1conn, r *proxy.Request) {
 	atOnce := pace == nil && resp.Kind != proxy.BodyStream || resp.Kind == proxy.BodyStream && !ctx.Header().IsHTTP11()
 	// A body in memory that a kept file holds too goes from the file over
 	// plain TCP (proxy.FileMirror).
+	// A compressed body goes chunked as nginx sends it (Unsized); over
+	// HTTP/1.0 it keeps its Content-Length.
+	chunked := resp.Unsized && !head && ctx.Header().IsHTTP11()
 	var mirrorOff int64
 	mirrored := false
-	if resp.Kind == proxy.BodyBytes && !head && pace == nil && info.sendsFiles {
+	if resp.Kind == proxy.BodyBytes && !head && pace == nil && !chunked && info.sendsFiles {
 		mirrorOff, mirrored = resp.Mirror.Offset(resp.Bytes)
 	}
 	switch {
@@ -466,6 +469,16 @@ func writeHTTP1(rt *proxy.Site, ctx Ctx, info *h1conn, r *proxy.Request) {
 		case mirrored:
 			info.mirror = mirrorSection{f: resp.Mirror.File, off: mirrorOff, b: resp.Bytes}
 			ctx.SetBodySection(&info.mirror, len(resp.Bytes))
+		case chunked:
+			// One chunk and the last, written from Bytes (a bytes.Reader
+			// is framed from its WriteTo, in the handler's goroutine).
+			b := resp.Bytes
+			if resp.Pooled() {
+				b = append([]byte(nil), b...)
+				resp.Release()
+			}
+			info.chunk.Reset(b)
+			ctx.SetBodyStream(&info.chunk, -1)
 		case resp.Pooled():
 			ctx.SetBody(resp.Bytes)
 			resp.Release()
@@ -489,6 +502,8 @@ func writeHTTP1(rt *proxy.Site, ctx Ctx, info *h1conn, r *proxy.Request) {
 			} else if pace != nil {
 				pacedHTTP1(rt, ctx, info, r, resp.File, resp.File, resp.Length, pace)
 				return
+			} else if chunked {
+				ctx.SetBodyStream(&unsizedFile{io.LimitedReader{R: resp.File, N: resp.Length}, resp.File}, -1)
 			} else {
 				ctx.SetBodyStream(resp.File, int(resp.Length))
 			}
@@ -570,8 +585,20 @@ func pacedHTTP1(rt *proxy.Site, ctx Ctx, info *h1conn, r *proxy.Request, src io.
 		info.release(r)
 		return err
 	})
-	ctx.SetContentLength(int(n))
+	if !r.Response().Unsized || !ctx.Header().IsHTTP11() {
+		ctx.SetContentLength(int(n))
+	}
 }
+
+// unsizedFile is a file's section sent chunked: neither an *os.File nor
+// an *io.LimitedReader, whose length the engine would send; it closes
+// the file once sent.
+type unsizedFile struct {
+	io.LimitedReader
+	f *os.File
+}
+
+func (u *unsizedFile) Close() error { return u.f.Close() }
 
 func sentLen(resp *proxy.Response, head bool) int64 {
 	if head {

@@ -7,6 +7,7 @@ package h1
 
 import (
 	"bufio"
+	"bytes"
 	"crypto/tls"
 	"errors"
 	"io"
@@ -63,6 +64,7 @@ type h1conn struct {
 	// (mirror, proxy.FileMirror).
 	sendsFiles bool
 	mirror     mirrorSection
+	chunk      bytes.Reader // a body sent chunked (writeHTTP1)
 	// What parking needs (park_linux.go, tcpEdgeConn.Read): the deadline
 	// of the engine's wait for the next request, and parkWait when the
 	// socket's is parkAfter instead; parking, set when that wait ends to
