@@ -442,6 +442,11 @@ func writeHTTP1(rt *proxy.Site, ctx Ctx, info *h1conn, r *proxy.Request) {
 		// The connection's last response: it waits in the socket for the
 		// close, which sends it with the FIN (moreAll).
 		info.more = moreAll
+	case chunked && pace == nil:
+		// The engine flushes the headers with the chunk, then the last
+		// chunk on its own: the first write goes with MSG_MORE, so the
+		// client is sent, and woken for, the response once.
+		info.more = moreFirst
 	case head || resp.Length <= http1WriteBuffer:
 	case resp.Kind == proxy.BodyBytes:
 		// fasthttp writes such a response as a full buffer (the headers
