@@ -631,10 +631,12 @@ func (rt *Site) encode(r *Request, c *coding, level, window int, ratioVar *strin
 	if r.Method == "HEAD" {
 		// No body is sent, so a file is closed rather than compressed;
 		// an in-memory body gives the compressed length (from the file
-		// cache, so it costs nothing twice).
+		// cache, so it costs nothing twice), which HTTP/1.1 does not
+		// send (Unsized) but HTTP/1.0 and HTTP/2 do.
 		if cachedFile {
 			resp.Bytes = r.fileCache.compressed(c, level, window)
 			resp.Length = int64(len(resp.Bytes))
+			resp.Unsized = true
 			return
 		}
 		rt.dropBody(resp)

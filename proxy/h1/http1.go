@@ -427,7 +427,8 @@ func writeHTTP1(rt *proxy.Site, ctx Ctx, info *h1conn, r *proxy.Request) {
 	// plain TCP (proxy.FileMirror).
 	// A compressed body goes chunked as nginx sends it (Unsized); over
 	// HTTP/1.0 it keeps its Content-Length.
-	chunked := resp.Unsized && !head && ctx.Header().IsHTTP11()
+	sized := !resp.Unsized || !ctx.Header().IsHTTP11()
+	chunked := !sized && !head
 	var mirrorOff int64
 	mirrored := false
 	if resp.Kind == proxy.BodyBytes && !head && pace == nil && !chunked && info.sendsFiles {
@@ -471,6 +472,10 @@ func writeHTTP1(rt *proxy.Site, ctx Ctx, info *h1conn, r *proxy.Request) {
 			return
 		}
 		switch {
+		case head && !sized:
+			// A HEAD of a compressed body: neither a length nor chunks,
+			// as nginx answers it.
+			resp.Release()
 		case mirrored:
 			info.mirror = mirrorSection{f: resp.Mirror.File, off: mirrorOff, b: resp.Bytes}
 			ctx.SetBodySection(&info.mirror, len(resp.Bytes))
@@ -499,7 +504,9 @@ func writeHTTP1(rt *proxy.Site, ctx Ctx, info *h1conn, r *proxy.Request) {
 		if head {
 			resp.File.Close()
 			ctx.SkipBody()
-			ctx.SetContentLength(int(resp.Length))
+			if sized {
+				ctx.SetContentLength(int(resp.Length))
+			}
 		} else {
 			if _, err := resp.File.Seek(resp.Offset, io.SeekStart); err != nil {
 				resp.File.Close()

@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -44,6 +45,7 @@ http {
     access_log off;
     gzip on;
     gzip_min_length 1000;
+    gzip_types text/plain;
     server {
         listen 127.0.0.1:8080;
         root `+root+`/html;
@@ -61,7 +63,8 @@ http {
 	c, br := dialServed(t, plan, 30*time.Second)
 	mores := 0
 	for _, n := range sizes {
-		for _, req := range []struct{ method, extra string }{{"GET", ""}, {"HEAD", ""}, {"GET", "Accept-Encoding: gzip\r\n"}} {
+		gz := "Accept-Encoding: gzip\r\n"
+		for _, req := range []struct{ method, extra string }{{"GET", ""}, {"HEAD", ""}, {"GET", gz}, {"HEAD", gz}} {
 			path := fmt.Sprintf("/f%d.txt", n)
 			fmt.Fprintf(c, "%s %s HTTP/1.1\r\nHost: x\r\n%s\r\n", req.method, path, req.extra)
 			resp, err := http.ReadResponse(br, &http.Request{Method: req.method})
@@ -70,6 +73,18 @@ http {
 			}
 			if _, err := io.Copy(io.Discard, resp.Body); err != nil || resp.StatusCode != 200 {
 				t.Fatalf("%s %s %q: %d (%v)", req.method, path, req.extra, resp.StatusCode, err)
+			}
+			if n >= 1000 && req.extra == gz {
+				// nginx's framing of what gzip makes: chunked, and for
+				// HEAD neither a length nor chunks.
+				te := []string{"chunked"}
+				if req.method == "HEAD" {
+					te = nil
+				}
+				if resp.Header.Get("Content-Encoding") != "gzip" || resp.Header.Get("Content-Length") != "" || !slices.Equal(resp.TransferEncoding, te) {
+					t.Errorf("%s %s gzip: %q, Content-Length %q, Transfer-Encoding %q; want gzip, none, %q", req.method, path,
+						resp.Header.Get("Content-Encoding"), resp.Header.Get("Content-Length"), resp.TransferEncoding, te)
+				}
 			}
 			mu.Lock()
 			last := len(writes) > 0 && writes[len(writes)-1]
