@@ -223,7 +223,8 @@ type Response struct {
 	Length int64
 	// Unsized: the body, though its length is known, goes out as nginx
 	// sends a body its gzip or brotli filter made, which it compresses as
-	// it sends: chunked, without a Content-Length, over HTTP/1.1.
+	// it sends: without a Content-Length, chunked over HTTP/1.1 (HTTP/1.0
+	// keeps the length, and the connection).
 	Unsized bool
 	// Stream writes the body; flush sends what was written so far. It runs
 	// after the headers are out.

@@ -515,7 +515,7 @@ func (st *ownStream) writeResponse(rt *proxy.Site, r *proxy.Request, last bool) 
 	empty := resp.HeadOnly || resp.Kind == proxy.BodyNone ||
 		resp.Kind == proxy.BodyBytes && len(resp.Bytes) == 0 ||
 		resp.Kind == proxy.BodyFile && resp.Length == 0
-	length := resp.Length >= 0 && resp.Status != 304 && resp.Status != 204
+	length := resp.Length >= 0 && !resp.Unsized && resp.Status != 304 && resp.Status != 204
 	st.hbuf = st.encodeHeaders(st.hbuf[:0], resp, resp.Status, false, length)
 	err := st.sendHeaders(st.hbuf, empty, false)
 	if last {

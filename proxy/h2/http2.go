@@ -319,7 +319,7 @@ func writeHTTP2(rt *proxy.Site, w http.ResponseWriter, r *proxy.Request, last bo
 	if last {
 		h.Set("Connection", "close")
 	}
-	if resp.Length >= 0 && resp.Status != 304 && resp.Status != 204 {
+	if resp.Length >= 0 && !resp.Unsized && resp.Status != 304 && resp.Status != 204 {
 		h.Set("Content-Length", strconv.FormatInt(resp.Length, 10))
 	}
 	w.WriteHeader(resp.Status)
