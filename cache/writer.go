@@ -65,8 +65,10 @@ type Writer struct {
 	// written, so that Commit adds the header and the compressed variants
 	// without copying the body again. keep turns false (and mem nil) when
 	// the body outgrows MemoryEntryLimit.
-	mem    []byte
-	hl     int
+	mem []byte
+	hl  int
+	// tiny is the body while it is at most gzfixed.Max bytes.
+	tiny   []byte
 	keep   bool
 	err    error
 	closed bool
@@ -209,6 +211,9 @@ const maxGzipBuffer = 8 << 20
 // Write appends body bytes. It always reports len(p), nil.
 func (w *Writer) Write(p []byte) (int, error) {
 	if w.err == nil && !w.closed {
+		if w.n+int64(len(p)) <= gzfixed.Max {
+			w.tiny = append(w.tiny, p...)
+		}
 		var n int
 		n, w.err = w.f.Write(p)
 		w.n += int64(n)
@@ -248,18 +253,6 @@ func (w *Writer) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// small returns the body when it is short enough for gzfixed and still in
-// memory.
-func (w *Writer) small() ([]byte, bool) {
-	switch {
-	case w.n > gzfixed.Max || !w.keep:
-		return nil, false
-	case w.n == 0:
-		return nil, true
-	}
-	return w.mem[w.hl:], true
-}
-
 // Commit completes the entry and puts it in place; the next lookup of the
 // key finds it. An error has already been reported through Options.Logf.
 func (w *Writer) Commit() error {
@@ -274,11 +267,12 @@ func (w *Writer) Commit() error {
 	m.Identity = Section{hl, w.n}
 	if err == nil && w.gz != nil {
 		if err = w.gz.Close(); err == nil {
-			if body, ok := w.small(); ok {
-				// A body of a few bytes, as zlib compresses it.
-				z, _ := gzfixed.Append(nil, body, w.gzLevel)
+			if w.n <= gzfixed.Max {
+				// A body of a few bytes, as zlib compresses one without
+				// repeats.
+				small, _ := gzfixed.Append(nil, w.tiny, w.gzLevel)
 				w.gzBuf.Reset()
-				w.gzBuf.Write(z)
+				w.gzBuf.Write(small)
 			}
 			m.Gzip = Section{hl + w.n, int64(w.gzBuf.Len())}
 			_, err = w.f.Write(w.gzBuf.Bytes())

@@ -148,6 +148,14 @@ http {
 	if sent[0] != sent[1] {
 		t.Errorf("the gzip HITs sent different memory: the variant was compressed again")
 	}
+	// A failed precondition answers nginx's 412 page, whole and not
+	// compressed, in place of the variant.
+	r = serveFake(t, rt, "GET", "/page", benchHeaders{{"Accept-Encoding", "gzip"}, {"If-Match", `"nope"`}})
+	if r.resp.Status != 412 || r.resp.Unsized || r.resp.Header.Get("Content-Encoding") != "" || r.gzipVary ||
+		!strings.Contains(string(r.resp.Bytes), "412 Precondition Failed") {
+		t.Errorf("If-Match on a gzip HIT: %d, unsized %v, Content-Encoding %q, vary %v, %q",
+			r.resp.Status, r.resp.Unsized, r.resp.Header.Get("Content-Encoding"), r.gzipVary, r.resp.Bytes)
+	}
 	if _, n := z.Memory(); n != 1 {
 		t.Fatalf("%d entries in memory", n)
 	}

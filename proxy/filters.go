@@ -103,6 +103,10 @@ func (rt *Site) notModified(r *Request) {
 		resp.Header.Del("Last-Modified")
 		resp.Header.Del("ETag")
 		resp.Header.Del("Accept-Ranges")
+		// A cache HIT's stored variant set these; the page is not
+		// compressed, and nginx's gzip filter leaves a 412 alone.
+		resp.Header.Del("Content-Encoding")
+		r.gzipVary = false
 		rt.specialResponse(r, 412)
 	}
 }
@@ -122,6 +126,7 @@ func (rt *Site) dropBody(resp *Response) {
 	}
 	resp.Release()
 	resp.Kind, resp.Bytes, resp.File, resp.Stream, resp.Length = BodyNone, nil, nil, nil, 0
+	resp.Unsized = false
 }
 
 // headersFilter applies expires and add_header.

@@ -83,6 +83,7 @@ func renderPage(title, tokens string) string {
 func (rt *Site) specialResponse(r *Request, status int) {
 	resp := r.resp
 	resp.Status = status
+	resp.Unsized = false // a page edge has whole goes with its length
 	if status >= 494 && status <= 497 {
 		resp.Status = 400
 	}

@@ -185,3 +185,30 @@ func TestUnreadBodyLingers(t *testing.T) {
 		t.Errorf("after the body: read %d bytes, %v; want the close", n, err)
 	}
 }
+
+// TestSkippedBodyDoesNotLinger: a small chunked body left unread is
+// skipped and the connection kept; its later close is a plain one, as
+// nginx's is: data the client sends after it is refused (a reset), where
+// a lingering close would take it.
+func TestSkippedBodyDoesNotLinger(t *testing.T) {
+	addr := servetest.Config(t, `location / { return 200 "early\n"; }`)
+	c, br := dialKept(t, addr)
+	io.WriteString(c, "POST /up HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n0\r\n\r\n")
+	if status, body := readBody(t, br); status != 200 || body != "early\n" {
+		t.Fatalf("the chunked POST: %d %q", status, body)
+	}
+	io.WriteString(c, "GET /next HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+	if status, body := readBody(t, br); status != 200 || body != "early\n" {
+		t.Fatalf("the next request: %d %q", status, body)
+	}
+	if _, err := br.ReadByte(); err != io.EOF {
+		t.Fatalf("after Connection: close: %v, want the close", err)
+	}
+	for range 200 {
+		if _, err := c.Write([]byte("x")); err != nil {
+			return // reset: the server closed the socket
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	t.Errorf("the server still took data 2 s after its close: it lingered")
+}

@@ -14,6 +14,7 @@ import (
 	"net"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -405,11 +406,13 @@ func writeHTTP1(rt *proxy.Site, ctx Ctx, info *h1conn, r *proxy.Request) {
 	}
 	bodyRead := info.dr.r == nil || info.dr.eof
 	ctx.SayKeepAlive(info.Group.Default.Loc.KeepaliveRequests, bodyRead)
+	// The engine closes after a body it will not skip, one longer than
+	// maxUnreadBody; a chunked one it may skip, and the connection stays.
 	left := r.ContentLength // the engine's body, unless edge reads it (directBody)
 	if info.direct.left > 0 {
 		left = info.direct.left
 	}
-	if !bodyRead && (ctx.WillClose(info.Group.Default.Loc.KeepaliveRequests) || left == -1 || left > maxUnreadBody) {
+	if !bodyRead && (ctx.WillClose(info.Group.Default.Loc.KeepaliveRequests) || left > maxUnreadBody) {
 		// The connection closes with the client still sending its body:
 		// it is drained first (lingering close), as nginx's is, so that
 		// the client reads the answer rather than a reset.
@@ -498,7 +501,11 @@ func writeHTTP1(rt *proxy.Site, ctx Ctx, info *h1conn, r *proxy.Request) {
 		if head {
 			ctx.SkipBody()
 		}
-		rt.Done(r, sentLen(resp, head))
+		sent := sentLen(resp, head)
+		if chunked {
+			sent = chunkedLen(sent)
+		}
+		rt.Done(r, sent)
 		info.release(r)
 	case proxy.BodyFile:
 		if head {
@@ -611,6 +618,16 @@ type unsizedFile struct {
 }
 
 func (u *unsizedFile) Close() error { return u.f.Close() }
+
+// chunkedLen is what n bytes sent as one chunk take on the wire, which
+// $body_bytes_sent counts, as nginx's does: the size line and its CRLF,
+// the CRLF after the data, and the last chunk.
+func chunkedLen(n int64) int64 {
+	if n == 0 {
+		return int64(len("0\r\n\r\n"))
+	}
+	return int64(len(strconv.FormatInt(n, 16))) + n + int64(len("\r\n\r\n0\r\n\r\n"))
+}
 
 func sentLen(resp *proxy.Response, head bool) int64 {
 	if head {
