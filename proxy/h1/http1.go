@@ -426,12 +426,12 @@ func writeHTTP1(rt *proxy.Site, ctx Ctx, info *h1conn, r *proxy.Request) {
 	// A paced body and an HTTP/1.1 stream are written over time; anything
 	// else is written whole at once (an HTTP/1.0 stream is collected).
 	atOnce := pace == nil && resp.Kind != proxy.BodyStream || resp.Kind == proxy.BodyStream && !ctx.Header().IsHTTP11()
-	// A body in memory that a kept file holds too goes from the file over
-	// plain TCP (proxy.FileMirror).
 	// A compressed body goes chunked as nginx sends it (Unsized); over
 	// HTTP/1.0 it keeps its Content-Length.
 	sized := !resp.Unsized || !ctx.Header().IsHTTP11()
 	chunked := !sized && !head
+	// A body in memory that a kept file holds too goes from the file over
+	// plain TCP (proxy.FileMirror).
 	var mirrorOff int64
 	mirrored := false
 	if resp.Kind == proxy.BodyBytes && !head && pace == nil && !chunked && info.sendsFiles {
