@@ -465,13 +465,8 @@ func writeHTTP1(rt *proxy.Site, ctx Ctx, info *h1conn, r *proxy.Request) {
 	switch resp.Kind {
 	case proxy.BodyBytes:
 		if pace != nil {
-			b := resp.Bytes
-			if resp.Pooled() {
-				// The pooled buffer goes back now; the pace outlives it.
-				b = append([]byte(nil), b...)
-				resp.Release()
-			}
-			pacedHTTP1(rt, ctx, info, r, bytes.NewReader(b), nil, int64(len(b)), pace)
+			b := detachBytes(resp) // the pace outlives the handler
+			pacedHTTP1(rt, ctx, info, r, bytes.NewReader(b), nil, int64(len(b)), pace, sized)
 			return
 		}
 		switch {
@@ -485,12 +480,7 @@ func writeHTTP1(rt *proxy.Site, ctx Ctx, info *h1conn, r *proxy.Request) {
 		case chunked:
 			// One chunk and the last, written from Bytes (a bytes.Reader
 			// is framed from its WriteTo, in the handler's goroutine).
-			b := resp.Bytes
-			if resp.Pooled() {
-				b = append([]byte(nil), b...)
-				resp.Release()
-			}
-			info.chunk.Reset(b)
+			info.chunk.Reset(detachBytes(resp))
 			ctx.SetBodyStream(&info.chunk, -1)
 		case resp.Pooled():
 			ctx.SetBody(resp.Bytes)
@@ -519,7 +509,7 @@ func writeHTTP1(rt *proxy.Site, ctx Ctx, info *h1conn, r *proxy.Request) {
 				resp.File.Close()
 				ctx.SetConnectionClose()
 			} else if pace != nil {
-				pacedHTTP1(rt, ctx, info, r, resp.File, resp.File, resp.Length, pace)
+				pacedHTTP1(rt, ctx, info, r, resp.File, resp.File, resp.Length, pace, sized)
 				return
 			} else if chunked {
 				ctx.SetBodyStream(&unsizedFile{io.LimitedReader{R: resp.File, N: resp.Length}, resp.File}, -1)
@@ -589,7 +579,8 @@ func writeHTTP1(rt *proxy.Site, ctx Ctx, info *h1conn, r *proxy.Request) {
 // as nginx's write filter sends it, then each piece when its time comes
 // (a body handed to the engine whole would wait in its write buffer
 // behind the first pause). The log phase runs after the last byte.
-func pacedHTTP1(rt *proxy.Site, ctx Ctx, info *h1conn, r *proxy.Request, src io.Reader, closer io.Closer, n int64, pace *limit.Pacer) {
+// sized sends n as the Content-Length; a compressed body goes chunked.
+func pacedHTTP1(rt *proxy.Site, ctx Ctx, info *h1conn, r *proxy.Request, src io.Reader, closer io.Closer, n int64, pace *limit.Pacer, sized bool) {
 	ctx.StreamBody(func(w *bufio.Writer) error {
 		cw := &proxy.CountWriter{W: w}
 		_, err := io.Copy(proxy.NewPacedWriter(cw, w.Flush, pace), io.LimitReader(src, n))
@@ -604,9 +595,20 @@ func pacedHTTP1(rt *proxy.Site, ctx Ctx, info *h1conn, r *proxy.Request, src io.
 		info.release(r)
 		return err
 	})
-	if !r.Response().Unsized || !ctx.Header().IsHTTP11() {
+	if sized {
 		ctx.SetContentLength(int(n))
 	}
+}
+
+// detachBytes returns resp's body for a write after the handler returns:
+// a pooled buffer is copied and goes back now.
+func detachBytes(resp *proxy.Response) []byte {
+	b := resp.Bytes
+	if resp.Pooled() {
+		b = append([]byte(nil), b...)
+		resp.Release()
+	}
+	return b
 }
 
 // unsizedFile is a file's section sent chunked: neither an *os.File nor
