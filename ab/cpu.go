@@ -113,8 +113,9 @@ const clockTicks = 100
 // procStat is what the harness reads from one /proc/PID/stat line.
 type procStat struct {
 	pid, ppid int
-	// ticks is utime + stime, in clockTicks.
-	ticks int64
+	// ticks is utime + stime, in clockTicks; sys is stime, the part spent
+	// in the kernel on the process's behalf.
+	ticks, sys int64
 }
 
 // parseProcStat reads a /proc/PID/stat line. The command name (field 2)
@@ -141,7 +142,7 @@ func parseProcStat(line string) (procStat, error) {
 	if err1 != nil || err2 != nil || err3 != nil {
 		return procStat{}, fmt.Errorf("ab: malformed /proc stat line %q", line)
 	}
-	return procStat{pid: pid, ppid: ppid, ticks: utime + stime}, nil
+	return procStat{pid: pid, ppid: ppid, ticks: utime + stime, sys: stime}, nil
 }
 
 // readProcs reads the stat line of every process under procDir ("/proc").
@@ -164,21 +165,22 @@ func readProcs(procDir string) []procStat {
 	return out
 }
 
-// treeTicks sums the CPU ticks of root and all its descendants. Threads are
-// already included in a process's own figures.
-func treeTicks(procs []procStat, root int) int64 {
+// treeTicks sums the CPU ticks of root and all its descendants, and the
+// kernel's part of them. Threads are already included in a process's own
+// figures.
+func treeTicks(procs []procStat, root int) (total, sys int64) {
 	children := map[int][]procStat{}
-	var total int64
 	found := false
 	for _, p := range procs {
 		children[p.ppid] = append(children[p.ppid], p)
 		if p.pid == root {
 			total += p.ticks
+			sys += p.sys
 			found = true
 		}
 	}
 	if !found {
-		return 0
+		return 0, 0
 	}
 	queue := []int{root}
 	for len(queue) > 0 {
@@ -186,19 +188,23 @@ func treeTicks(procs []procStat, root int) int64 {
 		queue = queue[1:]
 		for _, c := range children[pid] {
 			total += c.ticks
+			sys += c.sys
 			queue = append(queue, c.pid)
 		}
 	}
-	return total
+	return total, sys
 }
 
 // CPUTime returns the CPU time (user + system) used so far by the process
 // pid and every process below it: for nginx, the master and its workers;
-// for php-fpm, the master and the pool. A worker that exited between two
-// readings takes its time with it, which the servers here never do while
-// a run is timed.
-func CPUTime(pid int) time.Duration {
-	return ticksToDuration(treeTicks(readProcs("/proc"), pid))
+// for php-fpm, the master and the pool; and sys, the system part of it
+// (the kernel working for the processes: their system calls, and the
+// network stack's work for what they send). A worker that exited between
+// two readings takes its time with it, which the servers here never do
+// while a run is timed.
+func CPUTime(pid int) (total, sys time.Duration) {
+	t, s := treeTicks(readProcs("/proc"), pid)
+	return ticksToDuration(t), ticksToDuration(s)
 }
 
 func ticksToDuration(t int64) time.Duration {

@@ -74,10 +74,10 @@ func TestParseProcStat(t *testing.T) {
 		wantErr bool
 	}{
 		{"1234 (nginx) S 1 1234 1234 0 -1 4194624 100 0 0 0 57 13 0 0 20 0 1 0 100 0 0",
-			procStat{pid: 1234, ppid: 1, ticks: 70}, false},
+			procStat{pid: 1234, ppid: 1, ticks: 70, sys: 13}, false},
 		// A command name with spaces and a ")" of its own.
 		{"99 (a b) c) R 7 99 99 0 -1 0 0 0 0 0 5 6 0 0 20 0 1 0 1 0 0",
-			procStat{pid: 99, ppid: 7, ticks: 11}, false},
+			procStat{pid: 99, ppid: 7, ticks: 11, sys: 6}, false},
 		{"garbage", procStat{}, true},
 		{"5 (x) S 1 2", procStat{}, true},
 	}
@@ -91,34 +91,41 @@ func TestParseProcStat(t *testing.T) {
 
 func TestTreeTicks(t *testing.T) {
 	procs := []procStat{
-		{pid: 10, ppid: 1, ticks: 5},   // master
-		{pid: 11, ppid: 10, ticks: 7},  // worker
-		{pid: 12, ppid: 10, ticks: 9},  // worker
-		{pid: 13, ppid: 12, ticks: 1},  // a worker's child
-		{pid: 20, ppid: 1, ticks: 100}, // unrelated
+		{pid: 10, ppid: 1, ticks: 5, sys: 1},    // master
+		{pid: 11, ppid: 10, ticks: 7, sys: 2},   // worker
+		{pid: 12, ppid: 10, ticks: 9, sys: 4},   // worker
+		{pid: 13, ppid: 12, ticks: 1, sys: 1},   // a worker's child
+		{pid: 20, ppid: 1, ticks: 100, sys: 50}, // unrelated
 	}
 	tests := []struct {
-		root int
-		want int64
-	}{{10, 22}, {12, 10}, {20, 100}, {99, 0}}
+		root      int
+		want, sys int64
+	}{{10, 22, 8}, {12, 10, 5}, {20, 100, 50}, {99, 0, 0}}
 	for _, tt := range tests {
-		if got := treeTicks(procs, tt.root); got != tt.want {
-			t.Errorf("treeTicks(%d) = %d, want %d", tt.root, got, tt.want)
+		if got, sys := treeTicks(procs, tt.root); got != tt.want || sys != tt.sys {
+			t.Errorf("treeTicks(%d) = %d, %d; want %d, %d", tt.root, got, sys, tt.want, tt.sys)
 		}
 	}
 }
 
 func TestCPUTimeOfThisProcessGrows(t *testing.T) {
-	before := CPUTime(os.Getpid())
+	before, _ := CPUTime(os.Getpid())
 	// Burn CPU until /proc shows more: at least two ticks (20 ms).
 	deadline := time.Now().Add(10 * time.Second)
 	x := 0
-	for CPUTime(os.Getpid()) < before+20*time.Millisecond {
+	for {
+		total, sys := CPUTime(os.Getpid())
+		if sys > total {
+			t.Fatalf("system time %v above the total %v", sys, total)
+		}
+		if total >= before+20*time.Millisecond {
+			break
+		}
 		for i := 0; i < 1_000_000; i++ {
 			x += i
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("CPU time stayed at %v while spinning", CPUTime(os.Getpid()))
+			t.Fatalf("CPU time stayed at %v while spinning", total)
 		}
 	}
 	_ = x

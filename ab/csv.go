@@ -24,11 +24,15 @@ func fmtMillis(d time.Duration) string {
 	return strconv.FormatFloat(float64(d)/float64(time.Millisecond), 'f', 3, 64)
 }
 
+func fmtMicros(d time.Duration) string {
+	return strconv.FormatFloat(float64(d)/float64(time.Microsecond), 'f', 2, 64)
+}
+
 // writeRoundsCSV writes one line per timed run.
 func writeRoundsCSV(w io.Writer, rep *Report) error {
 	cw := csv.NewWriter(w)
 	_ = cw.Write([]string{"server_cpus", "client_cpus", "scenario", "tool", "round", "server", "first_in_round",
-		"requests", "seconds", "req_per_s", "cpu_s", "req_per_cpu_s", "fpm_cpu_s", "p50_ms", "p99_ms",
+		"requests", "seconds", "req_per_s", "cpu_s", "sys_cpu_s", "req_per_cpu_s", "fpm_cpu_s", "p50_ms", "p99_ms",
 		"errors", "timeouts", "error_detail", "failed"})
 	for _, row := range rep.Rows {
 		for _, res := range row.Results {
@@ -36,7 +40,7 @@ func writeRoundsCSV(w io.Writer, rep *Report) error {
 				_ = cw.Write([]string{row.ServerCPUs.String(), row.ClientCPUs.String(), m.Scenario,
 					string(res.Scenario.Tool), strconv.Itoa(m.Round), string(m.Side), strconv.FormatBool(m.First),
 					strconv.FormatInt(m.Requests, 10), fmtFloat(m.Elapsed.Seconds()), fmtFloat(m.RPS),
-					fmtFloat(m.CPU.Seconds()), fmtFloat(m.PerCPU()), fmtFloat(m.FPMCPU.Seconds()),
+					fmtFloat(m.CPU.Seconds()), fmtFloat(m.SysCPU.Seconds()), fmtFloat(m.PerCPU()), fmtFloat(m.FPMCPU.Seconds()),
 					fmtMillis(m.P50), fmtMillis(m.P99), strconv.FormatInt(m.Errors, 10),
 					strconv.FormatInt(m.Timeouts, 10), m.ErrorDetail, m.Err})
 			}
@@ -53,7 +57,9 @@ func writeSummaryCSV(w io.Writer, rep *Report) error {
 		"edge_req_per_s", "nginx_req_per_s", "req_per_s_ratio",
 		"edge_req_per_cpu_s", "nginx_req_per_cpu_s", "req_per_cpu_s_ratio", "req_per_cpu_s_ratio_per_round",
 		"edge_p50_ms", "nginx_p50_ms", "edge_p99_ms", "nginx_p99_ms", "p99_ratio",
-		"edge_errors", "nginx_errors", "edge_fpm_cpu_s", "nginx_fpm_cpu_s", "goal", "verdict", "meets"})
+		"edge_errors", "nginx_errors", "edge_fpm_cpu_s", "nginx_fpm_cpu_s",
+		"edge_user_us_per_req", "edge_sys_us_per_req", "nginx_user_us_per_req", "nginx_sys_us_per_req",
+		"goal", "verdict", "meets"})
 	for _, row := range rep.Rows {
 		for _, res := range row.Results {
 			s := res.Scenario
@@ -65,6 +71,8 @@ func writeSummaryCSV(w io.Writer, rep *Report) error {
 				fmtMillis(res.Edge.P50), fmtMillis(res.Nginx.P50), fmtMillis(res.Edge.P99), fmtMillis(res.Nginx.P99),
 				fmtFloat(res.P99Ratio), strconv.FormatInt(res.Edge.Errors, 10), strconv.FormatInt(res.Nginx.Errors, 10),
 				fmtFloat(res.Edge.FPMCPU.Seconds()), fmtFloat(res.Nginx.FPMCPU.Seconds()),
+				fmtMicros(res.Edge.UserPerRequest), fmtMicros(res.Edge.SysPerRequest),
+				fmtMicros(res.Nginx.UserPerRequest), fmtMicros(res.Nginx.SysPerRequest),
 				string(s.Goal), res.Verdict, strconv.FormatBool(res.Meets)})
 		}
 	}

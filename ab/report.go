@@ -48,6 +48,8 @@ type reportLine struct {
 	EdgeP99, NginxP99      string
 	EdgeCPU, NginxCPU      string
 	FPMCPU                 string
+	// EdgeCost and NginxCost are the CPU per request, "user+sys".
+	EdgeCost, NginxCost string
 }
 
 type reportProblem struct {
@@ -90,6 +92,7 @@ func newReportLine(row *Row, res *ScenarioResult, multi bool) reportLine {
 	l.EdgeP50, l.NginxP50 = fmtLatency(res.Edge.P50), fmtLatency(res.Nginx.P50)
 	l.EdgeP99, l.NginxP99 = fmtLatency(res.Edge.P99), fmtLatency(res.Nginx.P99)
 	l.EdgeCPU, l.NginxCPU = cpu(res.Edge.CPU), cpu(res.Nginx.CPU)
+	l.EdgeCost, l.NginxCost = fmtCostSplit(res.Edge), fmtCostSplit(res.Nginx)
 	if res.Edge.FPMCPU > 0 || res.Nginx.FPMCPU > 0 {
 		l.FPMCPU = cpu(res.Edge.FPMCPU) + "/" + cpu(res.Nginx.FPMCPU)
 	}

@@ -418,10 +418,10 @@ func missingEndpoint(ep Endpoint) string {
 // measure times one run and the CPU both the server and php-fpm used.
 func (r *runner) measure(ctx context.Context, s Scenario, t target, srv *server, fpm *fpmPool, round int, rawPath string) Measurement {
 	m := Measurement{Scenario: s.Name}
-	cpu0 := CPUTime(srv.proc.PID())
+	cpu0, sys0 := CPUTime(srv.proc.PID())
 	var fpm0 time.Duration
 	if fpm != nil {
-		fpm0 = CPUTime(fpm.proc.PID())
+		fpm0, _ = CPUTime(fpm.proc.PID())
 	}
 	d := r.o.Duration
 	if s.Tool == ToolRamp {
@@ -433,14 +433,16 @@ func (r *runner) measure(ctx context.Context, s Scenario, t target, srv *server,
 		go func() { profiled <- fetchProfile(srv.pprof, d, filepath.Join(r.o.Out, "profiles", s.Name+".pprof")) }()
 	}
 	tr, cr, err := r.drive(ctx, s, t, d, rawPath)
-	m.CPU = CPUTime(srv.proc.PID()) - cpu0
+	cpu1, sys1 := CPUTime(srv.proc.PID())
+	m.CPU, m.SysCPU = cpu1-cpu0, sys1-sys0
 	if profiled != nil {
 		if perr := <-profiled; perr != nil {
 			r.logf("  %v", perr)
 		}
 	}
 	if fpm != nil {
-		m.FPMCPU = CPUTime(fpm.proc.PID()) - fpm0
+		fpm1, _ := CPUTime(fpm.proc.PID())
+		m.FPMCPU = fpm1 - fpm0
 	}
 	if err != nil {
 		m.Err = err.Error()
@@ -467,11 +469,13 @@ func (r *runner) logResult(res *ScenarioResult) {
 			r.logf("  round %d %-5s failed: %s", m.Round, m.Side, m.Err)
 			continue
 		}
-		r.logf("  round %d %-5s %10.0f req/s %10.0f req/CPU-s  p50 %-8s p99 %-8s errors %d",
-			m.Round, m.Side, m.RPS, m.PerCPU(), fmtLatency(m.P50), fmtLatency(m.P99), m.Errors)
+		user, sys := m.CostPerRequest()
+		r.logf("  round %d %-5s %10.0f req/s %10.0f req/CPU-s  p50 %-8s p99 %-8s errors %d  per request: user %s sys %s",
+			m.Round, m.Side, m.RPS, m.PerCPU(), fmtLatency(m.P50), fmtLatency(m.P99), m.Errors, fmtCost(user), fmtCost(sys))
 	}
 	r.logf("  edge/nginx: req/s %s, req/CPU-s %s (rounds %s): %s", formatRatio(res.RPSRatio),
 		formatRatio(res.PerCPURatio), formatRatios(res.PerCPURatios), res.Verdict)
+	r.logf("  CPU per request, user+sys: edge %s, nginx %s", fmtCostSplit(res.Edge), fmtCostSplit(res.Nginx))
 }
 
 // fmtLatency writes a latency in the unit that suits it.
@@ -485,4 +489,16 @@ func fmtLatency(d time.Duration) string {
 		return fmt.Sprintf("%.2fms", float64(d)/float64(time.Millisecond))
 	}
 	return d.Round(time.Millisecond).String()
+}
+
+// fmtCost writes a CPU cost per request in microseconds.
+func fmtCost(d time.Duration) string {
+	return fmt.Sprintf("%.1fus", float64(d)/float64(time.Microsecond))
+}
+
+// fmtCostSplit writes a server's median user and system CPU per request
+// as "user+sys" microseconds.
+func fmtCostSplit(s SideSummary) string {
+	return fmt.Sprintf("%.1f+%.1fus", float64(s.UserPerRequest)/float64(time.Microsecond),
+		float64(s.SysPerRequest)/float64(time.Microsecond))
 }

@@ -31,8 +31,9 @@ type Measurement struct {
 	First bool
 	ToolResult
 	// CPU is the CPU time the server (master and workers) used during the
-	// run; FPMCPU what php-fpm used.
+	// run, SysCPU the kernel's part of it; FPMCPU what php-fpm used.
 	CPU    time.Duration
+	SysCPU time.Duration
 	FPMCPU time.Duration
 	// Err is set when the run itself failed; its figures are then zero.
 	Err string
@@ -51,6 +52,16 @@ func (m Measurement) PerCPU() float64 {
 	return float64(m.Requests) / m.CPU.Seconds()
 }
 
+// CostPerRequest is the server's CPU time per request, split into the
+// time in its own code (user) and in the kernel on its behalf (sys):
+// where a ratio comes from. Both are 0 without requests.
+func (m Measurement) CostPerRequest() (user, sys time.Duration) {
+	if m.Requests <= 0 {
+		return 0, 0
+	}
+	return (m.CPU - m.SysCPU) / time.Duration(m.Requests), m.SysCPU / time.Duration(m.Requests)
+}
+
 // SideSummary is one server's figures over all rounds.
 type SideSummary struct {
 	// RPS, PerCPU, P50, P99 and CPU are medians over the rounds.
@@ -63,6 +74,9 @@ type SideSummary struct {
 	P99         time.Duration
 	CPU         time.Duration
 	FPMCPU      time.Duration
+	// UserPerRequest and SysPerRequest are the medians of the rounds'
+	// CostPerRequest.
+	UserPerRequest, SysPerRequest time.Duration
 	// Errors and Timeouts are summed over the rounds.
 	Errors   int64
 	Timeouts int64
@@ -78,7 +92,7 @@ type SideSummary struct {
 func summarize(runs []Measurement) SideSummary {
 	var s SideSummary
 	var rps, perCPU, perTotal []float64
-	var p50, p99, cpu, fpm []time.Duration
+	var p50, p99, cpu, fpm, user, sys []time.Duration
 	for _, m := range runs {
 		if m.Err != "" {
 			s.Failed++
@@ -96,6 +110,8 @@ func summarize(runs []Measurement) SideSummary {
 		p99 = append(p99, m.P99)
 		cpu = append(cpu, m.CPU)
 		fpm = append(fpm, m.FPMCPU)
+		u, k := m.CostPerRequest()
+		user, sys = append(user, u), append(sys, k)
 		s.Errors += m.Errors
 		s.Timeouts += m.Timeouts
 		s.Requests += m.Requests
@@ -106,6 +122,7 @@ func summarize(runs []Measurement) SideSummary {
 	s.RPS, s.PerCPU, s.PerTotalCPU = median(rps), median(perCPU), median(perTotal)
 	s.P50, s.P99 = medianDuration(p50), medianDuration(p99)
 	s.CPU, s.FPMCPU = medianDuration(cpu), medianDuration(fpm)
+	s.UserPerRequest, s.SysPerRequest = medianDuration(user), medianDuration(sys)
 	return s
 }
 

@@ -67,6 +67,32 @@ func TestScenarioResultFinish(t *testing.T) {
 	}
 }
 
+// TestCostPerRequest: the server's CPU per request is split into its own
+// code's and the kernel's, and each side's summary holds the medians.
+func TestCostPerRequest(t *testing.T) {
+	m := run(1, SideEdge, 100, 1000, 30*time.Millisecond, time.Millisecond, 0)
+	m.SysCPU = 20 * time.Millisecond
+	if user, sys := m.CostPerRequest(); user != 10*time.Microsecond || sys != 20*time.Microsecond {
+		t.Errorf("CostPerRequest = %v, %v; want 10us, 20us", user, sys)
+	}
+	if user, sys := (Measurement{}).CostPerRequest(); user != 0 || sys != 0 {
+		t.Errorf("CostPerRequest without requests = %v, %v", user, sys)
+	}
+	var runs []Measurement
+	for i, sys := range []time.Duration{10, 40, 20} { // ms of 50 ms, 1000 requests
+		m := run(i+1, SideEdge, 100, 1000, 50*time.Millisecond, time.Millisecond, 0)
+		m.SysCPU = sys * time.Millisecond
+		runs = append(runs, m)
+	}
+	s := summarize(runs)
+	if s.UserPerRequest != 30*time.Microsecond || s.SysPerRequest != 20*time.Microsecond {
+		t.Errorf("summary user %v sys %v per request, want 30us and 20us", s.UserPerRequest, s.SysPerRequest)
+	}
+	if got := fmtCostSplit(s); got != "30.0+20.0us" {
+		t.Errorf("fmtCostSplit = %q", got)
+	}
+}
+
 func TestVerdict(t *testing.T) {
 	base := func(goal Goal, edgePerCPU, nginxPerCPU float64, edgeP99, nginxP99 time.Duration, edgeErr, nginxErr int64) *ScenarioResult {
 		r := &ScenarioResult{Scenario: Scenario{Goal: goal}, Runs: []Measurement{{}},

@@ -21,18 +21,18 @@ func WriteTable(w io.Writer, rep *Report) {
 		fmt.Fprintf(w, "\nserver CPUs %s (worker_processes/GOMAXPROCS %d), load generator CPUs %s\n",
 			row.ServerCPUs, len(row.ServerCPUs), row.ClientCPUs)
 		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-		fmt.Fprintln(tw, "scenario\ttool\tedge req/s\tnginx req/s\tratio\tedge req/CPU-s\tnginx req/CPU-s\tratio\tper round\tp50 edge/nginx\tp99 edge/nginx\terrors e/n\t verdict\t")
+		fmt.Fprintln(tw, "scenario\ttool\tedge req/s\tnginx req/s\tratio\tedge req/CPU-s\tnginx req/CPU-s\tratio\tper round\tp50 edge/nginx\tp99 edge/nginx\tCPU/req user+sys edge/nginx\terrors e/n\t verdict\t")
 		for _, res := range row.Results {
 			s := res.Scenario
 			if !res.Timed() {
-				fmt.Fprintf(tw, "%s\t%s\t\t\t\t\t\t\t\t\t\t\t not timed: %s\t\n", s.Name, s.Tool, res.Skipped)
+				fmt.Fprintf(tw, "%s\t%s\t\t\t\t\t\t\t\t\t\t\t\t not timed: %s\t\n", s.Name, s.Tool, res.Skipped)
 				continue
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%.0f\t%.0f\t%s\t%.0f\t%.0f\t%s\t%s\t%s/%s\t%s/%s\t%d/%d\t %s\t\n",
+			fmt.Fprintf(tw, "%s\t%s\t%.0f\t%.0f\t%s\t%.0f\t%.0f\t%s\t%s\t%s/%s\t%s/%s\t%s/%s\t%d/%d\t %s\t\n",
 				s.Name, s.Tool, res.Edge.RPS, res.Nginx.RPS, formatRatio(res.RPSRatio),
 				res.Edge.PerCPU, res.Nginx.PerCPU, formatRatio(res.PerCPURatio), formatRatios(res.PerCPURatios),
 				fmtLatency(res.Edge.P50), fmtLatency(res.Nginx.P50), fmtLatency(res.Edge.P99), fmtLatency(res.Nginx.P99),
-				res.Edge.Errors, res.Nginx.Errors, res.Verdict)
+				fmtCostSplit(res.Edge), fmtCostSplit(res.Nginx), res.Edge.Errors, res.Nginx.Errors, res.Verdict)
 		}
 		tw.Flush()
 		for _, res := range row.Results {
