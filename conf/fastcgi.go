@@ -46,6 +46,7 @@ type FastCGI struct {
 	PassRequestBody    bool // default on
 	IgnoreClientAbort  bool
 	CatchStderr        []string
+	SocketKeepalive    bool // fastcgi_socket_keepalive
 }
 
 // FastCGIParam is one fastcgi_param.
@@ -152,6 +153,7 @@ func init() {
 		flag("fastcgi_pass_request_headers", func(x *FastCGI) *bool { return &x.PassRequestHeaders }, true),
 		flag("fastcgi_pass_request_body", func(x *FastCGI) *bool { return &x.PassRequestBody }, true),
 		flag("fastcgi_ignore_client_abort", func(x *FastCGI) *bool { return &x.IgnoreClientAbort }, false),
+		flag("fastcgi_socket_keepalive", func(x *FastCGI) *bool { return &x.SocketKeepalive }, false),
 		list("fastcgi_hide_header", func(x *FastCGI) *[]string { return &x.HideHeaders }, true),
 		list("fastcgi_pass_header", func(x *FastCGI) *[]string { return &x.PassHeaders }, true),
 		ignoreHeaders("fastcgi_ignore_headers", func(l *LocConf) *[]string { return &l.FastCGI.IgnoreHeaders },

@@ -43,7 +43,6 @@ var ignoredDirectives = map[string]string{
 	"proxy_busy_buffers_size":        "edge buffers proxied responses in memory up to 1 MiB, then in a temp file",
 	"proxy_max_temp_file_size":       "edge buffers proxied responses in memory up to 1 MiB, then in a temp file",
 	"proxy_temp_file_write_size":     "edge buffers proxied responses in memory up to 1 MiB, then in a temp file",
-	"proxy_socket_keepalive":         "Go's dialer turns TCP keep-alive probes on for every upstream connection",
 	"proxy_headers_hash_max_size":    "edge has no fixed-size hashes",
 	"proxy_headers_hash_bucket_size": "edge has no fixed-size hashes",
 	"connection_pool_size":           "edge's memory is managed by Go",

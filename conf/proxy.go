@@ -50,6 +50,7 @@ type Proxy struct {
 	// Method is proxy_method (nil: the request's).
 	Method            *Script
 	IgnoreClientAbort bool
+	SocketKeepalive   bool // proxy_socket_keepalive
 	// Cookie rewrites: proxy_cookie_domain and proxy_cookie_path (lists,
 	// "off" clears a level's), proxy_cookie_flags.
 	CookieDomains []ProxyRedirect
@@ -162,6 +163,7 @@ func init() {
 			return c.compileScript(d, d.Args[0])
 		}),
 		flag("proxy_ignore_client_abort", func(x *Proxy) *bool { return &x.IgnoreClientAbort }, false),
+		flag("proxy_socket_keepalive", func(x *Proxy) *bool { return &x.SocketKeepalive }, false),
 		cookieRule("proxy_cookie_domain", func(x *Proxy) *[]ProxyRedirect { return &x.CookieDomains }),
 		cookieRule("proxy_cookie_path", func(x *Proxy) *[]ProxyRedirect { return &x.CookiePaths }),
 		(&spec{name: "proxy_cookie_flags", ctx: ctxHSL, args: take1More, multi: true, set: setProxyCookieFlags}).setSlot(

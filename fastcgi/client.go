@@ -152,6 +152,9 @@ type Request struct {
 	// different limits (nginx locations with their own fastcgi_*_timeout)
 	// share one Client and so one bound on the requests in flight.
 	ConnectTimeout, SendTimeout, ReadTimeout, QueueTimeout time.Duration
+	// SocketKeepalive turns TCP keep-alive probes on for a connection
+	// this request opens (fastcgi_socket_keepalive).
+	SocketKeepalive bool
 }
 
 // or returns d, or def when d is zero.

@@ -78,7 +78,7 @@ func (c *Client) dial(ctx context.Context, req *Request) (*conn, error) {
 	if network == "" {
 		network = "tcp"
 	}
-	d := net.Dialer{Timeout: or(req.ConnectTimeout, c.ConnectTimeout)}
+	d := rawio.Dialer(or(req.ConnectTimeout, c.ConnectTimeout), req.SocketKeepalive)
 	nc, err := d.DialContext(ctx, network, c.Address)
 	if err != nil {
 		c.st.connectErrors.Add(1)

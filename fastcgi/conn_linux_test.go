@@ -7,6 +7,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -108,4 +109,33 @@ func TestSendWait(t *testing.T) {
 			t.Errorf("err = %#v, want a read *net.OpError", err)
 		}
 	})
+}
+
+// TestDialSocketKeepalive: fastcgi_socket_keepalive (the request's
+// SocketKeepalive) decides SO_KEEPALIVE on the connection a request
+// opens; off, nginx's default, sets none.
+func TestDialSocketKeepalive(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	c := &Client{Address: ln.Addr().String()}
+	for _, on := range []bool{false, true} {
+		cn, err := c.dial(t.Context(), &Request{SocketKeepalive: on})
+		if err != nil {
+			t.Fatal(err)
+		}
+		raw, err := cn.nc.(*net.TCPConn).SyscallConn()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var v int
+		var gerr error
+		_ = raw.Control(func(fd uintptr) { v, gerr = syscall.GetsockoptInt(int(fd), syscall.SOL_SOCKET, syscall.SO_KEEPALIVE) })
+		cn.dispose()
+		if gerr != nil || (v != 0) != on {
+			t.Errorf("SocketKeepalive %v: SO_KEEPALIVE %d (%v)", on, v, gerr)
+		}
+	}
 }

@@ -63,6 +63,7 @@ func (rt *Site) backgroundUpdate(r *Request, b *backend, l *cache.Lookup) {
 		f := &loc.FastCGI
 		req.ConnectTimeout, req.SendTimeout, req.ReadTimeout = f.ConnectTimeout, f.SendTimeout, f.ReadTimeout
 		req.QueueTimeout = f.ConnectTimeout
+		req.SocketKeepalive = f.SocketKeepalive
 		srv := b.pick(rt.now(), nil)
 		if srv == nil {
 			return

@@ -90,6 +90,7 @@ func (rt *Site) proxyBackgroundUpdate(r *Request, b *backend, client *httpproxy.
 			u.TLS = tls
 		}
 		u.ConnectTimeout, u.SendTimeout, u.ReadTimeout = pc.ConnectTimeout, pc.SendTimeout, pc.ReadTimeout
+		u.SocketKeepalive = pc.SocketKeepalive
 		u.BufferSize = int(pc.BufferSize)
 		resp, err := u.Do(context.Background(), &req)
 		if err != nil {

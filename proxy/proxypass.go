@@ -335,6 +335,7 @@ func (rt *Site) proxyPass(r *Request) (step, int) {
 			u.TLS = tlsConf
 		}
 		u.ConnectTimeout, u.SendTimeout, u.ReadTimeout = pc.ConnectTimeout, pc.SendTimeout, pc.ReadTimeout
+		u.SocketKeepalive = pc.SocketKeepalive
 		u.BufferSize = int(pc.BufferSize)
 		var err error
 		resp, err = u.Do(ctx, req)

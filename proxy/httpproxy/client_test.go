@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -167,6 +168,28 @@ func TestKeepalive(t *testing.T) {
 			t.Errorf("idle %d", u.Keepalive.Idle())
 		}
 		u.Keepalive.CloseIdle()
+	})
+	t.Run("proxy_socket_keepalive", func(t *testing.T) {
+		b := newBackend(t, "tcp", "127.0.0.1:0", keepaliveBackend("HTTP/1.1 200 OK", ""))
+		for _, on := range []bool{false, true} {
+			u := b.upstream()
+			u.Keepalive = &Keepalive{Max: 1}
+			u.SocketKeepalive = on
+			if _, _, err := fetch(t, u, keepaliveGet()); err != nil {
+				t.Fatal(err)
+			}
+			raw, err := u.Keepalive.idle[0].nc.(*net.TCPConn).SyscallConn()
+			if err != nil {
+				t.Fatal(err)
+			}
+			var v int
+			var gerr error
+			_ = raw.Control(func(fd uintptr) { v, gerr = syscall.GetsockoptInt(int(fd), syscall.SOL_SOCKET, syscall.SO_KEEPALIVE) })
+			if gerr != nil || (v != 0) != on {
+				t.Errorf("proxy_socket_keepalive %v: SO_KEEPALIVE %d (%v)", on, v, gerr)
+			}
+			u.Keepalive.CloseIdle()
+		}
 	})
 	t.Run("keepalive_requests", func(t *testing.T) {
 		b := newBackend(t, "tcp", "127.0.0.1:0", keepaliveBackend("HTTP/1.1 200 OK", ""))

@@ -33,6 +33,9 @@ type Upstream struct {
 	// successive operations, not over the whole transfer. 0 means
 	// nginx's 60s.
 	ConnectTimeout, SendTimeout, ReadTimeout time.Duration
+	// SocketKeepalive turns TCP keep-alive probes on for the connections
+	// it opens (proxy_socket_keepalive; off, nginx's default, has none).
+	SocketKeepalive bool
 	// BufferSize is proxy_buffer_size, the most the status line and
 	// headers may take; 0 means nginx's 4k.
 	BufferSize int
@@ -161,7 +164,7 @@ func (r rawNetConn) Write(p []byte) (int, error) { return r.raw.Write(p) }
 // dial opens a new connection, TLS included.
 func (u *Upstream) dial(ctx context.Context) (*conn, error) {
 	timeout := orDefault(u.ConnectTimeout)
-	d := net.Dialer{Timeout: timeout}
+	d := rawio.Dialer(timeout, u.SocketKeepalive)
 	network := u.Network
 	if network == "" {
 		network = "tcp"
