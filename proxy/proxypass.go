@@ -58,10 +58,17 @@ func (r *Request) proxyVar(id conf.VarID) string {
 // share its round robin and failure counts, as nginx's do.
 type proxyBackends struct {
 	mu      sync.Mutex
-	byKey   map[string]*backend
+	byKey   map[proxyBackendKey]*backend
 	dynamic int
 	hide    map[*conf.Location]*httpproxy.HideHeaders
 	tls     map[proxyTLSKey]*httpproxy.TLSConfig
+}
+
+// proxyBackendKey names a backend: an upstream{} by its name, or an
+// address (network and address); a struct, so that a lookup builds no
+// string.
+type proxyBackendKey struct {
+	scheme, network, address, upstream string
 }
 
 // proxyTLSKey names one location's TLS settings for one proxy_ssl_name.
@@ -129,9 +136,9 @@ func (rt *Site) proxyTLS(r *Request, t *httpproxy.Target) (*httpproxy.TLSConfig,
 
 // get returns the backend for a target, t's address or the upstream{} u.
 func (pb *proxyBackends) get(t *httpproxy.Target, u *conf.Upstream) *backend {
-	key := t.Scheme + "|" + t.Network + "|" + t.Address
+	key := proxyBackendKey{scheme: t.Scheme, network: t.Network, address: t.Address}
 	if u != nil {
-		key = t.Scheme + "|upstream|" + u.Name
+		key = proxyBackendKey{scheme: t.Scheme, upstream: u.Name}
 	}
 	pb.mu.Lock()
 	defer pb.mu.Unlock()
@@ -166,7 +173,7 @@ func (pb *proxyBackends) get(t *httpproxy.Target, u *conf.Upstream) *backend {
 		}
 	}
 	if pb.byKey == nil {
-		pb.byKey = map[string]*backend{}
+		pb.byKey = map[proxyBackendKey]*backend{}
 	}
 	pb.byKey[key] = b
 	return b
