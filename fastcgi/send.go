@@ -6,6 +6,7 @@ package fastcgi
 
 import (
 	"context"
+	"edge/internal/cancel"
 	"errors"
 	"fmt"
 	"io"
@@ -147,9 +148,7 @@ func (r *Response) attach(ctx context.Context, cn *conn, req *Request) {
 	cn.canceled.Store(false)
 	cn.deadlineSet = false
 	r.stream.reset(cn.br, req.Stderr, req.CatchStderr)
-	if ctx.Done() != nil {
-		r.stop = context.AfterFunc(ctx, cn.cancelFn)
-	}
+	r.stop = cancel.AfterFunc(ctx, cn.cancelFn)
 }
 
 // send writes the opening records and, when the body is longer than what

@@ -33,8 +33,7 @@ func (rt *Site) upstreamContext(r *Request, ignoreAbort bool) (context.Context, 
 	if r.Conn == nil || r.Conn.Raw == nil || r.Conn.Raw.RawConn() == nil {
 		return context.Background(), func() {}
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	w := &clientWatch{info: r.Conn, cancel: cancel, done: make(chan struct{})}
+	w := &clientWatch{info: r.Conn}
 	after := ClientWatchAfter
 	if r.acc.lim.hold.Holds() {
 		// The slot goes back as soon as the client is seen gone, as in
@@ -42,7 +41,7 @@ func (rt *Site) upstreamContext(r *Request, ignoreAbort bool) (context.Context, 
 		after = limitConnWatchAfter
 	}
 	w.timer = time.AfterFunc(after, w.run)
-	return ctx, w.stop
+	return w, w.stop
 }
 
 // ClientWatchAfter is 100 ms: with 1 ms, every PHP request of a loaded
@@ -57,14 +56,29 @@ const (
 	limitConnWatchAfter = time.Millisecond
 )
 
+// clientWatch is the watch and the context it cancels, in one: the
+// upstream clients register what a cancel must do (close the upstream
+// connection) through its AfterFunc (package cancel), which costs them
+// no allocation, where a context.WithCancel context and
+// context.AfterFunc cost several per request.
 type clientWatch struct {
-	info   *ConnInfo
-	cancel context.CancelFunc
-	timer  *time.Timer
-	done   chan struct{} // closed when run returns
+	info  *ConnInfo
+	timer *time.Timer
 
 	mu    sync.Mutex
-	state uint8 // watchIdle, watchRunning, watchOver
+	state uint8         // watchIdle, watchRunning, watchOver
+	ran   chan struct{} // closed when run returns; made when it starts
+	err   error         // context.Canceled once the client is seen gone
+	done  chan struct{} // Done's, made when first asked for
+	// afters is what AfterFunc registered (in inline for the usual one or
+	// two), nil once cancel took them.
+	afters []afterEntry
+	inline [2]afterEntry
+}
+
+type afterEntry struct {
+	f       func()
+	stopped bool
 }
 
 const (
@@ -72,6 +86,77 @@ const (
 	watchRunning
 	watchOver
 )
+
+// Deadline, Done, Err and Value make the watch a context.Context: it has
+// no deadline and no values, and is done when the client has closed.
+func (w *clientWatch) Deadline() (time.Time, bool) { return time.Time{}, false }
+func (w *clientWatch) Value(any) any               { return nil }
+
+func (w *clientWatch) Done() <-chan struct{} {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.done == nil {
+		w.done = make(chan struct{})
+		if w.err != nil {
+			close(w.done)
+		}
+	}
+	return w.done
+}
+
+func (w *clientWatch) Err() error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.err
+}
+
+// AfterFunc runs f, in its own goroutine, once the client is seen gone
+// (at once if it already was); stop keeps it from running and reports
+// whether it did, as context.AfterFunc's does.
+func (w *clientWatch) AfterFunc(f func()) (stop func() bool) {
+	w.mu.Lock()
+	if w.err != nil {
+		w.mu.Unlock()
+		go f()
+		return func() bool { return false }
+	}
+	if w.afters == nil {
+		w.afters = w.inline[:0]
+	}
+	i := len(w.afters)
+	w.afters = append(w.afters, afterEntry{f: f})
+	w.mu.Unlock()
+	return func() bool {
+		w.mu.Lock()
+		defer w.mu.Unlock()
+		if i >= len(w.afters) || w.afters[i].stopped {
+			return false // started, or stopped before
+		}
+		w.afters[i].stopped = true
+		return true
+	}
+}
+
+// cancel makes the context done and runs what AfterFunc registered.
+func (w *clientWatch) cancel() {
+	w.mu.Lock()
+	if w.err != nil {
+		w.mu.Unlock()
+		return
+	}
+	w.err = context.Canceled
+	if w.done != nil {
+		close(w.done)
+	}
+	afters := w.afters
+	w.afters = nil
+	w.mu.Unlock()
+	for _, a := range afters {
+		if !a.stopped {
+			go a.f()
+		}
+	}
+}
 
 // run waits for the client's socket to become readable and cancels when
 // the client has closed.
@@ -82,8 +167,9 @@ func (w *clientWatch) run() {
 		return
 	}
 	w.state = watchRunning
+	w.ran = make(chan struct{})
 	w.mu.Unlock()
-	defer close(w.done)
+	defer close(w.ran)
 	closed := false
 	var b [1]byte
 	_ = w.info.Raw.RawConn().Read(func(fd uintptr) bool {
@@ -117,7 +203,7 @@ func (w *clientWatch) stop() {
 		w.timer.Stop()
 	case watchRunning:
 		_ = w.info.Conn.SetReadDeadline(time.Unix(1, 0))
-		<-w.done
+		<-w.ran
 		_ = w.info.Conn.SetReadDeadline(time.Time{})
 	}
 }

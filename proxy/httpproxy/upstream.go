@@ -8,6 +8,7 @@ import (
 	"bufio"
 	"context"
 	"crypto/tls"
+	"edge/internal/cancel"
 	"errors"
 	"io"
 	"net"
@@ -90,13 +91,15 @@ func orDefault(d time.Duration) time.Duration {
 
 // conn is one connection to the upstream.
 type conn struct {
-	nc   net.Conn      // the dialled connection
-	raw  rawio.Conn    // raw reads and writes on nc, with their timeouts
-	rw   io.ReadWriter // &raw, or the TLS connection over it
-	tls  *tls.Conn
-	br   *bufio.Reader
-	wbuf []byte
-	hdr  []byte // the header block's scratch space
+	nc net.Conn // the dialled connection
+	// closeNC closes nc: what a canceled request does, bound once.
+	closeNC func()
+	raw     rawio.Conn    // raw reads and writes on nc, with their timeouts
+	rw      io.ReadWriter // &raw, or the TLS connection over it
+	tls     *tls.Conn
+	br      *bufio.Reader
+	wbuf    []byte
+	hdr     []byte // the header block's scratch space
 	// inline is the body that left with the head, when all of it did:
 	// what a resend sends again.
 	inline []byte
@@ -181,6 +184,7 @@ func (u *Upstream) dial(ctx context.Context) (*conn, error) {
 		return nil, &Error{Kind: kind, Op: "connect", Addr: u.Address, Err: err}
 	}
 	c := &conn{nc: nc, addr: u.Address, tlsc: u.TLS}
+	c.closeNC = func() { nc.Close() }
 	c.raw.Init(nc, "")
 	c.rw = &c.raw
 	if u.TLS != nil {
@@ -400,10 +404,8 @@ func (u *Upstream) Do(ctx context.Context, req *Request) (*Response, error) {
 // reports whether the request can be sent again (the body, if any, was
 // read whole).
 func (u *Upstream) roundTrip(ctx context.Context, c *conn, req *Request, body []byte, bodyLen int64) (resp *Response, resend bool, err error) {
-	var stop func() bool
-	if ctx.Done() != nil {
-		nc := c.nc
-		stop = context.AfterFunc(ctx, func() { nc.Close() })
+	stop := cancel.AfterFunc(ctx, c.closeNC)
+	if stop != nil {
 		defer func() {
 			if err != nil {
 				stop()
