@@ -228,10 +228,14 @@ func (u *Upstream) now() time.Time {
 	return time.Now()
 }
 
-// get returns an idle connection (reused true) or a new one.
-func (u *Upstream) get(ctx context.Context) (*conn, bool, error) {
+// get returns an idle connection (reused true) or a new one; now is the
+// time (time.Now's) it is asked at.
+func (u *Upstream) get(ctx context.Context, now time.Time) (*conn, bool, error) {
 	if k := u.Keepalive; k != nil && k.Max > 0 {
-		if c := k.take(u.Address, u.TLS, u.now()); c != nil {
+		if k.Now != nil {
+			now = k.Now()
+		}
+		if c := k.take(u.Address, u.TLS, now); c != nil {
 			return c, true, nil
 		}
 	}
@@ -366,11 +370,16 @@ func (u *Upstream) Do(ctx context.Context, req *Request) (*Response, error) {
 	}
 	for {
 		t0 := time.Now()
-		c, reused, err := u.get(ctx)
+		c, reused, err := u.get(ctx, t0)
 		if err != nil {
 			return nil, err
 		}
-		connectTime := time.Since(t0)
+		// A kept connection took no time to connect: nginx's
+		// $upstream_connect_time says 0.000 for it too.
+		var connectTime time.Duration
+		if !reused {
+			connectTime = time.Since(t0)
+		}
 		resp, resend, err := u.roundTrip(ctx, c, req, body, bodyLen)
 		if err == nil {
 			resp.ConnectTime = connectTime
