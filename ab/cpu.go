@@ -210,3 +210,34 @@ func CPUTime(pid int) (total, sys time.Duration) {
 func ticksToDuration(t int64) time.Duration {
 	return time.Duration(t) * time.Second / clockTicks
 }
+
+// stealTicks sums the steal time (the 8th value of a "cpuN" line, in
+// clockTicks) of the CPUs in cpus from a /proc/stat text: time the
+// hypervisor ran something else while these virtual CPUs had work.
+func stealTicks(stat string, cpus CPUSet) int64 {
+	var total int64
+	for _, line := range strings.Split(stat, "\n") {
+		f := strings.Fields(line)
+		if len(f) < 9 || !strings.HasPrefix(f[0], "cpu") || f[0] == "cpu" {
+			continue
+		}
+		n, err := strconv.Atoi(f[0][3:])
+		if err != nil || !slices.Contains(cpus, n) {
+			continue
+		}
+		if v, err := strconv.ParseInt(f[8], 10, 64); err == nil {
+			total += v
+		}
+	}
+	return total
+}
+
+// StealTime is the steal time of cpus so far (0 where /proc/stat cannot
+// be read, or on a machine that is not virtual).
+func StealTime(cpus CPUSet) time.Duration {
+	data, err := os.ReadFile("/proc/stat")
+	if err != nil {
+		return 0
+	}
+	return ticksToDuration(stealTicks(string(data), cpus))
+}

@@ -130,3 +130,20 @@ func TestCPUTimeOfThisProcessGrows(t *testing.T) {
 	}
 	_ = x
 }
+
+// TestStealTicks reads the steal column of the server CPUs' lines only.
+func TestStealTicks(t *testing.T) {
+	stat := "cpu  10 0 10 100 0 0 0 9 0 0\n" +
+		"cpu0 5 0 5 50 0 0 0 4 0 0\n" +
+		"cpu1 5 0 5 50 0 0 0 5 0 0\n" +
+		"cpu12 1 0 1 1 0 0 0 7 0 0\n" +
+		"intr 1 2 3\n"
+	for _, tc := range []struct {
+		cpus CPUSet
+		want int64
+	}{{CPUSet{0}, 4}, {CPUSet{1}, 5}, {CPUSet{0, 1}, 9}, {CPUSet{12}, 7}, {CPUSet{2}, 0}} {
+		if got := stealTicks(stat, tc.cpus); got != tc.want {
+			t.Errorf("stealTicks(%v) = %d, want %d", tc.cpus, got, tc.want)
+		}
+	}
+}

@@ -32,7 +32,7 @@ func fmtMicros(d time.Duration) string {
 func writeRoundsCSV(w io.Writer, rep *Report) error {
 	cw := csv.NewWriter(w)
 	_ = cw.Write([]string{"server_cpus", "client_cpus", "scenario", "tool", "round", "server", "first_in_round",
-		"requests", "seconds", "req_per_s", "cpu_s", "sys_cpu_s", "req_per_cpu_s", "fpm_cpu_s", "p50_ms", "p99_ms",
+		"requests", "seconds", "req_per_s", "cpu_s", "sys_cpu_s", "req_per_cpu_s", "fpm_cpu_s", "steal_share", "p50_ms", "p99_ms",
 		"errors", "timeouts", "error_detail", "failed"})
 	for _, row := range rep.Rows {
 		for _, res := range row.Results {
@@ -41,6 +41,7 @@ func writeRoundsCSV(w io.Writer, rep *Report) error {
 					string(res.Scenario.Tool), strconv.Itoa(m.Round), string(m.Side), strconv.FormatBool(m.First),
 					strconv.FormatInt(m.Requests, 10), fmtFloat(m.Elapsed.Seconds()), fmtFloat(m.RPS),
 					fmtFloat(m.CPU.Seconds()), fmtFloat(m.SysCPU.Seconds()), fmtFloat(m.PerCPU()), fmtFloat(m.FPMCPU.Seconds()),
+					fmtFloat(m.StealShare()),
 					fmtMillis(m.P50), fmtMillis(m.P99), strconv.FormatInt(m.Errors, 10),
 					strconv.FormatInt(m.Timeouts, 10), m.ErrorDetail, m.Err})
 			}

@@ -118,6 +118,8 @@ type server struct {
 	ports map[string]int
 	// pprof is edge's EDGE_PPROF address ("" when not profiling).
 	pprof string
+	// cpus is where it runs (with php-fpm).
+	cpus CPUSet
 }
 
 // row runs every scenario with the servers pinned to cpus.
@@ -196,8 +198,8 @@ func listenKeys(main []*conf.Directive) []string {
 // startServers writes both configurations and starts edge and nginx. Both
 // servers are returned (possibly not running) so the caller can stop them.
 func (r *runner) startServers(rowDir string, cpus CPUSet, fpm *fpmPool) (*server, *server, error) {
-	edge := &server{side: SideEdge, dir: filepath.Join(rowDir, "edge"), ports: map[string]int{}}
-	nginx := &server{side: SideNginx, dir: filepath.Join(rowDir, "nginx"), ports: map[string]int{}}
+	edge := &server{side: SideEdge, dir: filepath.Join(rowDir, "edge"), ports: map[string]int{}, cpus: cpus}
+	nginx := &server{side: SideNginx, dir: filepath.Join(rowDir, "nginx"), ports: map[string]int{}, cpus: cpus}
 	for _, srv := range []*server{edge, nginx} {
 		// nginx creates a cache path's last directory only.
 		for _, d := range []string{"logs", "cache"} {
@@ -419,6 +421,7 @@ func missingEndpoint(ep Endpoint) string {
 func (r *runner) measure(ctx context.Context, s Scenario, t target, srv *server, fpm *fpmPool, round int, rawPath string) Measurement {
 	m := Measurement{Scenario: s.Name}
 	cpu0, sys0 := CPUTime(srv.proc.PID())
+	steal0 := StealTime(srv.cpus)
 	var fpm0 time.Duration
 	if fpm != nil {
 		fpm0, _ = CPUTime(fpm.proc.PID())
@@ -435,6 +438,7 @@ func (r *runner) measure(ctx context.Context, s Scenario, t target, srv *server,
 	tr, cr, err := r.drive(ctx, s, t, d, rawPath)
 	cpu1, sys1 := CPUTime(srv.proc.PID())
 	m.CPU, m.SysCPU = cpu1-cpu0, sys1-sys0
+	m.Steal, m.ServerCPUs = StealTime(srv.cpus)-steal0, len(srv.cpus)
 	if profiled != nil {
 		if perr := <-profiled; perr != nil {
 			r.logf("  %v", perr)
@@ -470,12 +474,21 @@ func (r *runner) logResult(res *ScenarioResult) {
 			continue
 		}
 		user, sys := m.CostPerRequest()
-		r.logf("  round %d %-5s %10.0f req/s %10.0f req/CPU-s  p50 %-8s p99 %-8s errors %d  per request: user %s sys %s",
-			m.Round, m.Side, m.RPS, m.PerCPU(), fmtLatency(m.P50), fmtLatency(m.P99), m.Errors, fmtCost(user), fmtCost(sys))
+		steal := ""
+		if share := m.StealShare(); share > 0 {
+			steal = fmt.Sprintf("  steal %.1f%%", 100*share)
+		}
+		r.logf("  round %d %-5s %10.0f req/s %10.0f req/CPU-s  p50 %-8s p99 %-8s errors %d  per request: user %s sys %s%s",
+			m.Round, m.Side, m.RPS, m.PerCPU(), fmtLatency(m.P50), fmtLatency(m.P99), m.Errors, fmtCost(user), fmtCost(sys), steal)
 	}
 	r.logf("  edge/nginx: req/s %s, req/CPU-s %s (rounds %s): %s", formatRatio(res.RPSRatio),
 		formatRatio(res.PerCPURatio), formatRatios(res.PerCPURatios), res.Verdict)
 	r.logf("  CPU per request, user+sys: edge %s, nginx %s", fmtCostSplit(res.Edge), fmtCostSplit(res.Nginx))
+	if n, most := stolenRuns(res.Runs); n > 0 {
+		r.note(fmt.Sprintf("%s: the hypervisor's steal time on the server CPUs was above %.0f%% in %d of %d runs (at most %.1f%%): "+
+			"the host ran other work on those CPUs, so these figures compare less well; run it again on a quieter host",
+			res.Scenario.Name, 100*stealNotable, n, len(res.Runs), 100*most))
+	}
 }
 
 // fmtLatency writes a latency in the unit that suits it.

@@ -35,6 +35,11 @@ type Measurement struct {
 	CPU    time.Duration
 	SysCPU time.Duration
 	FPMCPU time.Duration
+	// Steal is the hypervisor's steal time on the server CPUs during the
+	// run (ServerCPUs of them): a virtual machine's host running other
+	// work there, which makes the round's figures less comparable.
+	Steal      time.Duration
+	ServerCPUs int
 	// Err is set when the run itself failed; its figures are then zero.
 	Err string
 	// Ramp is the per-second record of a ramp.
@@ -60,6 +65,31 @@ func (m Measurement) CostPerRequest() (user, sys time.Duration) {
 		return 0, 0
 	}
 	return (m.CPU - m.SysCPU) / time.Duration(m.Requests), m.SysCPU / time.Duration(m.Requests)
+}
+
+// StealShare is Steal as a share of the server CPUs' time during the run.
+func (m Measurement) StealShare() float64 {
+	if m.Elapsed <= 0 || m.ServerCPUs <= 0 {
+		return 0
+	}
+	return m.Steal.Seconds() / (m.Elapsed.Seconds() * float64(m.ServerCPUs))
+}
+
+// stealNotable is the steal share above which the report names a run:
+// 2% of the server CPUs' time taken by the host.
+const stealNotable = 0.02
+
+// stolenRuns counts the runs whose steal share is above stealNotable,
+// and gives the highest share.
+func stolenRuns(runs []Measurement) (n int, most float64) {
+	for _, m := range runs {
+		s := m.StealShare()
+		most = max(most, s)
+		if s > stealNotable {
+			n++
+		}
+	}
+	return n, most
 }
 
 // SideSummary is one server's figures over all rounds.

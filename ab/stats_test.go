@@ -242,3 +242,19 @@ func TestComparisons(t *testing.T) {
 		t.Errorf("text %q", s)
 	}
 }
+
+// TestStolenRuns: a run's steal share is the host's time taken from the
+// server CPUs over the run, and runs above 2% are counted.
+func TestStolenRuns(t *testing.T) {
+	quiet := Measurement{ToolResult: ToolResult{Elapsed: 2 * time.Second}, ServerCPUs: 2, Steal: 40 * time.Millisecond}
+	busy := Measurement{ToolResult: ToolResult{Elapsed: 2 * time.Second}, ServerCPUs: 2, Steal: 400 * time.Millisecond}
+	if s := quiet.StealShare(); s != 0.01 {
+		t.Errorf("steal share %v, want 0.01", s)
+	}
+	if s := (Measurement{}).StealShare(); s != 0 {
+		t.Errorf("steal share of an empty run %v", s)
+	}
+	if n, most := stolenRuns([]Measurement{quiet, busy, quiet}); n != 1 || most != 0.1 {
+		t.Errorf("stolenRuns = %d, %v; want 1, 0.1", n, most)
+	}
+}
