@@ -72,7 +72,7 @@ func (rt *Site) proxyBackgroundUpdate(r *Request, b *backend, client *httpproxy.
 	if r.cache.headAsGet {
 		req.Method = "GET"
 	}
-	req.Set = cloneHeaders(rt.proxySetHeaders(r))
+	req.Set = cloneHeaders(rt.proxySetHeaders(r, nil))
 	req.Client, req.Set = rt.proxyCacheHeaders(r, cloneHeaders(req.Client), req.Set)
 	req.URI, req.ProxyHost = strings.Clone(req.URI), strings.Clone(req.ProxyHost)
 	if b == nil || len(b.servers) == 0 {

@@ -257,10 +257,14 @@ func (rt *Site) proxyPass(r *Request) (step, int) {
 		method = rt.eval(r, pc.Method)
 	}
 	r.headers = appendArrived(r.Header, r.headers[:0])
-	client := make([]httpproxy.Header, len(r.headers))
+	// One array holds the client's headers and proxy_set_header's (each
+	// slice capped, so that appending to one never writes into the other).
+	n := len(r.headers)
+	hdrs := make([]httpproxy.Header, n, n+len(pc.SetHeaders))
 	for i, h := range r.headers {
-		client[i] = httpproxy.Header{Name: h.Name, Value: h.Value}
+		hdrs[i] = httpproxy.Header{Name: h.Name, Value: h.Value}
 	}
+	client := hdrs[:n:n]
 	location := p.Location
 	if p.NoPrefix {
 		location = ""
@@ -312,7 +316,7 @@ func (rt *Site) proxyPass(r *Request) (step, int) {
 		req.BodyReady, req.Streamed = r.bodyReady()
 	}
 	// Evaluated after the body is read, where nginx evaluates them.
-	req.Set = rt.proxySetHeaders(r)
+	req.Set = rt.proxySetHeaders(r, hdrs[n:n])
 	if r.cache.zone != nil {
 		req.Client, req.Set = rt.proxyCacheHeaders(r, req.Client, req.Set)
 		if r.cache.headAsGet {
@@ -386,9 +390,9 @@ func (rt *Site) proxyPass(r *Request) (step, int) {
 	return rt.proxyResponse(r, &target, p, resp)
 }
 
-// proxySetHeaders evaluates the location's proxy_set_header list.
-func (rt *Site) proxySetHeaders(r *Request) []httpproxy.Header {
-	var set []httpproxy.Header
+// proxySetHeaders appends the location's proxy_set_header list, evaluated,
+// to set.
+func (rt *Site) proxySetHeaders(r *Request, set []httpproxy.Header) []httpproxy.Header {
 	for _, h := range r.loc.Proxy.SetHeaders {
 		set = append(set, httpproxy.Header{Name: h.Name, Value: rt.eval(r, h.Value)})
 	}
@@ -520,21 +524,29 @@ func (rt *Site) proxyResponse(r *Request, t *httpproxy.Target, p *conf.ProxyPass
 		r.up.finish(rt.now(), 0)
 		return stepDone, resp.Status
 	}
-	rules := rt.proxyRedirects(r, p, t)
+	// proxy_redirect's rules are made when a header needs them, as
+	// nginx evaluates them for the header it rewrites.
+	var rules []httpproxy.Rule
+	rulesMade := false
 	cookies := rt.proxyCookies(r)
-	for _, h := range resp.ClientHeaders(nil, rt.proxies.hideHeaders(l)) {
+	var kept [16]httpproxy.Header
+	for _, h := range resp.ClientHeaders(kept[:0], rt.proxies.hideHeaders(l)) {
 		if cookies != nil && strings.EqualFold(h.Name, "Set-Cookie") {
 			if v, ok := httpproxy.RewriteSetCookie(cookies, h.Value); ok {
 				h.Value = v
 			}
 		}
+		location, refresh := strings.EqualFold(h.Name, "Location"), strings.EqualFold(h.Name, "Refresh")
+		if (location || refresh) && !rulesMade {
+			rules, rulesMade = rt.proxyRedirects(r, p, t), true
+		}
 		if len(rules) > 0 {
 			switch {
-			case strings.EqualFold(h.Name, "Location"):
+			case location:
 				if v, ok := httpproxy.RewriteLocation(rules, h.Value); ok {
 					h.Value = v
 				}
-			case strings.EqualFold(h.Name, "Refresh"):
+			case refresh:
 				if v, ok := httpproxy.RewriteRefresh(rules, h.Value); ok {
 					h.Value = v
 				}
