@@ -1288,10 +1288,12 @@ func handOffWhileWaitEnds(t *testing.T, c *Client, ctx context.Context, cancel f
 	}
 	cn.keepConn = true
 	done := queueBehindOneSlot(t, c, ctx, method)
+	// The lock first: a waiter woken by the cancel must find it taken,
+	// or it leaves the queue before the hand-off can find it.
+	c.mu.Lock()
 	if cancel != nil {
 		cancel()
 	}
-	c.mu.Lock()
 	time.Sleep(100 * time.Millisecond) // the wait ends and blocks on the lock
 	handed, _ := c.handOffLocked(cn)
 	c.mu.Unlock()
