@@ -153,7 +153,7 @@ func (r *runner) row(ctx context.Context, cpus CPUSet) (*Row, error) {
 		r.logf("[%d/%d] %s: %s", i+1, len(r.scenarios), s.Name, s.Title)
 		res := r.scenario(ctx, s, edge, nginx, fpm, rowDir)
 		row.Results = append(row.Results, res)
-		r.logResult(res)
+		r.logResult(res, cpus)
 		for _, srv := range []*server{edge, nginx} {
 			if srv.proc.Exited() {
 				return row, fmt.Errorf("ab: %s exited during %s (%v):\n%s", srv.side, s.Name, srv.proc.Err(), srv.proc.output())
@@ -435,10 +435,11 @@ func (r *runner) measure(ctx context.Context, s Scenario, t target, srv *server,
 		profiled = make(chan error, 1)
 		go func() { profiled <- fetchProfile(srv.pprof, d, filepath.Join(r.o.Out, "profiles", s.Name+".pprof")) }()
 	}
+	t0 := time.Now()
 	tr, cr, err := r.drive(ctx, s, t, d, rawPath)
 	cpu1, sys1 := CPUTime(srv.proc.PID())
 	m.CPU, m.SysCPU = cpu1-cpu0, sys1-sys0
-	m.Steal, m.ServerCPUs = StealTime(srv.cpus)-steal0, len(srv.cpus)
+	m.Steal, m.StealOver, m.ServerCPUs = StealTime(srv.cpus)-steal0, time.Since(t0), len(srv.cpus)
 	if profiled != nil {
 		if perr := <-profiled; perr != nil {
 			r.logf("  %v", perr)
@@ -460,7 +461,7 @@ func (r *runner) measure(ctx context.Context, s Scenario, t target, srv *server,
 	return m
 }
 
-func (r *runner) logResult(res *ScenarioResult) {
+func (r *runner) logResult(res *ScenarioResult, cpus CPUSet) {
 	if res.Skipped != "" {
 		r.logf("  not timed: %s", res.Skipped)
 		for _, d := range res.Differences {
@@ -485,9 +486,9 @@ func (r *runner) logResult(res *ScenarioResult) {
 		formatRatio(res.PerCPURatio), formatRatios(res.PerCPURatios), res.Verdict)
 	r.logf("  CPU per request, user+sys: edge %s, nginx %s", fmtCostSplit(res.Edge), fmtCostSplit(res.Nginx))
 	if n, most := stolenRuns(res.Runs); n > 0 {
-		r.note(fmt.Sprintf("%s: the hypervisor's steal time on the server CPUs was above %.0f%% in %d of %d runs (at most %.1f%%): "+
-			"the host ran other work on those CPUs, so these figures compare less well; run it again on a quieter host",
-			res.Scenario.Name, 100*stealNotable, n, len(res.Runs), 100*most))
+		r.note(fmt.Sprintf("%s (server CPUs %s): the hypervisor's steal time on those CPUs was above %.0f%% in %d of %d runs (at most %.1f%%): "+
+			"the host ran other work there, so these figures compare less well; run it again on a quieter host",
+			res.Scenario.Name, cpus, 100*stealNotable, n, len(res.Runs), 100*most))
 	}
 }
 

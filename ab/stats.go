@@ -35,11 +35,12 @@ type Measurement struct {
 	CPU    time.Duration
 	SysCPU time.Duration
 	FPMCPU time.Duration
-	// Steal is the hypervisor's steal time on the server CPUs during the
-	// run (ServerCPUs of them): a virtual machine's host running other
-	// work there, which makes the round's figures less comparable.
-	Steal      time.Duration
-	ServerCPUs int
+	// Steal is the hypervisor's steal time on the server CPUs (ServerCPUs
+	// of them) over StealOver, the run's wall time (the tool's start
+	// included): a virtual machine's host running other work there, which
+	// makes the round's figures less comparable.
+	Steal, StealOver time.Duration
+	ServerCPUs       int
 	// Err is set when the run itself failed; its figures are then zero.
 	Err string
 	// Ramp is the per-second record of a ramp.
@@ -67,12 +68,12 @@ func (m Measurement) CostPerRequest() (user, sys time.Duration) {
 	return (m.CPU - m.SysCPU) / time.Duration(m.Requests), m.SysCPU / time.Duration(m.Requests)
 }
 
-// StealShare is Steal as a share of the server CPUs' time during the run.
+// StealShare is Steal as a share of the server CPUs' time over the run.
 func (m Measurement) StealShare() float64 {
-	if m.Elapsed <= 0 || m.ServerCPUs <= 0 {
+	if m.StealOver <= 0 || m.ServerCPUs <= 0 {
 		return 0
 	}
-	return m.Steal.Seconds() / (m.Elapsed.Seconds() * float64(m.ServerCPUs))
+	return m.Steal.Seconds() / (m.StealOver.Seconds() * float64(m.ServerCPUs))
 }
 
 // stealNotable is the steal share above which the report names a run:

@@ -246,8 +246,8 @@ func TestComparisons(t *testing.T) {
 // TestStolenRuns: a run's steal share is the host's time taken from the
 // server CPUs over the run, and runs above 2% are counted.
 func TestStolenRuns(t *testing.T) {
-	quiet := Measurement{ToolResult: ToolResult{Elapsed: 2 * time.Second}, ServerCPUs: 2, Steal: 40 * time.Millisecond}
-	busy := Measurement{ToolResult: ToolResult{Elapsed: 2 * time.Second}, ServerCPUs: 2, Steal: 400 * time.Millisecond}
+	quiet := Measurement{StealOver: 2 * time.Second, ServerCPUs: 2, Steal: 40 * time.Millisecond}
+	busy := Measurement{StealOver: 2 * time.Second, ServerCPUs: 2, Steal: 400 * time.Millisecond}
 	if s := quiet.StealShare(); s != 0.01 {
 		t.Errorf("steal share %v, want 0.01", s)
 	}

@@ -59,8 +59,8 @@ const (
 // clientWatch is the watch and the context it cancels, in one: the
 // upstream clients register what a cancel must do (close the upstream
 // connection) through its AfterFunc (package cancel), which costs them
-// no allocation, where a context.WithCancel context and
-// context.AfterFunc cost several per request.
+// one small allocation (the stop function), where a context.WithCancel
+// context and context.AfterFunc cost several per request.
 type clientWatch struct {
 	info  *ConnInfo
 	timer *time.Timer

@@ -1,7 +1,7 @@
 // Package cancel runs a function when a context is done, as
-// context.AfterFunc does, without that function's allocations (a child
-// context, two closures, a map of children in the parent) for contexts
-// that keep their own list: the context proxy makes for each upstream
+// context.AfterFunc does, without most of that function's allocations (a
+// child context, its closures, a map of children in the parent) for
+// contexts that keep their own list: the context proxy makes for each upstream
 // exchange over HTTP/1 (its client watch) is one, and the FastCGI and
 // HTTP upstream clients register on it for every request.
 package cancel
