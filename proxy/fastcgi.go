@@ -114,9 +114,7 @@ func (rt *Site) fastcgi(r *Request) (step, int) {
 		req.Params.Add(p.Name, p.Value)
 	}
 	req.NonIdempotent = nonIdempotent(r.Method) && !slices.Contains(l.FastCGI.NextUpstream, "non_idempotent")
-	req.ConnectTimeout, req.SendTimeout, req.ReadTimeout = l.FastCGI.ConnectTimeout, l.FastCGI.SendTimeout, l.FastCGI.ReadTimeout
-	req.QueueTimeout = l.FastCGI.ConnectTimeout
-	req.SocketKeepalive = l.FastCGI.SocketKeepalive
+	fastcgiConnLimits(req, &l.FastCGI)
 	req.CatchStderr = l.FastCGI.CatchStderr
 	if l.FastCGI.PassRequestBody && body != nil {
 		req.Body = body

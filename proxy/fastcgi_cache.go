@@ -61,9 +61,7 @@ func (rt *Site) backgroundUpdate(r *Request, b *backend, l *cache.Lookup) {
 			req.Params.Add(p.Name, p.Value)
 		}
 		f := &loc.FastCGI
-		req.ConnectTimeout, req.SendTimeout, req.ReadTimeout = f.ConnectTimeout, f.SendTimeout, f.ReadTimeout
-		req.QueueTimeout = f.ConnectTimeout
-		req.SocketKeepalive = f.SocketKeepalive
+		fastcgiConnLimits(req, f)
 		srv := b.pick(rt.now(), nil)
 		if srv == nil {
 			return

@@ -571,6 +571,15 @@ func (rt *Site) tryServers(r *Request, b *backend, tries int, scheme string, try
 	}
 }
 
+// fastcgiConnLimits gives req a location's fastcgi_*_timeout (the
+// connect timeout bounds the wait for a slot too) and
+// fastcgi_socket_keepalive.
+func fastcgiConnLimits(req *fastcgi.Request, f *conf.FastCGI) {
+	req.ConnectTimeout, req.SendTimeout, req.ReadTimeout = f.ConnectTimeout, f.SendTimeout, f.ReadTimeout
+	req.QueueTimeout = f.ConnectTimeout
+	req.SocketKeepalive = f.SocketKeepalive
+}
+
 // nonIdempotent reports nginx's non-idempotent methods: a request with one
 // is never sent twice unless fastcgi_next_upstream has non_idempotent.
 func nonIdempotent(method string) bool {

@@ -85,13 +85,7 @@ func (rt *Site) proxyBackgroundUpdate(r *Request, b *backend, client *httpproxy.
 		if srv == nil {
 			return
 		}
-		u := *srv.http
-		if tls != nil {
-			u.TLS = tls
-		}
-		u.ConnectTimeout, u.SendTimeout, u.ReadTimeout = pc.ConnectTimeout, pc.SendTimeout, pc.ReadTimeout
-		u.SocketKeepalive = pc.SocketKeepalive
-		u.BufferSize = int(pc.BufferSize)
+		u := proxyUpstream(srv, tls, pc)
 		resp, err := u.Do(context.Background(), &req)
 		if err != nil {
 			return

@@ -341,13 +341,7 @@ func (rt *Site) proxyPass(r *Request) (step, int) {
 		if seeker, ok := body.(io.Seeker); ok && again {
 			_, _ = seeker.Seek(0, io.SeekStart)
 		}
-		u := *srv.http
-		if tlsConf != nil {
-			u.TLS = tlsConf
-		}
-		u.ConnectTimeout, u.SendTimeout, u.ReadTimeout = pc.ConnectTimeout, pc.SendTimeout, pc.ReadTimeout
-		u.SocketKeepalive = pc.SocketKeepalive
-		u.BufferSize = int(pc.BufferSize)
+		u := proxyUpstream(srv, tlsConf, pc)
 		var err error
 		resp, err = u.Do(ctx, req)
 		end := rt.now()
@@ -388,6 +382,20 @@ func (rt *Site) proxyPass(r *Request) (step, int) {
 		return stepDone, status
 	}
 	return rt.proxyResponse(r, &target, p, resp)
+}
+
+// proxyUpstream is srv's upstream as a location's proxy_* settings use
+// it: its TLS (nil: the server's own), timeouts, socket keepalive and
+// header buffer.
+func proxyUpstream(srv *upServer, tls *httpproxy.TLSConfig, pc *conf.Proxy) httpproxy.Upstream {
+	u := *srv.http
+	if tls != nil {
+		u.TLS = tls
+	}
+	u.ConnectTimeout, u.SendTimeout, u.ReadTimeout = pc.ConnectTimeout, pc.SendTimeout, pc.ReadTimeout
+	u.SocketKeepalive = pc.SocketKeepalive
+	u.BufferSize = int(pc.BufferSize)
+	return u
 }
 
 // proxySetHeaders appends the location's proxy_set_header list, evaluated,
