@@ -20,14 +20,7 @@ server {
     location /own/ { fastcgi_ignore_headers Vary; proxy_ignore_headers X-Accel-Expires X-Accel-Buffering; }
 }
 `
-	plan, err := LoadText("edge.conf", []byte("events {}\nhttp {\n"+body+"}\n"), LoadOptions{Prefix: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	locs := map[string]*Location{}
-	for _, l := range plan.HTTP.Servers[0].Loc.Prefixes {
-		locs[l.Name] = l
-	}
+	locs := prefixLocations(t, body)
 	for _, tc := range []struct {
 		path           string
 		fastcgi, proxy cachecfg.Ignore
@@ -47,4 +40,19 @@ server {
 			t.Errorf("%s: proxy %b, want %b", tc.path, l.Proxy.IgnoreCache, tc.proxy)
 		}
 	}
+}
+
+// prefixLocations loads an http{} body and returns its first server's
+// prefix locations by name.
+func prefixLocations(t *testing.T, body string) map[string]*Location {
+	t.Helper()
+	plan, err := LoadText("edge.conf", []byte("events {}\nhttp {\n"+body+"}\n"), LoadOptions{Prefix: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	locs := map[string]*Location{}
+	for _, l := range plan.HTTP.Servers[0].Loc.Prefixes {
+		locs[l.Name] = l
+	}
+	return locs
 }

@@ -14,14 +14,7 @@ server {
     location /own/ { proxy_socket_keepalive off; fastcgi_socket_keepalive on; }
 }
 `
-	plan, err := LoadText("edge.conf", []byte("events {}\nhttp {\n"+body+"}\n"), LoadOptions{Prefix: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	locs := map[string]*Location{}
-	for _, l := range plan.HTTP.Servers[0].Loc.Prefixes {
-		locs[l.Name] = l
-	}
+	locs := prefixLocations(t, body)
 	for _, tc := range []struct {
 		path           string
 		proxy, fastcgi bool
