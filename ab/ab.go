@@ -1,7 +1,7 @@
 // Package ab is edge's A/B harness against nginx: "edge ab" as a library.
 // It runs edge with a configuration and Debian's nginx with the same
 // configuration as "edge -T --nginx" prints it, on the same docroot and
-// the same php-fpm pool, checks that both answer each scenario's request
+// php-fpm pools alike (one each), checks that both answer each scenario's request
 // identically, and then times them with wrk, h2load, ab and its own
 // connect/ramp client, the servers and the load generator pinned to
 // different CPUs, A and B alternated for several rounds. The figures are

@@ -1,5 +1,6 @@
-// This file runs the one php-fpm pool both servers forward PHP to, so that
-// edge and nginx are compared on the same workers: a static pool on a unix
+// This file runs the php-fpm pools the servers forward PHP to, one per
+// server and alike, so that edge and nginx are compared on the same
+// workers and neither holds one of the other's: a static pool on a unix
 // socket in a short temporary directory (sun_path holds 108 bytes).
 
 package ab

@@ -124,8 +124,8 @@ func walk(list []*conf.Directive, fn func(*conf.Directive)) {
 func (rw *rewriter) directive(d *conf.Directive, parent string) *conf.Directive {
 	switch {
 	case d.Name == "fpm_pool" || d.Name == "fpm_status":
-		// The harness runs the one pool both servers share; fastcgi_pass
-		// to a pool's name goes to it, and there is no pool to report on.
+		// The harness runs each server's pool; fastcgi_pass to a pool's
+		// name goes to it, and there is no pool to report on.
 		return nil
 	case isTempPath(d.Name):
 		return nil

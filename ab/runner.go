@@ -1,5 +1,6 @@
 // This file runs the comparison: for each server CPU row it starts
-// php-fpm, edge and nginx pinned to the row's CPUs, then for each
+// edge and nginx, each with its own php-fpm pool, pinned to the row's
+// CPUs, then for each
 // scenario checks that both answer identically, warms both up and times
 // them round after round, alternating which goes first.
 
@@ -16,7 +17,6 @@ import (
 	"time"
 
 	"edge/conf"
-	"edge/fastcgi"
 )
 
 // runner is one Run's state.
@@ -118,29 +118,38 @@ type server struct {
 	ports map[string]int
 	// pprof is edge's EDGE_PPROF address ("" when not profiling).
 	pprof string
-	// cpus is where it runs (with php-fpm).
+	// cpus is where it runs (with its php-fpm pool).
 	cpus CPUSet
+	// fpm is its php-fpm pool, nil when the run needs none.
+	fpm *fpmPool
 }
 
 // row runs every scenario with the servers pinned to cpus.
 func (r *runner) row(ctx context.Context, cpus CPUSet) (*Row, error) {
 	row := &Row{ServerCPUs: cpus, ClientCPUs: r.client}
 	r.logf("server CPUs %s, load generator CPUs %s", cpus, r.client)
-	var fpm *fpmPool
+	// Each server has a pool of its own, alike: a worker serves one
+	// FastCGI connection for as long as it stays open, so in a shared
+	// pool the connection one server keeps idle pins a worker the other
+	// then lacks (edge's php-hello p99 was 3.5x nginx's while nginx's
+	// kept connection held one of the four workers).
+	pools := map[Side]*fpmPool{}
 	if r.usesFPM() {
 		children := r.o.FPMChildren
 		if children <= 0 {
 			children = 4 * len(cpus)
 		}
-		var err error
-		fpm, err = startFPM(r.tools["php-fpm8.2"], children, cpus)
-		if err != nil {
-			return nil, err
+		for _, side := range []Side{SideEdge, SideNginx} {
+			fpm, err := startFPM(r.tools["php-fpm8.2"], children, cpus)
+			if err != nil {
+				return nil, err
+			}
+			defer fpm.stop()
+			pools[side] = fpm
 		}
-		defer fpm.stop()
 	}
 	rowDir := filepath.Join(r.workDir, "cpus-"+strings.ReplaceAll(cpus.String(), ",", "_"))
-	edge, nginx, err := r.startServers(rowDir, cpus, fpm)
+	edge, nginx, err := r.startServers(rowDir, cpus, pools)
 	defer edge.stopServer()
 	defer nginx.stopServer()
 	if err != nil {
@@ -151,7 +160,7 @@ func (r *runner) row(ctx context.Context, cpus CPUSet) (*Row, error) {
 			return row, ctx.Err()
 		}
 		r.logf("[%d/%d] %s: %s", i+1, len(r.scenarios), s.Name, s.Title)
-		res := r.scenario(ctx, s, edge, nginx, fpm, rowDir)
+		res := r.scenario(ctx, s, edge, nginx, rowDir)
 		row.Results = append(row.Results, res)
 		r.logResult(res, cpus)
 		for _, srv := range []*server{edge, nginx} {
@@ -197,9 +206,9 @@ func listenKeys(main []*conf.Directive) []string {
 
 // startServers writes both configurations and starts edge and nginx. Both
 // servers are returned (possibly not running) so the caller can stop them.
-func (r *runner) startServers(rowDir string, cpus CPUSet, fpm *fpmPool) (*server, *server, error) {
-	edge := &server{side: SideEdge, dir: filepath.Join(rowDir, "edge"), ports: map[string]int{}, cpus: cpus}
-	nginx := &server{side: SideNginx, dir: filepath.Join(rowDir, "nginx"), ports: map[string]int{}, cpus: cpus}
+func (r *runner) startServers(rowDir string, cpus CPUSet, pools map[Side]*fpmPool) (*server, *server, error) {
+	edge := &server{side: SideEdge, dir: filepath.Join(rowDir, "edge"), ports: map[string]int{}, cpus: cpus, fpm: pools[SideEdge]}
+	nginx := &server{side: SideNginx, dir: filepath.Join(rowDir, "nginx"), ports: map[string]int{}, cpus: cpus, fpm: pools[SideNginx]}
 	for _, srv := range []*server{edge, nginx} {
 		// nginx creates a cache path's last directory only.
 		for _, d := range []string{"logs", "cache"} {
@@ -218,8 +227,8 @@ func (r *runner) startServers(rowDir string, cpus CPUSet, fpm *fpmPool) (*server
 	sc := func(srv *server) sideConfig {
 		c := sideConfig{Ports: srv.ports, Workers: len(cpus), LogDir: filepath.Join(srv.dir, "logs"),
 			CacheDir: filepath.Join(srv.dir, "cache"), Prefix: r.site.Prefix, ConfDir: r.site.ConfDir}
-		if fpm != nil {
-			c.FastCGI = fpm.fastcgiPass()
+		if srv.fpm != nil {
+			c.FastCGI = srv.fpm.fastcgiPass()
 		}
 		return c
 	}
@@ -301,7 +310,7 @@ func (s *server) target(ep SiteEndpoint, sc Scenario) target {
 }
 
 // scenario checks and times one scenario.
-func (r *runner) scenario(ctx context.Context, s Scenario, edge, nginx *server, fpm *fpmPool, rowDir string) *ScenarioResult {
+func (r *runner) scenario(ctx context.Context, s Scenario, edge, nginx *server, rowDir string) *ScenarioResult {
 	res := &ScenarioResult{Scenario: s}
 	defer res.finish()
 	ep, ok := r.site.Endpoints[s.Endpoint]
@@ -312,7 +321,7 @@ func (r *runner) scenario(ctx context.Context, s Scenario, edge, nginx *server, 
 	case s.Tool == ToolH2load && !ep.HTTP2:
 		res.Skipped = "HTTP/2 is not enabled on the TLS server"
 		return res
-	case s.PHP && fpm == nil:
+	case s.PHP && edge.fpm == nil:
 		res.Skipped = "no php-fpm"
 		return res
 	case s.Proxy && !r.site.Builtin:
@@ -349,9 +358,12 @@ func (r *runner) scenario(ctx context.Context, s Scenario, edge, nginx *server, 
 	}
 	if len(res.Differences) > 0 {
 		res.Skipped = "edge and nginx answered differently"
-		if fpm != nil && s.PHP {
-			if logs := fpm.logs(); logs != "" {
-				res.Differences = append(res.Differences, "php-fpm: "+logs)
+		for _, srv := range []*server{edge, nginx} {
+			if srv.fpm == nil || !s.PHP {
+				continue
+			}
+			if logs := srv.fpm.logs(); logs != "" {
+				res.Differences = append(res.Differences, fmt.Sprintf("%s's php-fpm: %s", srv.side, logs))
 			}
 		}
 		return res
@@ -359,7 +371,6 @@ func (r *runner) scenario(ctx context.Context, s Scenario, edge, nginx *server, 
 	servers := map[Side]*server{SideEdge: edge, SideNginx: nginx}
 	if r.o.Warmup > 0 && s.Tool != ToolRamp {
 		for _, side := range []Side{SideEdge, SideNginx} {
-			r.releasePool(s, side)
 			_, _, _ = r.drive(ctx, s, targets[side], r.o.Warmup, "")
 		}
 	}
@@ -372,9 +383,8 @@ func (r *runner) scenario(ctx context.Context, s Scenario, edge, nginx *server, 
 			if ctx.Err() != nil {
 				return res
 			}
-			r.releasePool(s, side)
 			rawPath := filepath.Join(rowDir, "raw", fmt.Sprintf("%s-round%d-%s.txt", s.Name, round, side))
-			m := r.measure(ctx, s, targets[side], servers[side], fpm, round, rawPath)
+			m := r.measure(ctx, s, targets[side], servers[side], round, rawPath)
 			m.Round, m.Side, m.First = round, side, i == 0
 			res.Runs = append(res.Runs, m)
 		}
@@ -389,17 +399,6 @@ func (r *runner) scenario(ctx context.Context, s Scenario, edge, nginx *server, 
 		}
 	}
 	return res
-}
-
-// releasePool waits, before nginx drives a PHP scenario, until edge has
-// released the FastCGI connections it keeps: a kept connection pins a
-// php-fpm worker of the pool both servers share, and nginx (without
-// upstream keepalive) must find every worker free, as edge did. A
-// cached page's timed requests do not reach PHP.
-func (r *runner) releasePool(s Scenario, side Side) {
-	if s.PHP && !s.Cached && side == SideNginx {
-		time.Sleep(fastcgi.IdleTimeout + 500*time.Millisecond)
-	}
 }
 
 // missingEndpoint explains why a configuration cannot serve a scenario.
@@ -417,8 +416,9 @@ func missingEndpoint(ep Endpoint) string {
 	return "the configuration has no plain HTTP server"
 }
 
-// measure times one run and the CPU both the server and php-fpm used.
-func (r *runner) measure(ctx context.Context, s Scenario, t target, srv *server, fpm *fpmPool, round int, rawPath string) Measurement {
+// measure times one run and the CPU both the server and its php-fpm used.
+func (r *runner) measure(ctx context.Context, s Scenario, t target, srv *server, round int, rawPath string) Measurement {
+	fpm := srv.fpm
 	m := Measurement{Scenario: s.Name}
 	cpu0, sys0 := CPUTime(srv.proc.PID())
 	steal0 := StealTime(srv.cpus)
