@@ -172,7 +172,7 @@ func (w *clientWatch) run() {
 	defer close(w.ran)
 	closed := false
 	var b [1]byte
-	_ = w.info.Raw.RawConn().Read(func(fd uintptr) bool {
+	_ = w.info.Raw.WaitRead(func(fd uintptr) bool {
 		n, _, err := syscall.Recvfrom(int(fd), b[:], syscall.MSG_PEEK|syscall.MSG_DONTWAIT)
 		if errors.Is(err, syscall.EAGAIN) {
 			return false // wait until it is readable (or stop's deadline)
@@ -190,7 +190,8 @@ func (w *clientWatch) run() {
 
 // stop ends the watch; a wait in progress ends by a read deadline in the
 // past, which is then cleared (the engine sets its own before its next
-// read).
+// read). Both go through the connection's rawio.Conn, which may hold the
+// deadline lazily.
 func (w *clientWatch) stop() {
 	w.mu.Lock()
 	state := w.state
@@ -202,9 +203,9 @@ func (w *clientWatch) stop() {
 	case watchIdle:
 		w.timer.Stop()
 	case watchRunning:
-		_ = w.info.Conn.SetReadDeadline(time.Unix(1, 0))
+		_ = w.info.Raw.SetReadDeadline(time.Unix(1, 0))
 		<-w.ran
-		_ = w.info.Conn.SetReadDeadline(time.Time{})
+		_ = w.info.Raw.SetReadDeadline(time.Time{})
 	}
 }
 

@@ -26,6 +26,7 @@ type Conn struct {
 	// rdTimeout and wrTimeout bound each wait of a read or a write
 	// (nanoseconds; 0 for none): see SetReadTimeout and SetWriteTimeout.
 	rdTimeout, wrTimeout atomic.Int64
+	dl                   readDeadline
 }
 
 // op is the state of one read or one write.
@@ -88,9 +89,12 @@ func (c *Conn) Read(p []byte) (int, error) {
 	if t := c.rdTimeout.Load(); t > 0 {
 		// A read returns with the first bytes that arrive: one deadline
 		// per read is a bound between two successive reads.
-		_ = c.nc.SetReadDeadline(time.Now().Add(time.Duration(t)))
+		_ = c.dl.set(c.nc, time.Now().Add(time.Duration(t)))
 	}
 	err := c.raw.Read(c.rd.fn)
+	for err != nil && c.dl.early(c.nc, err) {
+		err = c.raw.Read(c.rd.fn)
+	}
 	n, errno := c.rd.n, c.rd.errno
 	c.rd.p = nil
 	c.rd.mu.Unlock()
@@ -101,6 +105,17 @@ func (c *Conn) Read(p []byte) (int, error) {
 }
 
 func noop(uintptr) {}
+
+// WaitRead runs fn under RawConn's Read, as Read runs its own: fn
+// returns false to wait until the connection is readable, until the read
+// deadline.
+func (c *Conn) WaitRead(fn func(fd uintptr) bool) error {
+	err := c.raw.Read(fn)
+	for err != nil && c.dl.early(c.nc, err) {
+		err = c.raw.Read(fn)
+	}
+	return err
+}
 
 // SetReadTimeout bounds each Read's wait for data by d, from the start of
 // that Read (nginx's client_body_timeout: between two successive reads);

@@ -16,6 +16,7 @@ import (
 type Conn struct {
 	nc                   net.Conn
 	rdTimeout, wrTimeout atomic.Int64
+	dl                   readDeadline
 }
 
 func (c *Conn) Init(nc net.Conn, network string) { c.nc = nc }
@@ -26,9 +27,18 @@ func (c *Conn) SetWriteTimeout(d time.Duration) { c.wrTimeout.Store(int64(d)) }
 
 func (c *Conn) Read(p []byte) (int, error) {
 	if t := c.rdTimeout.Load(); t > 0 {
-		_ = c.nc.SetReadDeadline(time.Now().Add(time.Duration(t)))
+		_ = c.dl.set(c.nc, time.Now().Add(time.Duration(t)))
 	}
-	return c.nc.Read(p)
+	n, err := c.nc.Read(p)
+	for n == 0 && err != nil && c.dl.early(c.nc, err) {
+		n, err = c.nc.Read(p)
+	}
+	return n, err
+}
+
+// WaitRead is Linux's; RawConn is nil here.
+func (c *Conn) WaitRead(fn func(fd uintptr) bool) error {
+	return errors.New("rawio: no raw reads here")
 }
 
 func (c *Conn) Write(p []byte) (int, error) {

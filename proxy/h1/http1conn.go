@@ -284,7 +284,7 @@ func (c *tcpEdgeConn) Read(p []byte) (int, error) {
 		// The head watch holds more than a parked connection keeps
 		// (headWatch.atRest): the wait goes on here, to its end.
 		info.parkWait = false
-		if err := c.TCPConn.SetReadDeadline(info.idleDeadline); err != nil {
+		if err := c.raw.Raw.SetReadDeadlineLazy(info.idleDeadline); err != nil {
 			return 0, err
 		}
 		return info.read(&c.raw, p)
@@ -451,19 +451,34 @@ var writeHook func(c *net.TCPConn, more bool)
 // Every wrapper bounds the wait between two requests by the last
 // request's keepalive_timeout (h1conn.readDeadline).
 // The wait for the next request ends after parkAfter instead, for the
-// connection to park (Read).
+// connection to park (Read). The engine moves the deadline twice a
+// request; the socket's moves lazily (rawio.Conn.SetReadDeadlineLazy),
+// so every read deadline of the connection is set through c.raw.
 func (c *tcpEdgeConn) SetReadDeadline(t time.Time) error {
 	info := c.info
-	t = info.readDeadline(t)
-	info.idleDeadline = t
 	info.parkWait = false
-	if parkAfter > 0 && !t.IsZero() && info.Idle.Load() {
-		if p := time.Now().Add(parkAfter); p.Before(t) {
-			info.parkWait = true
-			return c.TCPConn.SetReadDeadline(p)
-		}
+	if t.IsZero() || !info.Idle.Load() {
+		info.idleDeadline = t
+		return c.raw.Raw.SetReadDeadlineLazy(t)
 	}
-	return c.TCPConn.SetReadDeadline(t)
+	now := time.Now()
+	if info.Keepalive > 0 {
+		t = now.Add(info.Keepalive)
+	}
+	info.idleDeadline = t
+	if p := now.Add(parkAfter); parkAfter > 0 && p.Before(t) {
+		info.parkWait = true
+		return c.raw.Raw.SetReadDeadlineLazy(p)
+	}
+	return c.raw.Raw.SetReadDeadlineLazy(t)
+}
+
+// SetDeadline sets the read deadline through c.raw too (SetReadDeadline).
+func (c *tcpEdgeConn) SetDeadline(t time.Time) error {
+	if err := c.raw.Raw.SetReadDeadline(t); err != nil {
+		return err
+	}
+	return c.TCPConn.SetWriteDeadline(t)
 }
 
 // The connection's rawio.Conn bounds every write by send_timeout
