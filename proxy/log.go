@@ -160,16 +160,18 @@ func defaultDash(v *conf.VarRef) bool {
 // as \xHH, as nginx's default log escaping does.
 func appendDefaultEscaped(b *buffer.Buffer, s string) {
 	const hex = "0123456789ABCDEF"
+	clean := 0 // s[clean:i] is still to be appended as it is
 	for i := 0; i < len(s); i++ {
 		c := s[i]
 		if c == '"' || c == '\\' || c < 0x20 || c > 0x7e {
+			b.AppendString(s[clean:i])
 			b.AppendString(`\x`)
 			b.AppendByte(hex[c>>4])
 			b.AppendByte(hex[c&15])
-			continue
+			clean = i + 1
 		}
-		b.AppendByte(c)
 	}
+	b.AppendString(s[clean:])
 }
 
 // appendJSONEscaped escapes as nginx's ngx_escape_json does (the same
@@ -177,8 +179,14 @@ func appendDefaultEscaped(b *buffer.Buffer, s string) {
 // are \u00XX with upper-case hex.
 func appendJSONEscaped(b *buffer.Buffer, s string) {
 	const hex = "0123456789ABCDEF"
+	clean := 0 // s[clean:i] is still to be appended as it is
 	for i := 0; i < len(s); i++ {
 		c := s[i]
+		if c >= 0x20 && c != '"' && c != '\\' {
+			continue
+		}
+		b.AppendString(s[clean:i])
+		clean = i + 1
 		switch c {
 		case '"':
 			b.AppendString(`\"`)
@@ -195,13 +203,10 @@ func appendJSONEscaped(b *buffer.Buffer, s string) {
 		case '\f':
 			b.AppendString(`\f`)
 		default:
-			if c < 0x20 {
-				b.AppendString(`\u00`)
-				b.AppendByte(hex[c>>4])
-				b.AppendByte(hex[c&15])
-				continue
-			}
-			b.AppendByte(c)
+			b.AppendString(`\u00`)
+			b.AppendByte(hex[c>>4])
+			b.AppendByte(hex[c&15])
 		}
 	}
+	b.AppendString(s[clean:])
 }

@@ -100,3 +100,27 @@ func BenchmarkAccessLog(b *testing.B) {
 		}
 	})
 }
+
+// The escapes of log values, as nginx 1.22.1 writes them: the default
+// one (ngx_http_log_escape) and escape=json (ngx_escape_json).
+func TestLogEscapes(t *testing.T) {
+	for _, tc := range []struct{ in, def, json string }{
+		{"", "", ""},
+		{"plain /path?a=1", "plain /path?a=1", "plain /path?a=1"},
+		{`say "hi"\`, `say \x22hi\x22\x5C`, `say \"hi\"\\`},
+		{"\tx\ny\r\b\f\x01", `\x09x\x0Ay\x0D\x08\x0C\x01`, `\tx\ny\r\b\f\u0001`},
+		{"é~\x7f", `\xC3\xA9~\x7F`, "é~\x7f"},
+		{`"`, `\x22`, `\"`},
+	} {
+		var b buffer.Buffer
+		appendDefaultEscaped(&b, tc.in)
+		if got := b.String(); got != tc.def {
+			t.Errorf("default escape of %q = %q, want %q", tc.in, got, tc.def)
+		}
+		b.Reset()
+		appendJSONEscaped(&b, tc.in)
+		if got := b.String(); got != tc.json {
+			t.Errorf("json escape of %q = %q, want %q", tc.in, got, tc.json)
+		}
+	}
+}
