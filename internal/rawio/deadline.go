@@ -80,4 +80,11 @@ func (c *Conn) SetReadDeadline(t time.Time) error { return c.dl.set(c.nc, t) }
 // SetReadDeadlineLazy sets the read deadline that reads end at, moving
 // the connection's own only when t is earlier than the one armed
 // (readDeadline says why and what it asks of the caller).
-func (c *Conn) SetReadDeadlineLazy(t time.Time) error { return c.dl.setLazy(c.nc, t) }
+// A connection that is not read raw (its reads are net.Conn's own, which
+// do not arm the wanted deadline) has it set at once.
+func (c *Conn) SetReadDeadlineLazy(t time.Time) error {
+	if c.RawConn() == nil {
+		return c.dl.set(c.nc, t)
+	}
+	return c.dl.setLazy(c.nc, t)
+}

@@ -1,6 +1,9 @@
 package rawio
 
-import "net"
+import (
+	"net"
+	"time"
+)
 
 // NetConn is a client's connection read and written with raw system
 // calls (the package's comment says why); the rest of net.Conn is the
@@ -18,6 +21,20 @@ func (r *NetConn) Init(c net.Conn, network string) {
 
 func (r *NetConn) Read(p []byte) (int, error)  { return r.Raw.Read(p) }
 func (r *NetConn) Write(p []byte) (int, error) { return r.Raw.Write(p) }
+
+// SetReadDeadline moves the read deadline lazily (readDeadline): every
+// read of the connection is Raw's, and so is every read deadline, the
+// ones crypto/tls and the engines above it set included.
+func (r *NetConn) SetReadDeadline(t time.Time) error { return r.Raw.SetReadDeadlineLazy(t) }
+
+// SetDeadline sets the read deadline as SetReadDeadline does and the
+// write deadline as the connection's own does.
+func (r *NetConn) SetDeadline(t time.Time) error {
+	if err := r.Raw.SetReadDeadlineLazy(t); err != nil {
+		return err
+	}
+	return r.Conn.SetWriteDeadline(t)
+}
 
 // CloseWrite half-closes the connection when it can be (a lingering
 // close after an error response).
