@@ -146,7 +146,7 @@ func (rt *Site) brotliStatic(r *Request, path string) (status int, ok bool) {
 		return 0, false
 	}
 	br := path + ".br"
-	e := rt.files.get(br)
+	e := rt.files.getAt(br, r.Start)
 	if !e.info.exists {
 		switch e.info.err {
 		case errNotFound, errNotDir:

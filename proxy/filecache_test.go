@@ -72,3 +72,33 @@ func BenchmarkFileCacheMissing(b *testing.B) {
 		c.stat(path)
 	}
 }
+
+// TestFileCacheRequestClock: a request's lookups judge the validity by
+// the time they are given (the request's start), not by the cache's
+// clock, which they do not read.
+func TestFileCacheRequestClock(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "f")
+	if err := os.WriteFile(path, []byte("old"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c := newFileCache(time.Second, func() time.Time {
+		t.Fatal("a lookup given its time read the cache's clock")
+		return time.Time{}
+	})
+	start := time.Unix(1700000000, 0)
+	if e := c.getAt(path, start); string(e.data) != "old" {
+		t.Fatalf("got %q", e.data)
+	}
+	if err := os.WriteFile(path, []byte("new"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if fi := c.statAt(path, start.Add(500*time.Millisecond)); fi.size != 3 {
+		t.Fatalf("size %d", fi.size)
+	}
+	if e := c.getAt(path, start.Add(500*time.Millisecond)); string(e.data) != "old" {
+		t.Errorf("within the validity got %q, want the entry as cached", e.data)
+	}
+	if e := c.getAt(path, start.Add(time.Second)); string(e.data) != "new" {
+		t.Errorf("a request a second later got %q, want %q", e.data, "new")
+	}
+}

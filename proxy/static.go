@@ -38,7 +38,7 @@ func (rt *Site) tryFiles(r *Request) (next step, status int, done bool) {
 			strip = l.AliasStrip
 		}
 		path := rt.eval(r, l.Root) + name[strip:]
-		fi := rt.files.stat(path)
+		fi := rt.files.statAt(path, r.Start)
 		if !fi.exists || fi.isDir != tf.Dir {
 			if fi.err != nil && fi.err != errNotFound && fi.err != errNotDir {
 				rt.log.errorf(r, "stat() \"%s\" failed (%s)", path, fi.err)
@@ -77,7 +77,7 @@ func (rt *Site) static(r *Request) (step, int) {
 	if st, ok := rt.brotliStatic(r, path); ok {
 		return stepDone, st
 	}
-	e := rt.files.get(path)
+	e := rt.files.getAt(path, r.Start)
 	if !e.info.exists {
 		return stepDone, rt.openFailed(r, path, e.info.err)
 	}
@@ -167,7 +167,7 @@ func (rt *Site) index(r *Request) (step, int) {
 		if strings.HasPrefix(name, "/") {
 			return rt.redirectTo(r, name, r.args)
 		}
-		fi := rt.files.stat(dirPath + name)
+		fi := rt.files.statAt(dirPath+name, r.Start)
 		if !fi.exists {
 			if fi.err == errForbidden {
 				rt.log.errorf(r, "open() \"%s\" failed (13: Permission denied)", dirPath+name)
@@ -177,7 +177,7 @@ func (rt *Site) index(r *Request) (step, int) {
 		}
 		return rt.redirectTo(r, r.uri+name, r.args)
 	}
-	fi := rt.files.stat(dirPath)
+	fi := rt.files.statAt(dirPath, r.Start)
 	if !fi.exists || !fi.isDir {
 		if r.loc.LogNotFound {
 			rt.log.errorf(r, "\"%s\" is not found (2: No such file or directory)", dirPath)
