@@ -18,6 +18,7 @@ import (
 
 	"edge/cache"
 	"edge/conf"
+	"edge/proxy/httpproxy"
 	"edge/proxy/logs"
 )
 
@@ -113,14 +114,41 @@ type cacheUse struct {
 	cfg *conf.Cache
 	// ignore is the cache's part of the handler's *_ignore_headers.
 	ignore cache.Ignore
-	// defaultKey gives the key when the location has no *_cache_key
-	// (nil: "", every URL shares one entry, as fastcgi_cache without a
-	// key).
-	defaultKey func() string
-	// background runs the upstream request again without the client and
-	// stores its answer (storeBackground); it must end with l.Done. The
-	// request's headers were copied for it (cacheHeaders.freeze).
-	background func(l *cache.Lookup)
+	// handler is the handler that asks, for its default key and its
+	// background update (cacheNone: neither). Fields rather than
+	// closures: a closure was an allocation a request, HIT or not.
+	handler cacheHandler
+	// b is the upstream a background update asks; req and tls are
+	// proxy_pass's request (its body left out) and TLS settings.
+	b   *backend
+	req *httpproxy.Request
+	tls *httpproxy.TLSConfig
+}
+
+// cacheHandler names the handler of a cacheUse.
+type cacheHandler uint8
+
+const (
+	cacheNone cacheHandler = iota
+	// cacheFastCGI: no default key ("", every URL shares one entry, as
+	// fastcgi_cache without a key); backgroundUpdate.
+	cacheFastCGI
+	// cacheProxy: proxyDefaultKey; proxyBackgroundUpdate.
+	cacheProxy
+)
+
+// cacheBackground runs u's upstream request again without the client and
+// stores its answer (storeBackground); it ends with l.Done. The
+// request's headers were copied for it (cacheHeaders.freeze).
+func (rt *Site) cacheBackground(r *Request, u cacheUse, l *cache.Lookup) {
+	switch u.handler {
+	case cacheFastCGI:
+		rt.backgroundUpdate(r, u.b, l)
+	case cacheProxy:
+		rt.proxyBackgroundUpdate(r, u.b, u.req, u.tls, l)
+	default:
+		l.Done()
+	}
 }
 
 // cacheHeaders reads the request headers a Vary names: the request's own
@@ -227,8 +255,8 @@ func (rt *Site) cacheBegin(r *Request, u cacheUse) (next step, status int, done 
 	switch {
 	case c.Key != nil:
 		key = rt.eval(r, c.Key)
-	case u.defaultKey != nil:
-		key = u.defaultKey()
+	case u.handler == cacheProxy:
+		key = rt.proxyDefaultKey(r)
 	}
 	if p := c.Purge; p != nil {
 		switch {
@@ -254,11 +282,11 @@ func (rt *Site) cacheBegin(r *Request, u cacheUse) (next step, status int, done 
 		return stepDone, l.ErrorStatus, true
 	case l.Entry != nil && (l.Status == cache.StatusHit || l.Status == cache.StatusUpdating || l.Status == cache.StatusStale):
 		if l.Background {
-			if u.background == nil {
+			if u.handler == cacheNone {
 				l.Done()
 			} else {
 				rc.hdr.freeze()
-				u.background(l)
+				rt.cacheBackground(r, u, l)
 			}
 		}
 		rt.sendEntry(r, l.Entry)

@@ -18,8 +18,7 @@ func (rt *Site) fastcgiCacheUse(r *Request, b *backend) cacheUse {
 	if !configured(&r.loc.FastCGICache) {
 		return cacheUse{cfg: &r.loc.FastCGICache}
 	}
-	return cacheUse{cfg: &r.loc.FastCGICache, ignore: r.loc.FastCGI.IgnoreCache,
-		background: func(l *cache.Lookup) { rt.backgroundUpdate(r, b, l) }}
+	return cacheUse{cfg: &r.loc.FastCGICache, ignore: r.loc.FastCGI.IgnoreCache, handler: cacheFastCGI, b: b}
 }
 
 // fastcgiValidators adds the stored validators of a revalidation as the

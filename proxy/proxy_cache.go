@@ -20,12 +20,13 @@ func (rt *Site) proxyCacheUse(r *Request, b *backend, req *httpproxy.Request, tl
 	if !configured(&r.loc.ProxyCache) {
 		return cacheUse{cfg: &r.loc.ProxyCache}
 	}
-	return cacheUse{cfg: &r.loc.ProxyCache, ignore: r.loc.Proxy.IgnoreCache,
-		defaultKey: func() string {
-			// proxy_cache_key's default (ngx_http_proxy_merge_loc_conf).
-			return rt.builtin(r, conf.VarScheme) + r.px.host + rt.builtin(r, conf.VarRequestURI)
-		},
-		background: func(l *cache.Lookup) { rt.proxyBackgroundUpdate(r, b, req, tls, l) }}
+	return cacheUse{cfg: &r.loc.ProxyCache, ignore: r.loc.Proxy.IgnoreCache, handler: cacheProxy, b: b, req: req, tls: tls}
+}
+
+// proxyDefaultKey is proxy_cache_key's default,
+// $scheme$proxy_host$request_uri (ngx_http_proxy_merge_loc_conf).
+func (rt *Site) proxyDefaultKey(r *Request) string {
+	return rt.builtin(r, conf.VarScheme) + r.px.host + rt.builtin(r, conf.VarRequestURI)
 }
 
 // proxyCacheHeaders drops the conditional and range headers from the
