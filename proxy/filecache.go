@@ -84,14 +84,11 @@ func newFileCache(valid time.Duration, now func() time.Time) *fileCache {
 	return &fileCache{m: map[string]*fileEntry{}, valid: valid, now: now}
 }
 
-// get returns a fresh entry for path.
-func (c *fileCache) get(path string) *fileEntry { return c.getAt(path, time.Time{}) }
-
-// getAt is get at now, a request's start (Request.Start), as nginx
-// judges open_file_cache_valid by the time it cached for its event
-// loop's turn: a static request read the clock twice more for it
-// (tryFiles, then static), 2.2% of edge's user time in static-0k. A zero
-// now is the cache's clock.
+// getAt returns a fresh entry for path at now, a request's start
+// (Request.Start), as nginx judges open_file_cache_valid by the time it
+// cached for its event loop's turn: a static request read the clock
+// twice more for it (tryFiles, then static), 2.2% of edge's user time in
+// static-0k. A zero now is the cache's clock.
 func (c *fileCache) getAt(path string, now time.Time) *fileEntry {
 	if now.IsZero() {
 		now = c.now()
@@ -154,12 +151,7 @@ func (c *fileCache) getAt(path string, now time.Time) *fileEntry {
 	return e
 }
 
-// stat is get for callers that only need what the path is.
-func (c *fileCache) stat(path string) fileInfo {
-	return c.get(path).info
-}
-
-// statAt is stat at now (getAt).
+// statAt is getAt for callers that only need what the path is.
 func (c *fileCache) statAt(path string, now time.Time) fileInfo {
 	return c.getAt(path, now).info
 }

@@ -7,6 +7,10 @@ import (
 	"time"
 )
 
+// get and stat look path up at the cache's own clock.
+func (c *fileCache) get(path string) *fileEntry { return c.getAt(path, time.Time{}) }
+func (c *fileCache) stat(path string) fileInfo  { return c.statAt(path, time.Time{}) }
+
 // TestFileCacheErrorsNotCached: a path that is missing is looked at again
 // on every use, as nginx's open_file_cache_errors off has it (nginx-tests
 // proxy_cache_valid.t 12 creates an index file and asks for it at once),

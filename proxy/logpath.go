@@ -21,7 +21,7 @@ func (rt *Site) writePathLog(r *Request, al *conf.AccessLog, line []byte) {
 	// exists (r->root_tested).
 	if r.fileCache == nil && r.loc.Root != nil {
 		root := rt.eval(r, r.loc.Root)
-		if fi := rt.files.stat(root); !fi.isDir {
+		if fi := rt.files.statAt(root, r.Start); !fi.isDir {
 			errno := syscall.ENOTDIR
 			switch {
 			case fi.err == errNotFound:

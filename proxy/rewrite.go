@@ -172,7 +172,7 @@ func (rt *Site) cond(r *Request, c *conf.Cond) (bool, error) {
 		ok, err := matchRegex(r, c.Regex, rt.eval(r, c.Left))
 		return ok == (c.Kind == conf.CondMatch), err
 	}
-	fi := rt.files.stat(rt.eval(r, c.Left))
+	fi := rt.files.statAt(rt.eval(r, c.Left), r.Start)
 	var ok bool
 	switch c.Kind {
 	case conf.CondFile:
