@@ -91,10 +91,7 @@ func (c *Conn) Read(p []byte) (int, error) {
 		// per read is a bound between two successive reads.
 		_ = c.dl.set(c.nc, time.Now().Add(time.Duration(t)))
 	}
-	err := c.raw.Read(c.rd.fn)
-	for err != nil && c.dl.early(c.nc, err) {
-		err = c.raw.Read(c.rd.fn)
-	}
+	err := c.WaitRead(c.rd.fn)
 	n, errno := c.rd.n, c.rd.errno
 	c.rd.p = nil
 	c.rd.mu.Unlock()

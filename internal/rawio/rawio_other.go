@@ -29,11 +29,7 @@ func (c *Conn) Read(p []byte) (int, error) {
 	if t := c.rdTimeout.Load(); t > 0 {
 		_ = c.dl.set(c.nc, time.Now().Add(time.Duration(t)))
 	}
-	n, err := c.nc.Read(p)
-	for n == 0 && err != nil && c.dl.early(c.nc, err) {
-		n, err = c.nc.Read(p)
-	}
-	return n, err
+	return c.nc.Read(p) // never lazy here (SetReadDeadlineLazy)
 }
 
 // WaitRead is Linux's; RawConn is nil here.

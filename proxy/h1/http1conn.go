@@ -284,7 +284,7 @@ func (c *tcpEdgeConn) Read(p []byte) (int, error) {
 		// The head watch holds more than a parked connection keeps
 		// (headWatch.atRest): the wait goes on here, to its end.
 		info.parkWait = false
-		if err := c.raw.Raw.SetReadDeadlineLazy(info.idleDeadline); err != nil {
+		if err := c.raw.SetReadDeadline(info.idleDeadline); err != nil {
 			return 0, err
 		}
 		return info.read(&c.raw, p)
@@ -453,33 +453,27 @@ var writeHook func(c *net.TCPConn, more bool)
 // The wait for the next request ends after parkAfter instead, for the
 // connection to park (Read). The engine moves the deadline twice a
 // request; the socket's moves lazily (rawio.Conn.SetReadDeadlineLazy),
-// so every read deadline of the connection is set through c.raw.
+// so every read deadline of the connection is set through c.raw
+// (rawio.NetConn's SetReadDeadline).
 func (c *tcpEdgeConn) SetReadDeadline(t time.Time) error {
 	info := c.info
-	info.parkWait = false
-	if t.IsZero() || !info.Idle.Load() {
-		info.idleDeadline = t
-		return c.raw.Raw.SetReadDeadlineLazy(t)
-	}
-	now := time.Now()
-	if info.Keepalive > 0 {
-		t = now.Add(info.Keepalive)
-	}
+	t, now := info.readDeadline(t)
 	info.idleDeadline = t
-	if p := now.Add(parkAfter); parkAfter > 0 && p.Before(t) {
-		info.parkWait = true
-		return c.raw.Raw.SetReadDeadlineLazy(p)
+	info.parkWait = false
+	if parkAfter > 0 && !t.IsZero() && info.Idle.Load() {
+		if now.IsZero() {
+			now = time.Now()
+		}
+		if p := now.Add(parkAfter); p.Before(t) {
+			info.parkWait = true
+			return c.raw.SetReadDeadline(p)
+		}
 	}
-	return c.raw.Raw.SetReadDeadlineLazy(t)
+	return c.raw.SetReadDeadline(t)
 }
 
 // SetDeadline sets the read deadline through c.raw too (SetReadDeadline).
-func (c *tcpEdgeConn) SetDeadline(t time.Time) error {
-	if err := c.raw.Raw.SetReadDeadline(t); err != nil {
-		return err
-	}
-	return c.TCPConn.SetWriteDeadline(t)
-}
+func (c *tcpEdgeConn) SetDeadline(t time.Time) error { return c.raw.SetDeadline(t) }
 
 // The connection's rawio.Conn bounds every write by send_timeout
 // (ConnInfo.Raw); over TLS it writes the records.
@@ -573,19 +567,22 @@ func (info *h1conn) handlerStarts() {
 func (c *tlsEdgeConn) Write(p []byte) (int, error) { return c.tc.Write(p) }
 
 func (c *otherEdgeConn) SetReadDeadline(t time.Time) error {
-	return c.Conn.SetReadDeadline(c.info.readDeadline(t))
+	t, _ = c.info.readDeadline(t)
+	return c.Conn.SetReadDeadline(t)
 }
 
 // readDeadline is the read deadline the HTTP/1 engine asks for, except
 // that the wait for the next request on a kept connection (the engine
 // marks the connection idle just before) ends after the last request's
 // keepalive_timeout, as nginx takes it from that request's location,
-// rather than after the default server's.
-func (info *h1conn) readDeadline(t time.Time) time.Time {
+// rather than after the default server's. now is the clock it read for
+// that (zero when it read none).
+func (info *h1conn) readDeadline(t time.Time) (deadline, now time.Time) {
 	if info.Keepalive > 0 && !t.IsZero() && info.Idle.Load() {
-		return time.Now().Add(info.Keepalive)
+		now = time.Now()
+		return now.Add(info.Keepalive), now
 	}
-	return t
+	return t, time.Time{}
 }
 
 type edgeConn interface{ h1conn() *h1conn }
