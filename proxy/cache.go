@@ -138,16 +138,19 @@ const (
 )
 
 // cacheBackground runs u's upstream request again without the client and
-// stores its answer (storeBackground); it ends with l.Done. The
-// request's headers were copied for it (cacheHeaders.freeze).
+// stores its answer (storeBackground), with a copy of the request's
+// headers (cacheHeaders.freeze); it ends with l.Done, at once when u has
+// no handler.
 func (rt *Site) cacheBackground(r *Request, u cacheUse, l *cache.Lookup) {
-	switch u.handler {
-	case cacheFastCGI:
-		rt.backgroundUpdate(r, u.b, l)
-	case cacheProxy:
-		rt.proxyBackgroundUpdate(r, u.b, u.req, u.tls, l)
-	default:
+	if u.handler == cacheNone {
 		l.Done()
+		return
+	}
+	r.cache.hdr.freeze()
+	if u.handler == cacheFastCGI {
+		rt.backgroundUpdate(r, u.b, l)
+	} else {
+		rt.proxyBackgroundUpdate(r, u.b, u.req, u.tls, l)
 	}
 }
 
@@ -282,12 +285,7 @@ func (rt *Site) cacheBegin(r *Request, u cacheUse) (next step, status int, done 
 		return stepDone, l.ErrorStatus, true
 	case l.Entry != nil && (l.Status == cache.StatusHit || l.Status == cache.StatusUpdating || l.Status == cache.StatusStale):
 		if l.Background {
-			if u.handler == cacheNone {
-				l.Done()
-			} else {
-				rc.hdr.freeze()
-				rt.cacheBackground(r, u, l)
-			}
+			rt.cacheBackground(r, u, l)
 		}
 		rt.sendEntry(r, l.Entry)
 		return stepDone, 0, true
