@@ -15,20 +15,7 @@ import (
 
 func BenchmarkProxyPass1K(b *testing.B) {
 	answer := []byte("HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: 1024\r\n\r\n" + strings.Repeat("x", 1024))
-	addr := plantest.Loopback(b, func(c net.Conn, _ int) {
-		br := bufio.NewReader(c)
-		for {
-			line, err := br.ReadSlice('\n')
-			if err != nil {
-				return
-			}
-			if bytes.Equal(line, []byte("\r\n")) {
-				if _, err := c.Write(answer); err != nil {
-					return
-				}
-			}
-		}
-	})
+	addr := answerEachHead(b, answer)
 	root := b.TempDir()
 	plan := loadTestPlan(b, root, `events {}
 http {
@@ -63,20 +50,7 @@ http {
 // headers and body, the log.
 func BenchmarkProxyCacheHit(b *testing.B) {
 	answer := []byte("HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: 1024\r\nCache-Control: max-age=3600\r\n\r\n" + strings.Repeat("x", 1024))
-	addr := plantest.Loopback(b, func(c net.Conn, _ int) {
-		br := bufio.NewReader(c)
-		for {
-			line, err := br.ReadSlice('\n')
-			if err != nil {
-				return
-			}
-			if bytes.Equal(line, []byte("\r\n")) {
-				if _, err := c.Write(answer); err != nil {
-					return
-				}
-			}
-		}
-	})
+	addr := answerEachHead(b, answer)
 	root := b.TempDir()
 	plan := loadTestPlan(b, root, `events {}
 http {
@@ -107,4 +81,23 @@ http {
 		rt.Done(r, r.resp.Length)
 		ReleaseRequest(r)
 	}
+}
+
+// answerEachHead serves answer, on a loopback address it returns, after
+// every request head a connection sends (bodies are not read).
+func answerEachHead(b *testing.B, answer []byte) string {
+	return plantest.Loopback(b, func(c net.Conn, _ int) {
+		br := bufio.NewReader(c)
+		for {
+			line, err := br.ReadSlice('\n')
+			if err != nil {
+				return
+			}
+			if bytes.Equal(line, []byte("\r\n")) {
+				if _, err := c.Write(answer); err != nil {
+					return
+				}
+			}
+		}
+	})
 }
