@@ -57,21 +57,24 @@ func (d *readDeadline) setLazy(nc net.Conn, t time.Time) error {
 }
 
 // early reports that err is a deadline that fired before the wanted one,
-// which it has armed in its place: the read is to be made again.
+// which it has armed in its place: the read is to be made again. It
+// judges by the wanted deadline alone, not by what was armed: another
+// goroutine may have moved both (an exact SetReadDeadline) between the
+// fire and this call, and the read it woke must then wait for the new
+// deadline too. A failure to arm it is a closed connection, which the
+// read made again reports (a timeout would misname it).
 func (d *readDeadline) early(nc net.Conn, err error) bool {
 	if !d.lazy.Load() || !errors.Is(err, os.ErrDeadlineExceeded) {
 		return false
 	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	if d.armed.IsZero() || (!d.want.IsZero() && !d.want.After(d.armed)) {
-		return false // the wanted deadline is the one that fired
-	}
 	if !d.want.IsZero() && !time.Now().Before(d.want) {
-		return false // and the wanted one has passed since
+		return false // the wanted deadline has passed: the timeout is the caller's
 	}
 	d.armed = d.want
-	return nc.SetReadDeadline(d.want) == nil
+	_ = nc.SetReadDeadline(d.want)
+	return true
 }
 
 // SetReadDeadline sets the read deadline as net.Conn's does, at once.

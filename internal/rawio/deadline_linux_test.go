@@ -104,3 +104,54 @@ func TestReadDeadlineLazyRead(t *testing.T) {
 		t.Fatalf("WaitRead = %v, want the deadline", err)
 	}
 }
+
+// firedWhileHeld holds c's deadline lock while the armed deadline fires
+// under a blocked read, so that what runs in between (change) comes
+// after the fire and before the read's early check, and returns the
+// read's end.
+func firedWhileHeld(t *testing.T, c *Conn, change func()) <-chan error {
+	c.SetReadDeadlineLazy(time.Now().Add(30 * time.Millisecond))
+	c.SetReadDeadlineLazy(time.Now().Add(10 * time.Second)) // noted only
+	c.dl.mu.Lock()
+	read := make(chan error, 1)
+	go func() {
+		var b [8]byte
+		_, err := c.Read(b[:])
+		read <- err
+	}()
+	time.Sleep(200 * time.Millisecond) // the armed deadline fires; the read waits for the lock
+	change()
+	c.dl.mu.Unlock()
+	return read
+}
+
+// An exact deadline another goroutine sets between an early fire and
+// the read's check is the read's new deadline: the read goes on.
+func TestReadDeadlineLazyMovedAfterFire(t *testing.T) {
+	c, _, peer := pair(t, "tcp")
+	read := firedWhileHeld(t, c, func() {
+		// Conn.SetReadDeadline with the lock already held by the test.
+		z := time.Now().Add(10 * time.Second)
+		c.dl.want, c.dl.armed = z, z
+		c.nc.SetReadDeadline(z)
+	})
+	select {
+	case err := <-read:
+		t.Fatalf("the read ended at the early deadline: %v", err)
+	case <-time.After(200 * time.Millisecond):
+	}
+	peer.Write([]byte("x"))
+	if err := <-read; err != nil {
+		t.Fatalf("Read = %v, want the byte", err)
+	}
+}
+
+// A close between an early fire and the read's check ends the read as
+// closed, not as timed out.
+func TestReadDeadlineLazyClosedAfterFire(t *testing.T) {
+	c, _, _ := pair(t, "tcp")
+	read := firedWhileHeld(t, c, func() { c.nc.Close() })
+	if err := <-read; !errors.Is(err, net.ErrClosed) {
+		t.Fatalf("Read = %v, want the close", err)
+	}
+}
