@@ -396,6 +396,16 @@ func (m *mirrorSection) send(c *tcpEdgeConn, lr *io.LimitedReader) (int64, error
 // it before).
 var mirrorHook atomic.Pointer[func(fromFile bool)]
 
+// WriteTo hides *net.TCPConn's, which reads the socket itself: past
+// c.raw's lazy read deadline, which an early fire would end (rawio's
+// readDeadline), and past the head watch. io.Copy from c (or from a
+// bufio.Reader over it) reads through Read.
+func (c *tcpEdgeConn) WriteTo(w io.Writer) (int64, error) { return io.Copy(w, readerOnly{c}) }
+
+// readerOnly hides a reader's WriteTo, so that io.Copy does not call it
+// back.
+type readerOnly struct{ io.Reader }
+
 // writerOnly hides a writer's ReadFrom, so that io.Copy does not call it
 // back.
 type writerOnly struct{ io.Writer }

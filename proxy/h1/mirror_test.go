@@ -80,3 +80,38 @@ func sendThrough(t *testing.T, m *mirrorSection, n int64) []byte {
 	sc.Close()
 	return <-done
 }
+
+// io.Copy from the TCP wrapper reads through its Read, under rawio's
+// lazy read deadline: an armed deadline earlier than the wanted one
+// does not end the copy (*net.TCPConn's own WriteTo would end it).
+func TestTCPConnCopyReadsThroughRaw(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	client, err := net.Dial("tcp", ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer client.Close()
+	sc, err := ln.Accept()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sc.Close()
+	ec := &tcpEdgeConn{TCPConn: sc.(*net.TCPConn)}
+	ec.info = ec.st.init(&proxy.ConnInfo{})
+	ec.raw.Init(sc, "tcp")
+	ec.raw.SetReadDeadline(time.Now().Add(20 * time.Millisecond))
+	ec.raw.SetReadDeadline(time.Now().Add(10 * time.Second)) // lazy: noted only
+	go func() {
+		time.Sleep(200 * time.Millisecond) // past the armed deadline
+		client.Write([]byte("after the early deadline"))
+		client.Close()
+	}()
+	var got bytes.Buffer
+	if _, err := io.Copy(&got, ec); err != nil || got.String() != "after the early deadline" {
+		t.Fatalf("io.Copy = %q, %v", got.String(), err)
+	}
+}
