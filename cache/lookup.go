@@ -116,9 +116,12 @@ const (
 func (z *Zone) Lookup(ctx context.Context, req Request, pol Policy) *Lookup {
 	l := &Lookup{z: z, req: req, pol: pol, primary: HashKey(req.Key)}
 	l.hash = l.primary
+	// One clock read serves the whole lookup (a HIT read it three times,
+	// 2% of an HTTP/1 HIT's CPU); a wait reads it again.
+	now := z.now()
 	if req.Bypass {
 		z.mu.Lock()
-		l.hold()
+		l.hold(now)
 		z.mu.Unlock()
 		l.Status, l.store = StatusBypass, l.n != nil
 		return l
@@ -127,16 +130,17 @@ func (z *Zone) Lookup(ctx context.Context, req Request, pol Policy) *Lookup {
 	if timeout == 0 {
 		timeout = 5 * time.Second
 	}
-	deadline := z.now().Add(timeout)
+	deadline := now.Add(timeout)
 	for {
-		st, ch, until := l.once(deadline)
+		st, ch, until := l.once(now, deadline)
 		switch st {
 		case stepDone:
 			return l
 		case stepAgain:
 			continue
 		}
-		d := until.Sub(z.now())
+		now = z.now()
+		d := until.Sub(now)
 		if d <= 0 {
 			continue
 		}
@@ -153,13 +157,14 @@ func (z *Zone) Lookup(ctx context.Context, req Request, pol Policy) *Lookup {
 		}
 		z.waiting.Add(-1)
 		t.Stop()
+		now = z.now()
 	}
 }
 
 // hold moves the lookup onto the node of l.hash, counting a use. z.mu is
 // held.
-func (l *Lookup) hold() *node {
-	n := l.z.touch(l.hash)
+func (l *Lookup) hold(now time.Time) *node {
+	n := l.z.touch(l.hash, now)
 	if n == l.n {
 		return n
 	}
@@ -174,17 +179,18 @@ func (l *Lookup) hold() *node {
 	return n
 }
 
-func (l *Lookup) once(deadline time.Time) (step, <-chan struct{}, time.Time) {
+// once is one pass of the lookup at now.
+func (l *Lookup) once(now, deadline time.Time) (step, <-chan struct{}, time.Time) {
 	z := l.z
 	z.mu.Lock()
-	n := l.hold()
+	n := l.hold(now)
 	if n == nil {
 		z.mu.Unlock()
 		l.Status, l.store = StatusMiss, false
 		return stepDone, nil, time.Time{}
 	}
 	if n.errStatus != 0 {
-		if z.now().Unix() <= n.errUntil {
+		if now.Unix() <= n.errUntil {
 			z.mu.Unlock()
 			l.Status, l.ErrorStatus = StatusHit, n.errStatus
 			return stepDone, nil, time.Time{}
@@ -244,7 +250,6 @@ func (l *Lookup) once(deadline time.Time) (step, <-chan struct{}, time.Time) {
 		}
 	}
 
-	now := z.now()
 	sec := now.Unix()
 	if e != nil && sec <= e.ValidUntil && read == nil && exists && e.Meta == meta {
 		// A fresh HIT on what the index already held changes nothing in

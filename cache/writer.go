@@ -327,7 +327,7 @@ func (w *Writer) Commit() error {
 	}
 	keep := kept != nil
 	z.mu.Lock()
-	if n := z.touch(w.target); n != nil {
+	if n := z.touch(w.target, z.now()); n != nil {
 		z.setEntry(n, m)
 		if n.uses == 0 {
 			n.uses = 1

@@ -318,7 +318,7 @@ func (z *Zone) report(format string, args ...any) {
 // touch finds or creates the node for h, moves it to the front of the
 // LRU list and extends its inactive time (ngx_http_file_cache_exists).
 // It returns nil when the index is full of nodes in use. z.mu is held.
-func (z *Zone) touch(h Hash) *node {
+func (z *Zone) touch(h Hash, now time.Time) *node {
 	n := z.nodes[h]
 	if n == nil {
 		if len(z.nodes) >= z.capacity {
@@ -336,7 +336,7 @@ func (z *Zone) touch(h Hash) *node {
 	n.next, n.prev = z.lru.next, &z.lru
 	z.lru.next.prev = n
 	z.lru.next = n
-	n.expire = z.now().Add(z.cfg.Inactive).Unix()
+	n.expire = now.Add(z.cfg.Inactive).Unix()
 	return n
 }
 
@@ -436,7 +436,7 @@ func (z *Zone) loadFile(h Hash, p string) {
 	if n != nil && n.exists {
 		return
 	}
-	if n = z.touch(h); n == nil {
+	if n = z.touch(h, z.now()); n == nil {
 		return
 	}
 	z.setEntry(n, m)
