@@ -25,8 +25,11 @@ func mainSpecs() []*spec {
 		&spec{name: "worker_processes", ctx: ctxMain, args: take1, set: setWorkerProcesses},
 		&spec{name: "worker_connections", ctx: ctxEvents, args: take1, set: setWorkerConnections},
 		&spec{name: "pid", ctx: ctxMain, args: take1, set: setPid},
-		// error_log is the process's: edge has one error log.
-		&spec{name: "error_log", ctx: ctxMain | ctxHSL, args: take1More, set: setErrorLog, multi: true, local: true},
+		// error_log at the main level is the process's; in http, a server
+		// or a location it is where that level's requests log, inherited
+		// as a whole (a level with its own replaces its parent's).
+		(&spec{name: "error_log", ctx: ctxMain | ctxHSL, args: take1More, set: setErrorLog, multi: true}).setSlot(
+			fieldFunc(func(l *LocConf) *[]ErrorLog { return &l.ErrorLogs }, func(*compiler) []ErrorLog { return nil })),
 		&spec{name: "daemon", ctx: ctxMain, args: takeFlag, set: func(c *compiler, f *frame, d *Directive) error { c.plan.Main.Daemon = flagOn(d); return nil }},
 		&spec{name: "user", ctx: ctxMain, args: take12, set: setUser},
 		&spec{name: "env", ctx: ctxMain, args: take1, multi: true, set: func(c *compiler, f *frame, d *Directive) error {
@@ -265,8 +268,8 @@ func setPid(c *compiler, f *frame, d *Directive) error {
 	return nil
 }
 
-// setErrorLog reads "error_log file [level]". edge has one error log; a
-// location-level error_log is accepted and applies server-wide.
+// setErrorLog reads "error_log file [level]": the process's at the main
+// level, else its level's requests'.
 func setErrorLog(c *compiler, f *frame, d *Directive) error {
 	if len(d.Args) > 2 {
 		return emergf(d, "invalid number of arguments in \"error_log\" directive")
@@ -294,11 +297,10 @@ func setErrorLog(c *compiler, f *frame, d *Directive) error {
 		el.Level = lv
 	}
 	if f.ctx != ctxMain {
-		c.warnf(d, "edge writes one error log; \"error_log\" here is applied to the whole process")
+		f.loc.ErrorLogs = append(f.loc.ErrorLogs, el)
+		return nil
 	}
-	if f.ctx == ctxMain {
-		c.mainErrorLog = true
-	}
+	c.mainErrorLog = true
 	c.plan.Main.ErrorLogs = append(c.plan.Main.ErrorLogs, el)
 	return nil
 }

@@ -358,7 +358,11 @@ type LocConf struct {
 	OpenFileCacheInactive time.Duration
 	OpenFileCacheErrors   bool
 
-	AccessLogs   []*AccessLog // empty: off
+	AccessLogs []*AccessLog // empty: off
+	// ErrorLogs is the error_log of this level or the nearest one above
+	// (nginx's clcf->error_log): where a request's messages go. nil: the
+	// main level's (Main.ErrorLogs), where messages of no request go.
+	ErrorLogs    []ErrorLog
 	LogFileCache LogFileCache // open_log_file_cache
 	AddHeaders   []HeaderAdd
 	// HeadersMore is the headers-more commands, the inherited ones

@@ -295,6 +295,11 @@ func showPlanValue(v any) string {
 			return "off"
 		}
 		return showList(len(v), func(i int) string { return v[i].Path.Raw + " " + v[i].Format.Name })
+	case []ErrorLog:
+		if v == nil {
+			return "main"
+		}
+		return showList(len(v), func(i int) string { return v[i].Path + " " + v[i].Level.String() })
 	case []AccessRule:
 		return showList(len(v), func(i int) string { return v[i].show() })
 	case []FastCGIParam:

@@ -21,19 +21,43 @@ import (
 // connection number and nginx's ", client: ..." context.
 type requestLog struct {
 	l *logs.ErrorLog
+	// levels are the error logs of the http, server and location levels
+	// that name their own (conf.LocConf.ErrorLogs), by the list's first
+	// entry, which the levels that inherit the list share.
+	levels map[*conf.ErrorLog]*logs.ErrorLog
 }
 
 func (rl requestLog) logf(r *Request, level conf.Level, format string, args ...any) {
-	if rl.l == nil || !rl.l.Enabled(level) {
+	l := rl.l
+	if r != nil {
+		l = rl.of(r)
+	}
+	if l == nil || !l.Enabled(level) {
 		return
 	}
 	msg := fmt.Sprintf(format, args...)
 	if r != nil {
 		client := r.remoteAddr()
-		rl.l.Write(level, r.Conn.ID, string(AppendRequestContext(append([]byte(msg+", client: "), client...), r)))
+		l.Write(level, r.Conn.ID, string(AppendRequestContext(append([]byte(msg+", client: "), client...), r)))
 		return
 	}
-	rl.l.Write(level, 0, msg)
+	l.Write(level, 0, msg)
+}
+
+// of is the error log r's messages go to, as nginx moves a request's
+// connection log to its location's error_log: the location's (its
+// server's before a location is found), else the main level's.
+func (rl requestLog) of(r *Request) *logs.ErrorLog {
+	loc := r.loc
+	if loc == nil && r.srv != nil {
+		loc = r.srv.Loc
+	}
+	if loc != nil && len(loc.ErrorLogs) > 0 {
+		if l := rl.levels[&loc.ErrorLogs[0]]; l != nil {
+			return l
+		}
+	}
+	return rl.l
 }
 
 // AppendRequestContext appends the part of nginx's context of an error

@@ -51,6 +51,19 @@ func (rt *Site) Now() time.Time { return rt.now() }
 // ErrorLog is the error log the site writes.
 func (rt *Site) ErrorLog() *logs.ErrorLog { return rt.errLog }
 
+// ConnErrorLog is where a connection of g logs what concerns no request
+// (a client that timed out, an HTTP/2 flood): its default server's
+// error_log, as nginx starts a connection's log there, else the main
+// level's.
+func (rt *Site) ConnErrorLog(g *conf.ListenGroup) *logs.ErrorLog {
+	if g != nil && g.Default != nil {
+		if l := rt.log.of(&Request{srv: g.Default}); l != nil {
+			return l
+		}
+	}
+	return rt.errLog
+}
+
 // TLS is the site's TLS termination; nil without ssl listeners or
 // ACME.
 func (rt *Site) TLS() *tlsterm.State { return rt.tls }

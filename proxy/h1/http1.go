@@ -260,7 +260,7 @@ func (s *Adapter) connTimedOut(info *h1conn, while string, context []byte) {
 		}
 		context = []byte(", server: " + server)
 	}
-	s.errLog.Write(conf.LevelInfo, info.ID, "client timed out (110: Connection timed out) while "+while+
+	s.site().ConnErrorLog(info.Group).Write(conf.LevelInfo, info.ID, "client timed out (110: Connection timed out) while "+while+
 		", client: "+info.RemoteText+string(context))
 }
 

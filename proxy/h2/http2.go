@@ -162,7 +162,7 @@ func (s *Adapter) Serve(c net.Conn, info *proxy.ConnInfo) {
 		if !info.Unix {
 			server = net.JoinHostPort(info.LocalText, info.Port)
 		}
-		s.errLog.Write(conf.LevelInfo, info.ID, guard.reason+" while processing HTTP/2 connection, client: "+
+		s.site().ConnErrorLog(info.Group).Write(conf.LevelInfo, info.ID, guard.reason+" while processing HTTP/2 connection, client: "+
 			info.RemoteText+", server: "+server)
 	}
 }
