@@ -146,19 +146,60 @@ func (rt *Site) appendLogLine(b *buffer.Buffer, r *Request, lf *conf.LogFormat) 
 			b.AppendString(p.Lit)
 			continue
 		}
-		v := rt.varValue(r, p.Var)
-		switch lf.Escape {
-		case "json":
-			appendJSONEscaped(b, v)
-		case "none":
-			b.AppendString(v)
-		default:
-			if v == "" && defaultDash(p.Var) {
-				b.AppendByte('-')
-				continue
-			}
-			appendDefaultEscaped(b, v)
+		if p.Var.Kind == conf.VarBuiltin && rt.appendLogVar(b, r, p.Var.ID, lf.Escape) {
+			continue
 		}
+		v := rt.varValue(r, p.Var)
+		if v == "" && lf.Escape != "json" && lf.Escape != "none" && defaultDash(p.Var) {
+			b.AppendByte('-')
+			continue
+		}
+		appendLogEscaped(b, v, lf.Escape)
+	}
+}
+
+// appendLogVar appends the variables of the common log formats that
+// varValue would make a string for ($status, $body_bytes_sent,
+// $bytes_sent, $request), escaped as escape asks, and reports whether id
+// is one of them. Numbers need no escaping; $request's parts are escaped
+// one by one, which is its escaping, as each byte escapes alone.
+func (rt *Site) appendLogVar(b *buffer.Buffer, r *Request, id conf.VarID, escape string) bool {
+	switch id {
+	case conf.VarStatus:
+		if r.resp == nil || r.resp.Status == 0 {
+			b.AppendString("000")
+		} else {
+			b.AppendInt(int64(r.resp.Status))
+		}
+	case conf.VarBodyBytesSent:
+		b.AppendInt(r.bodySent)
+	case conf.VarBytesSent:
+		b.AppendInt(r.bodySent + r.headerBytes())
+	case conf.VarRequest:
+		m := r.mainRequest()
+		if m.Method == "" {
+			return true // no request line was read (nginx logs "")
+		}
+		appendLogEscaped(b, m.Method, escape)
+		b.AppendByte(' ')
+		appendLogEscaped(b, m.RawTarget, escape)
+		b.AppendByte(' ')
+		appendLogEscaped(b, m.Proto, escape)
+	default:
+		return false
+	}
+	return true
+}
+
+// appendLogEscaped appends s escaped as a log_format's escape= asks.
+func appendLogEscaped(b *buffer.Buffer, s, escape string) {
+	switch escape {
+	case "json":
+		appendJSONEscaped(b, s)
+	case "none":
+		b.AppendString(s)
+	default:
+		appendDefaultEscaped(b, s)
 	}
 }
 

@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"edge/conf"
+
 	"go.uber.org/zap/buffer"
 )
 
@@ -44,7 +46,7 @@ var logBenchRequestHeaders = benchHeaders{
 // servedLogRequest compiles logBenchConf in a temporary directory and
 // serves GET path (a 1 KiB file), returning the site and the request
 // as the log phase sees it.
-func servedLogRequest(b *testing.B, path string) (*Site, *Request) {
+func servedLogRequest(b testing.TB, path string) (*Site, *Request) {
 	b.Helper()
 	root := b.TempDir()
 	for _, d := range []string{"html/combined", "html/json", "logs"} {
@@ -121,6 +123,31 @@ func TestLogEscapes(t *testing.T) {
 		appendJSONEscaped(&b, tc.in)
 		if got := b.String(); got != tc.json {
 			t.Errorf("json escape of %q = %q, want %q", tc.in, got, tc.json)
+		}
+	}
+}
+
+// The variables a log line appends without making their strings
+// (appendLogVar) read as varValue's strings escaped would: for each
+// escape mode, a request line with bytes every mode escapes, and a
+// request without a line or a response.
+func TestLogVarsAsVarValue(t *testing.T) {
+	rt, r := servedLogRequest(t, "/combined/1k.txt")
+	odd := *r
+	odd.RawTarget = "/a\"b\\c\x01\xc3\xa9?q= 1"
+	bare := &Request{resp: &Response{}}
+	for _, req := range []*Request{r, &odd, bare} {
+		for _, escape := range []string{"default", "json", "none", ""} {
+			for _, id := range []conf.VarID{conf.VarStatus, conf.VarBodyBytesSent, conf.VarBytesSent, conf.VarRequest} {
+				var fast, slow buffer.Buffer
+				if !rt.appendLogVar(&fast, req, id, escape) {
+					t.Fatalf("variable %d is not appended directly", id)
+				}
+				appendLogEscaped(&slow, rt.builtin(req, id), escape)
+				if fast.String() != slow.String() {
+					t.Errorf("%q, escape %q, variable %d: %q, varValue's %q", req.RawTarget, escape, id, fast.String(), slow.String())
+				}
+			}
 		}
 	}
 }

@@ -112,10 +112,10 @@ func (rt *Site) varValue(r *Request, v *conf.VarRef) string {
 // headerVar is $http_NAME; several Cookie or X-Forwarded-For lines are
 // joined like nginx does ("; " and ", ").
 func headerVar(r *Request, name string) string {
-	switch strings.ToLower(name) {
-	case "cookie", "x-forwarded-for":
+	cookie := len(name) == len("cookie") && strings.EqualFold(name, "cookie")
+	if cookie || len(name) == len("x-forwarded-for") && strings.EqualFold(name, "x-forwarded-for") {
 		sep := ", "
-		if strings.EqualFold(name, "cookie") {
+		if cookie {
 			sep = "; "
 		}
 		var vals []string
