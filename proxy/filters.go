@@ -143,12 +143,14 @@ func (rt *Site) headersFilter(r *Request) {
 			continue
 		}
 		v := rt.eval(r, h.Value)
-		switch strings.ToLower(h.Name) {
-		case "cache-control":
+		// EqualFold, not a switch on ToLower: that made a string a request
+		// for each name with a capital ("X-Cache").
+		switch {
+		case strings.EqualFold(h.Name, "cache-control"):
 			if v != "" {
 				resp.Header.Add(h.Name, v)
 			}
-		case "last-modified", "etag":
+		case strings.EqualFold(h.Name, "last-modified"), strings.EqualFold(h.Name, "etag"):
 			if v == "" {
 				resp.Header.Del(h.Name)
 			} else {
