@@ -10,6 +10,7 @@ package proxy
 
 import (
 	"fmt"
+	"strings"
 
 	"go.uber.org/zap/buffer"
 
@@ -23,8 +24,55 @@ type requestLog struct {
 	l *logs.ErrorLog
 	// levels are the error logs of the http, server and location levels
 	// that name their own (conf.LocConf.ErrorLogs), by the list's first
-	// entry, which the levels that inherit the list share.
+	// entry, which the levels that inherit the list share; byText has
+	// them by what the list says, for a list of an earlier plan (a
+	// connection accepted before a reload still names its servers).
 	levels map[*conf.ErrorLog]*logs.ErrorLog
+	byText map[string]*logs.ErrorLog
+}
+
+// errorLogsText names a list of error_log destinations by what it says.
+func errorLogsText(list []conf.ErrorLog) string {
+	var b strings.Builder
+	for _, e := range list {
+		b.WriteString(e.Path)
+		b.WriteByte(0)
+		b.WriteString(e.Level.String())
+		b.WriteByte(0)
+	}
+	return b.String()
+}
+
+// add opens the error log of a level's own list, once per list.
+func (rl requestLog) add(list []conf.ErrorLog, files *logs.Files) error {
+	if len(list) == 0 || rl.levels[&list[0]] != nil {
+		return nil
+	}
+	text := errorLogsText(list)
+	if l := rl.byText[text]; l != nil {
+		rl.levels[&list[0]] = l
+		return nil
+	}
+	l, err := logs.NewErrorLog(list, files)
+	if err != nil {
+		return err
+	}
+	rl.levels[&list[0]], rl.byText[text] = l, l
+	return nil
+}
+
+// forList is the error log of a level's list (nil: the main level's).
+func (rl requestLog) forList(list []conf.ErrorLog) *logs.ErrorLog {
+	if len(list) == 0 {
+		return rl.l
+	}
+	if l := rl.levels[&list[0]]; l != nil {
+		return l
+	}
+	if l := rl.byText[errorLogsText(list)]; l != nil {
+		return l
+	}
+	return rl.l
 }
 
 func (rl requestLog) logf(r *Request, level conf.Level, format string, args ...any) {
@@ -46,18 +94,22 @@ func (rl requestLog) logf(r *Request, level conf.Level, format string, args ...a
 
 // of is the error log r's messages go to, as nginx moves a request's
 // connection log to its location's error_log: the location's (its
-// server's before a location is found), else the main level's.
-func (rl requestLog) of(r *Request) *logs.ErrorLog {
-	loc := r.loc
-	if loc == nil && r.srv != nil {
-		loc = r.srv.Loc
+// server's before a location is found), else the main level's. A
+// subrequest logs where its main request does (nginx moves the log for
+// the main request only).
+func (rl requestLog) of(r *Request) *logs.ErrorLog { return rl.forList(rl.lists(r)) }
+
+// lists is the error_log list of r's messages (nil: the main level's).
+func (rl requestLog) lists(r *Request) []conf.ErrorLog {
+	m := r.mainRequest()
+	loc := m.loc
+	if loc == nil && m.srv != nil {
+		loc = m.srv.Loc
 	}
-	if loc != nil && len(loc.ErrorLogs) > 0 {
-		if l := rl.levels[&loc.ErrorLogs[0]]; l != nil {
-			return l
-		}
+	if loc == nil {
+		return nil
 	}
-	return rl.l
+	return loc.ErrorLogs
 }
 
 // AppendRequestContext appends the part of nginx's context of an error

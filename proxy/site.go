@@ -53,7 +53,7 @@ func NewSite(plan *conf.Plan, shared *Shared) (*Site, error) {
 		plan:          plan,
 		files:         shared.files,
 		errLog:        shared.errLog,
-		log:           requestLog{l: shared.errLog, levels: map[*conf.ErrorLog]*logs.ErrorLog{}},
+		log:           requestLog{l: shared.errLog, levels: map[*conf.ErrorLog]*logs.ErrorLog{}, byText: map[string]*logs.ErrorLog{}},
 		now:           shared.now,
 		accessWriters: map[*conf.AccessLog]zapcore.WriteSyncer{},
 		accessSyslogs: map[*conf.AccessLog]*logs.Peer{},
@@ -69,12 +69,8 @@ func NewSite(plan *conf.Plan, shared *Shared) (*Site, error) {
 	}
 	seen := map[*conf.AccessLog]bool{}
 	err := plan.EachLocation(func(l *conf.Location) error {
-		if len(l.ErrorLogs) > 0 && rt.log.levels[&l.ErrorLogs[0]] == nil {
-			el, err := logs.NewErrorLog(l.ErrorLogs, shared.logFiles)
-			if err != nil {
-				return err
-			}
-			rt.log.levels[&l.ErrorLogs[0]] = el
+		if err := rt.log.add(l.ErrorLogs, shared.logFiles); err != nil {
+			return err
 		}
 		for _, al := range l.AccessLogs {
 			if seen[al] {

@@ -52,17 +52,23 @@ func (rt *Site) Now() time.Time { return rt.now() }
 func (rt *Site) ErrorLog() *logs.ErrorLog { return rt.errLog }
 
 // ConnErrorLog is where a connection of g logs what concerns no request
-// (a client that timed out, an HTTP/2 flood): its default server's
-// error_log, as nginx starts a connection's log there, else the main
-// level's.
+// (a client that timed out, an HTTP/2 flood, a failed handshake): its
+// default server's error_log, as nginx starts a connection's log there,
+// else the main level's. g may be an earlier plan's.
 func (rt *Site) ConnErrorLog(g *conf.ListenGroup) *logs.ErrorLog {
-	if g != nil && g.Default != nil {
-		if l := rt.log.of(&Request{srv: g.Default}); l != nil {
-			return l
-		}
+	if g == nil || g.Default == nil || g.Default.Loc == nil {
+		return rt.errLog
 	}
-	return rt.errLog
+	return rt.log.forList(g.Default.Loc.ErrorLogs)
 }
+
+// RequestErrorLogs is the error_log list r's messages go to (nil: the
+// main level's), for ErrorLogOf once r has ended (see requestLog.of).
+func (rt *Site) RequestErrorLogs(r *Request) []conf.ErrorLog { return rt.log.lists(r) }
+
+// ErrorLogOf is the error log of a level's error_log list (nil: the main
+// level's), in this site or an earlier one.
+func (rt *Site) ErrorLogOf(list []conf.ErrorLog) *logs.ErrorLog { return rt.log.forList(list) }
 
 // TLS is the site's TLS termination; nil without ssl listeners or
 // ACME.

@@ -217,7 +217,8 @@ func (s *Adapter) runHTTP1(c net.Conn, info *h1conn) bool {
 	if info.parking {
 		info.parking = false
 		info.requestsBase = info.lastRequests
-		info.lastRequest = nil  // no response is being written: no log line needs it
+		info.lastRequest = nil // no response is being written: no log line needs it
+		info.lastLog = nil
 		info.head.scratch = nil // a large read's copy is not kept while parked
 		if ec, ok := c.(*tcpEdgeConn); ok && ec.parker.park(ec) {
 			return true // c is no more: the parker holds what is kept of it
@@ -249,9 +250,10 @@ func (s *Adapter) connError(info *h1conn, err error) {
 }
 
 // connTimedOut logs at info, as nginx words it, a client that timed out.
-// context names the request (proxy.AppendRequestContext); without one,
-// "server: " is the listening address, as in nginx's line for a
-// connection that had no request.
+// context names the request (proxy.AppendRequestContext), whose error log
+// it goes to; without one, "server: " is the listening address, as in
+// nginx's line for a connection that had no request, and it goes to the
+// default server's log.
 func (s *Adapter) connTimedOut(info *h1conn, while string, context []byte) {
 	if len(context) == 0 {
 		server := "unix:"
@@ -260,7 +262,11 @@ func (s *Adapter) connTimedOut(info *h1conn, while string, context []byte) {
 		}
 		context = []byte(", server: " + server)
 	}
-	s.site().ConnErrorLog(info.Group).Write(conf.LevelInfo, info.ID, "client timed out (110: Connection timed out) while "+while+
+	log := s.site().ConnErrorLog(info.Group)
+	if len(context) > 0 && info.lastLog != nil {
+		log = s.site().ErrorLogOf(info.lastLog)
+	}
+	log.Write(conf.LevelInfo, info.ID, "client timed out (110: Connection timed out) while "+while+
 		", client: "+info.RemoteText+string(context))
 }
 
@@ -363,6 +369,7 @@ func writeHTTP1(rt *proxy.Site, ctx Ctx, info *h1conn, r *proxy.Request) {
 		info.lastRequest = info.lastRequestBuf[:0]
 	}
 	info.lastRequest = proxy.AppendRequestContext(info.lastRequest[:0], r)
+	info.lastLog = rt.RequestErrorLogs(r)
 	if resp.Drop {
 		ctx.NoResponse()
 		rt.Done(r, 0)

@@ -16,6 +16,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"edge/conf"
 	"edge/internal/rawio"
 	"edge/proxy"
 )
@@ -59,6 +60,10 @@ type h1conn struct {
 	// nothing it was three allocations per connection.
 	lastRequest    []byte
 	lastRequestBuf [104]byte
+	// lastLog is that request's error log (its location's error_log), where
+	// the send_timeout line goes, as nginx's goes to the request's log:
+	// its list, found in the site when the line is written.
+	lastLog []conf.ErrorLog
 	// sendsFiles: the connection's ReadFrom sends files with sendfile
 	// (tcpEdgeConn), so a body with a file mirror goes from its file
 	// (mirror, proxy.FileMirror).

@@ -1,6 +1,8 @@
 package listen_test
 
 import (
+	"io"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -15,57 +17,93 @@ import (
 // location, else of its server, else of http, else of the main level,
 // as nginx moves a request's log to its location's; a level with its own
 // error_log replaces its parent's, and each destination keeps its own
-// level. Messages of no request stay in the main level's.
+// level. A subrequest logs where its main request does, and a
+// connection accepted before a reload logs where the new plan's same
+// level does. Messages of no request stay in the main level's.
 func TestErrorLogPerLevel(t *testing.T) {
-	root := plantest.Root(t, map[string]string{"index.html": "x"})
+	root := plantest.Root(t, map[string]string{"index.html": "x", "ssi/page.html": `<!--# include virtual="/inc/missing" -->`})
 	logs := filepath.Join(root, "logs")
-	plan := plantest.Load(t, root, `error_log `+logs+`/main.log;
+	text := `error_log ` + logs + `/main.log;
 events {}
 http {
     access_log off;
-    error_log `+logs+`/http.log;
+    error_log ` + logs + `/http.log;
     server {
         listen 127.0.0.1:8080;
         server_name a;
-        root `+root+`/html;
-        error_log `+logs+`/server.log;
+        root ` + root + `/html;
+        error_log ` + logs + `/server.log info;
         location /loc/ {
-            error_log `+logs+`/loc.log;
-            error_log `+logs+`/loc-crit.log crit;
+            error_log ` + logs + `/loc.log;
+            error_log ` + logs + `/loc-crit.log crit;
         }
         location /quiet/ {
             log_not_found off;
+        }
+        location /ssi/ {
+            ssi on;
+        }
+        location /inc/ {
+            error_log ` + logs + `/inc.log;
         }
     }
     server {
         listen 127.0.0.1:8080;
         server_name b;
-        root `+root+`/html;
+        root ` + root + `/html;
     }
 }
-`)
-	addr := servetest.Serve(t, plan)
+`
+	s, addr := servetest.Start(t, plantest.Load(t, root, text))
+	// A connection of the first plan, used after the reload below.
+	early, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer early.Close()
+	if _, err := early.Write([]byte("GET /kept HTTP/1.1\r\nHost: a\r\n\r\n")); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Apply(plantest.Load(t, root, text)); err != nil {
+		t.Fatal(err)
+	}
 	for _, req := range []string{
 		"GET /loc/missing HTTP/1.0\r\nHost: a\r\n\r\n",
 		"GET /server-missing HTTP/1.0\r\nHost: a\r\n\r\n",
 		"GET /quiet/missing HTTP/1.0\r\nHost: a\r\n\r\n",
 		"GET /http-missing HTTP/1.0\r\nHost: b\r\n\r\n",
+		"GET /ssi/page.html HTTP/1.0\r\nHost: a\r\n\r\n",
 	} {
 		received(t, addr, req)
 	}
-	want := map[string]string{
-		"loc.log":    "/loc/missing",
-		"server.log": "/server-missing",
-		"http.log":   "/http-missing",
+	// The kept connection's next request is served by the new plan; one
+	// its head names a bad length for is refused before its server is
+	// found, and is logged at its connection's default server's.
+	if _, err := early.Write([]byte("GET /again HTTP/1.1\r\nHost: a\r\nContent-Length: x\r\n\r\n")); err != nil {
+		t.Fatal(err)
 	}
-	for file, uri := range want {
-		lines := errorLines(t, filepath.Join(logs, file), 1)
-		if len(lines) != 1 || !strings.Contains(lines[0], `"GET `+uri+` HTTP/1.0"`) || !strings.Contains(lines[0], "[error]") {
-			t.Errorf("%s holds %q, want the one error of %s", file, lines, uri)
+	early.SetReadDeadline(time.Now().Add(5 * time.Second))
+	io.Copy(io.Discard, early)
+	want := map[string][]string{
+		"loc.log":    {"GET /loc/missing "},
+		"server.log": {"GET /kept ", "GET /server-missing ", `subrequest: "/inc/missing"`, "client sent invalid request"},
+		"http.log":   {"GET /http-missing "},
+	}
+	for file, parts := range want {
+		lines := errorLines(t, filepath.Join(logs, file), len(parts))
+		if len(lines) != len(parts) {
+			t.Errorf("%s holds %q, want %d lines", file, lines, len(parts))
+			continue
+		}
+		for i, part := range parts {
+			if !strings.Contains(lines[i], part) || !strings.Contains(lines[i], "[") {
+				t.Errorf("%s line %d is %q, want %q in it", file, i+1, lines[i], part)
+			}
 		}
 	}
-	// No request's error reached the main log, nor a crit-only one.
-	for _, file := range []string{"main.log", "loc-crit.log"} {
+	// No request's error reached the main log, nor a crit-only one, nor
+	// the log of the subrequest's location.
+	for _, file := range []string{"main.log", "loc-crit.log", "inc.log"} {
 		b, _ := os.ReadFile(filepath.Join(logs, file))
 		if strings.Contains(string(b), "[error]") {
 			t.Errorf("%s holds a request's error: %q", file, b)

@@ -42,10 +42,10 @@ func (s *Server) readProxyHeader(rt *proxy.Site, c net.Conn, info *proxy.ConnInf
 	switch {
 	case errors.As(err, &he):
 		if he.Msg != "" {
-			rt.ErrorLog().Write(conf.LevelError, info.ID, he.Msg+" while reading PROXY protocol"+ctx)
+			rt.ConnErrorLog(info.Group).Write(conf.LevelError, info.ID, he.Msg+" while reading PROXY protocol"+ctx)
 		}
 	case errors.Is(err, os.ErrDeadlineExceeded):
-		rt.ErrorLog().Write(conf.LevelInfo, info.ID, "client timed out (110: Connection timed out) while reading PROXY protocol"+ctx)
+		rt.ConnErrorLog(info.Group).Write(conf.LevelInfo, info.ID, "client timed out (110: Connection timed out) while reading PROXY protocol"+ctx)
 	}
 	return nil, false
 }

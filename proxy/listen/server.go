@@ -359,6 +359,15 @@ func errnoOf(err error) int {
 	return 0
 }
 
+// listenerLog is where l's own lines go: its default server's error_log,
+// as nginx's listening socket logs there (ls->logp), else the main one.
+func (s *Server) listenerLog(l *listener) *logs.ErrorLog {
+	if rt := s.rt.Load(); rt != nil {
+		return rt.ConnErrorLog(l.group.Load())
+	}
+	return s.shared.ErrorLog()
+}
+
 // accept serves one listener until it is closed.
 func (s *Server) accept(l *listener) {
 	defer close(l.done)
@@ -376,7 +385,7 @@ func (s *Server) accept(l *listener) {
 				delay = time.Second
 			}
 			// nginx's words: "accept4() failed (24: Too many open files)".
-			s.shared.ErrorLog().Logf(conf.LevelCrit, "accept4() failed (%s)", logs.ErrnoText(err))
+			s.listenerLog(l).Logf(conf.LevelCrit, "accept4() failed (%s)", logs.ErrnoText(err))
 			time.Sleep(delay)
 			continue
 		}
@@ -387,7 +396,7 @@ func (s *Server) accept(l *listener) {
 		default:
 			// worker_connections reached: nginx logs this and drops the
 			// connection.
-			s.shared.ErrorLog().Logf(conf.LevelAlert, "%d worker_connections are not enough", cap(sem))
+			s.listenerLog(l).Logf(conf.LevelAlert, "%d worker_connections are not enough", cap(sem))
 			c.Close()
 			continue
 		}
@@ -535,7 +544,7 @@ func (s *Server) serveConn(l *listener, c net.Conn, sem chan struct{}) {
 		conn = &replayConn{Conn: rc, rest: rest}
 	}
 	if g.Listen.SSL {
-		tc, first, err := rt.TLS().Handshake(conn, info.Group, info.Remote.Addr(), rt.ErrorLog())
+		tc, first, err := rt.TLS().Handshake(conn, info.Group, info.Remote.Addr(), rt.ConnErrorLog(info.Group))
 		if errors.Is(err, tlsterm.ErrPlainHTTP) {
 			// nginx serves a plain HTTP request sent to a TLS port far
 			// enough to answer it with its 497 (handle), which error_page
