@@ -33,7 +33,8 @@ import (
 //
 // The pass also counts in f the header lines, those whose name nginx
 // finds invalid, and the place of the Host line, for the header view to
-// drop invalid names and for max_headers (TooManyHeaders). It allocates
+// drop invalid names and for max_headers (TooManyHeaders), and makes the
+// filter of the names the lines have (fastHeaders.names). It allocates
 // nothing.
 func checkRequestHead(r *proxy.Request, info *h1conn, f *fastHeaders, def *conf.Server) int {
 	for i := 0; i < len(r.Method); i++ {
@@ -58,6 +59,7 @@ func checkRequestHead(r *proxy.Request, info *h1conn, f *fastHeaders, def *conf.
 	}
 	raw := f.h.RawHeaders()
 	lines, invalid, underscore := 0, 0, 0
+	names := uint64(namesMade)
 	var te []byte // a Transfer-Encoding's value
 	cl := false   // a Content-Length came
 	for len(raw) > 0 && raw[0] != '\r' && raw[0] != '\n' {
@@ -89,6 +91,9 @@ func checkRequestHead(r *proxy.Request, info *h1conn, f *fastHeaders, def *conf.
 		case i == len("content-length") && strings.EqualFold(b2s(raw[:i]), "content-length"):
 			cl = true
 		}
+		if i > 0 {
+			names |= nameBit(b2s(raw[:i]))
+		}
 		raw = raw[min(end+1, len(raw)):]
 		lines++
 		switch {
@@ -98,7 +103,7 @@ func checkRequestHead(r *proxy.Request, info *h1conn, f *fastHeaders, def *conf.
 			underscore++
 		}
 	}
-	f.lines, f.invalid, f.underscore = lines, invalid, underscore
+	f.lines, f.invalid, f.underscore, f.names = lines, invalid, underscore, names
 	if te != nil {
 		// ngx_http_process_request_header: chunked alone, or nothing.
 		// Both framings at once would let two servers in a chain see two

@@ -79,7 +79,19 @@ func FuzzRequestHead(f *testing.F) {
 					t.Fatalf("head %q: the header view shows %q", data, h.Name)
 				}
 			}
-			_ = r.Header.(*fastHeaders).TooManyHeaders(on, r.Server(), false)
+			fh := r.Header.(*fastHeaders)
+			_ = fh.TooManyHeaders(on, r.Server(), false)
+			// The names filter answers as the engine would, for every
+			// name the head has.
+			plain := *fh
+			plain.names = 0
+			for _, line := range bytes.Split(fh.h.RawHeaders(), []byte("\n")) {
+				if name, _, _ := bytes.Cut(line, []byte(":")); len(name) > 0 {
+					if got, want := fh.Get(string(name)), plain.Get(string(name)); got != want {
+						t.Fatalf("head %q: Get(%q) = %q with the names filter, %q without", data, name, got, want)
+					}
+				}
+			}
 		}
 		for _, srv := range []*conf.Server{headServer(false, false), headServer(true, true)} {
 			if r, _, ok := parseHead(data, srv); ok {
@@ -478,6 +490,38 @@ func TestIPvFuture(t *testing.T) {
 	} {
 		if got := ipvFuture(tc.s); got != tc.ok {
 			t.Errorf("ipvFuture(%q) = %v, want %v", tc.s, got, tc.ok)
+		}
+	}
+}
+
+// The names filter (fastHeaders.names) answers only what the engine's
+// Peek would: every name, present in any case or absent, and the names
+// the engine answers without a line, reads the same with the filter made
+// and without it.
+func TestHeaderNamesFilter(t *testing.T) {
+	srv := headServer(true, false)
+	for _, head := range []string{
+		"GET /a HTTP/1.1\r\nHost: example.com\r\nUser-Agent: ua\r\nIf-None-Match: \"x\"\r\nX-Forwarded-For: 1.2.3.4\r\nx-lower: v\r\nCookie: a=1\r\n\r\n",
+		"GET /a HTTP/1.0\r\n\r\n",
+		"GET http://example.org/a HTTP/1.1\r\nHost: example.com\r\nAccept: */*\r\n\r\n",
+		"POST /a HTTP/1.1\r\nHost: h\r\nContent-Length: 0\r\nContent-Type: text/plain\r\n\r\n",
+	} {
+		r, status, ok := parseHead([]byte(head), srv)
+		if !ok {
+			t.Fatalf("%q: status %d", head, status)
+		}
+		fh := r.Header.(*fastHeaders)
+		if fh.names == 0 {
+			t.Fatalf("%q: no names filter made", head)
+		}
+		plain := *fh
+		plain.names = 0
+		for _, name := range []string{"Host", "host", "User-Agent", "user-agent", "If-None-Match", "IF-NONE-MATCH",
+			"If-Modified-Since", "If-Match", "Range", "X-Forwarded-For", "X-Lower", "Cookie", "Connection",
+			"Content-Length", "Content-Type", "Accept", "Accept-Encoding", "Via", "Referer", "X"} {
+			if got, want := fh.Get(name), plain.Get(name); got != want {
+				t.Errorf("%q: Get(%q) = %q with the filter, %q without", head, name, got, want)
+			}
 		}
 	}
 }
