@@ -108,6 +108,16 @@ func headerCtx(h *fasthttp.RequestHeader) *fasthttp.RequestCtx {
 const ctxHeaderOffset = unsafe.Offsetof((*fasthttp.RequestCtx)(nil).Request) +
 	unsafe.Offsetof((*fasthttp.Request)(nil).Header)
 
+// idleWait is how long the engine waits for a kept connection's next
+// request: the deadline it asks for then is its clock plus this
+// (fasthttp's idleTimeout, ReadTimeout without an IdleTimeout).
+func (s *Server) idleWait() time.Duration {
+	if s.fs.IdleTimeout > 0 {
+		return s.fs.IdleTimeout
+	}
+	return s.fs.ReadTimeout
+}
+
 // ServeConn serves c to its end.
 func (s *Server) ServeConn(c net.Conn) error { return s.fs.ServeConn(c) }
 
