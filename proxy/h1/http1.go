@@ -48,6 +48,9 @@ type fastHeaders struct {
 	// normalizes the name (3.6% of edge's user time serving a cached
 	// page, most of it for If-* lines a request seldom has).
 	names uint64
+	// chunked: the body is chunked, so its trailer fields, which fasthttp
+	// keeps with the headers once the body is read, may answer a Peek.
+	chunked bool
 }
 
 // namesMade marks fastHeaders.names as made.
@@ -81,6 +84,12 @@ func (f *fastHeaders) Get(name string) string {
 		return ""
 	}
 	v := b2s(f.h.Peek(name))
+	// A chunked body's trailer fields are not headers: nginx drops them,
+	// while fasthttp's Peek answers them (and a User-Agent or Trailer made
+	// of them) once the body is read. A value must come from a head line.
+	if v != "" && f.chunked && !engineAnswers(name) && !rawHasHeader(f.h.RawHeaders(), name) {
+		return ""
+	}
 	// fasthttp reports a Content-Length of "0" for a request that sent
 	// none; CGI's CONTENT_LENGTH must then be empty, as with nginx.
 	if v == "0" && strings.EqualFold(name, "Content-Length") && !rawHasHeader(f.h.RawHeaders(), "content-length") {

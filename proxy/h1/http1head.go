@@ -103,7 +103,7 @@ func checkRequestHead(r *proxy.Request, info *h1conn, f *fastHeaders, def *conf.
 			underscore++
 		}
 	}
-	f.lines, f.invalid, f.underscore, f.names = lines, invalid, underscore, names
+	f.lines, f.invalid, f.underscore, f.names, f.chunked = lines, invalid, underscore, names, te != nil
 	if te != nil {
 		// ngx_http_process_request_header: chunked alone, or nothing.
 		// Both framings at once would let two servers in a chain see two

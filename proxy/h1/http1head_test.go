@@ -497,9 +497,30 @@ func TestIPvFuture(t *testing.T) {
 // The names filter (fastHeaders.names) answers only what the engine's
 // Peek would: every name, present in any case or absent, and the names
 // the engine answers without a line, reads the same with the filter made
-// and without it.
+// and without it. A chunked body's trailer fields are never headers, as
+// nginx drops them, with the filter or without.
 func TestHeaderNamesFilter(t *testing.T) {
 	srv := headServer(true, false)
+	r, status, ok := parseHead([]byte("POST /a HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\nSec-Ch-Ua: x\r\n\r\n"), srv)
+	if !ok {
+		t.Fatalf("chunked head: status %d", status)
+	}
+	fh := r.Header.(*fastHeaders)
+	trailer := "X-Trail: tv\r\nUser-Agent: uatrail\r\nReferer: http://r/\r\n\r\n"
+	if err := fh.h.h.ReadTrailer(bufio.NewReader(strings.NewReader(trailer))); err != nil {
+		t.Fatal(err)
+	}
+	plain := *fh
+	plain.names = 0
+	for _, name := range []string{"X-Trail", "User-Agent", "Referer", "Trailer"} {
+		if got, engine := fh.Get(name), plain.Get(name); got != "" || engine != "" {
+			t.Errorf("Get(%q) = %q with the filter, %q without, after the trailer: want none", name, got, engine)
+		}
+	}
+	if got := fh.Get("Sec-Ch-Ua"); got != "x" {
+		t.Errorf("Get(Sec-Ch-Ua) = %q, want the head's x", got)
+	}
+
 	for _, head := range []string{
 		"GET /a HTTP/1.1\r\nHost: example.com\r\nUser-Agent: ua\r\nIf-None-Match: \"x\"\r\nX-Forwarded-For: 1.2.3.4\r\nx-lower: v\r\nCookie: a=1\r\n\r\n",
 		"GET /a HTTP/1.0\r\n\r\n",
