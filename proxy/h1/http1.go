@@ -304,9 +304,10 @@ func (s *Adapter) connTimedOut(info *h1conn, while string, context []byte) {
 		}
 		context = []byte(", server: " + server)
 	}
-	log := s.site().ConnErrorLog(info.Group)
+	rt := s.site()
+	log := rt.ConnErrorLog(info.Group)
 	if len(context) > 0 && info.lastLog != nil {
-		log = s.site().ErrorLogOf(info.lastLog)
+		log = rt.ErrorLogOf(info.lastLog)
 	}
 	log.Write(conf.LevelInfo, info.ID, "client timed out (110: Connection timed out) while "+while+
 		", client: "+info.RemoteText+string(context))

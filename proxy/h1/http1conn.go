@@ -596,8 +596,12 @@ func (c *otherEdgeConn) SetReadDeadline(t time.Time) error {
 // user time on a kept connection).
 func (info *h1conn) readDeadline(t time.Time) (deadline, now time.Time) {
 	if info.Keepalive > 0 && !t.IsZero() && info.Idle.Load() {
-		if info.h1 != nil && info.h1.idleWait() > 0 {
-			now = t.Add(-info.h1.idleWait())
+		var wait time.Duration
+		if info.h1 != nil {
+			wait = info.h1.idleWait()
+		}
+		if wait > 0 {
+			now = t.Add(-wait)
 		} else {
 			now = time.Now()
 		}

@@ -44,10 +44,9 @@ func TestMirrorClosedFileWritesBytes(t *testing.T) {
 	}
 }
 
-// sendThrough sends n bytes of m through a plain-TCP connection's
-// ReadFrom, as the engine does (under an io.LimitedReader), and returns
-// what the other end read.
-func sendThrough(t *testing.T, m *mirrorSection, n int64) []byte {
+// tcpEdgePair is a loopback connection's server end as the plain-TCP
+// wrapper the engine serves, and its client end; both close when t ends.
+func tcpEdgePair(t *testing.T) (*tcpEdgeConn, net.Conn) {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -58,15 +57,24 @@ func sendThrough(t *testing.T, m *mirrorSection, n int64) []byte {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer client.Close()
+	t.Cleanup(func() { client.Close() })
 	sc, err := ln.Accept()
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer sc.Close()
+	t.Cleanup(func() { sc.Close() })
 	ec := &tcpEdgeConn{TCPConn: sc.(*net.TCPConn)}
 	ec.info = ec.st.init(&proxy.ConnInfo{})
 	ec.raw.Init(sc, "tcp")
+	return ec, client
+}
+
+// sendThrough sends n bytes of m through a plain-TCP connection's
+// ReadFrom, as the engine does (under an io.LimitedReader), and returns
+// what the other end read.
+func sendThrough(t *testing.T, m *mirrorSection, n int64) []byte {
+	t.Helper()
+	ec, client := tcpEdgePair(t)
 	done := make(chan []byte)
 	go func() {
 		client.SetReadDeadline(time.Now().Add(10 * time.Second))
@@ -77,7 +85,7 @@ func sendThrough(t *testing.T, m *mirrorSection, n int64) []byte {
 	if err != nil || sent != n {
 		t.Errorf("ReadFrom: %d of %d bytes (%v)", sent, n, err)
 	}
-	sc.Close()
+	ec.TCPConn.Close()
 	return <-done
 }
 
@@ -85,24 +93,7 @@ func sendThrough(t *testing.T, m *mirrorSection, n int64) []byte {
 // lazy read deadline: an armed deadline earlier than the wanted one
 // does not end the copy (*net.TCPConn's own WriteTo would end it).
 func TestTCPConnCopyReadsThroughRaw(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	client, err := net.Dial("tcp", ln.Addr().String())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer client.Close()
-	sc, err := ln.Accept()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer sc.Close()
-	ec := &tcpEdgeConn{TCPConn: sc.(*net.TCPConn)}
-	ec.info = ec.st.init(&proxy.ConnInfo{})
-	ec.raw.Init(sc, "tcp")
+	ec, client := tcpEdgePair(t)
 	ec.raw.SetReadDeadline(time.Now().Add(20 * time.Millisecond))
 	ec.raw.SetReadDeadline(time.Now().Add(10 * time.Second)) // lazy: noted only
 	go func() {

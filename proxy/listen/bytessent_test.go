@@ -123,16 +123,16 @@ func keptReceived(t *testing.T, addr, req string, n int) []int {
 	return out
 }
 
-// logLines waits for n lines in the access log and returns them.
+// logLines waits for n lines in a log file and returns them.
 func logLines(t *testing.T, path string, n int) []string {
 	t.Helper()
 	var lines []string
 	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
 		b, _ := os.ReadFile(path)
-		if lines = strings.Split(strings.TrimSuffix(string(b), "\n"), "\n"); len(lines) >= n {
+		if lines = strings.Split(strings.TrimSuffix(string(b), "\n"), "\n"); len(b) > 0 && len(lines) >= n {
 			return lines
 		}
 	}
-	t.Fatalf("the access log holds %d lines, want %d: %q", len(lines), n, lines)
+	t.Fatalf("%s holds %d lines, want %d: %q", filepath.Base(path), len(lines), n, lines)
 	return nil
 }

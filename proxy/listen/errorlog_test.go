@@ -90,7 +90,7 @@ http {
 		"http.log":   {"GET /http-missing "},
 	}
 	for file, parts := range want {
-		lines := errorLines(t, filepath.Join(logs, file), len(parts))
+		lines := logLines(t, filepath.Join(logs, file), len(parts))
 		if len(lines) != len(parts) {
 			t.Errorf("%s holds %q, want %d lines", file, lines, len(parts))
 			continue
@@ -109,17 +109,4 @@ http {
 			t.Errorf("%s holds a request's error: %q", file, b)
 		}
 	}
-}
-
-// errorLines waits for n lines in an error log and returns them.
-func errorLines(t *testing.T, path string, n int) []string {
-	t.Helper()
-	var lines []string
-	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
-		b, _ := os.ReadFile(path)
-		if lines = strings.FieldsFunc(string(b), func(r rune) bool { return r == '\n' }); len(lines) >= n {
-			return lines
-		}
-	}
-	return lines
 }
