@@ -1,8 +1,10 @@
 package listen_test
 
 import (
+	"bufio"
 	"io"
 	"net"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -64,6 +66,20 @@ http {
 	if _, err := early.Write([]byte("GET /kept HTTP/1.1\r\nHost: a\r\n\r\n")); err != nil {
 		t.Fatal(err)
 	}
+	// Its answer is read before the other requests go, so that its line
+	// comes first in server.log (under the race detector it was once
+	// served after them).
+	early.SetReadDeadline(time.Now().Add(5 * time.Second))
+	br := bufio.NewReader(early)
+	resp, err := http.ReadResponse(br, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 404 {
+		t.Fatalf("GET /kept: %d, want 404", resp.StatusCode)
+	}
 	if err := s.Apply(plantest.Load(t, root, text)); err != nil {
 		t.Fatal(err)
 	}
@@ -83,7 +99,7 @@ http {
 		t.Fatal(err)
 	}
 	early.SetReadDeadline(time.Now().Add(5 * time.Second))
-	io.Copy(io.Discard, early)
+	io.Copy(io.Discard, br)
 	want := map[string][]string{
 		"loc.log":    {"GET /loc/missing "},
 		"server.log": {"GET /kept ", "GET /server-missing ", `subrequest: "/inc/missing"`, "client sent invalid request"},
