@@ -121,7 +121,7 @@ func (fs *Files) Open(path string, bufSize int, flush time.Duration) (zapcore.Wr
 	}
 	f, err := openLogFile(path)
 	if err != nil {
-		return nil, fmt.Errorf("open() \"%s\" failed (%v)", path, unwrapPathErr(err))
+		return nil, fmt.Errorf("open() \"%s\" failed (%s)", path, ErrnoText(err))
 	}
 	lf := &logFile{path: path, f: f, fs: fs}
 	lf.out = lf
@@ -131,13 +131,6 @@ func (fs *Files) Open(path string, bufSize int, flush time.Duration) (zapcore.Wr
 	}
 	fs.files[key] = lf
 	return lf.out, nil
-}
-
-func unwrapPathErr(err error) error {
-	if pe, ok := err.(*os.PathError); ok {
-		return pe.Err
-	}
-	return err
 }
 
 // Reopen reopens every file (after logrotate moved them away).
