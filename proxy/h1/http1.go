@@ -84,10 +84,7 @@ func (f *fastHeaders) Get(name string) string {
 		return ""
 	}
 	v := b2s(f.h.Peek(name))
-	// A chunked body's trailer fields are not headers: nginx drops them,
-	// while fasthttp's Peek answers them (and a User-Agent or Trailer made
-	// of them) once the body is read. A value must come from a head line.
-	if v != "" && f.chunked && !engineAnswers(name) && !rawHasHeader(f.h.RawHeaders(), name) {
+	if v != "" && f.fromTrailer(name) {
 		return ""
 	}
 	// fasthttp reports a Content-Length of "0" for a request that sent
@@ -96,6 +93,15 @@ func (f *fastHeaders) Get(name string) string {
 		return ""
 	}
 	return v
+}
+
+// fromTrailer reports a name the engine answers from a chunked body's
+// trailer alone. Trailer fields are not headers: nginx drops them, while
+// fasthttp, once the body is read, answers them (and a User-Agent or a
+// Trailer made of them) with the headers, to Peek and in All. A header
+// must come from a head line.
+func (f *fastHeaders) fromTrailer(name string) bool {
+	return f.chunked && !engineAnswers(name) && !rawHasHeader(f.h.RawHeaders(), name)
 }
 
 // b2s views bytes as a string without copying; valid while the bytes are.
@@ -121,7 +127,7 @@ func rawHasHeader(raw []byte, name string) bool {
 func (f *fastHeaders) AppendAll(dst []proxy.HeaderKV) []proxy.HeaderKV {
 	drop, underscores := f.dropsInvalid()
 	for k, v := range f.h.All() {
-		if drop && proxy.InvalidHeaderName(b2s(k), underscores) {
+		if drop && proxy.InvalidHeaderName(b2s(k), underscores) || f.fromTrailer(b2s(k)) {
 			continue
 		}
 		// fasthttp adds "Connection: close" to an HTTP/1.0 request and a

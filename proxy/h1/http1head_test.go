@@ -520,6 +520,10 @@ func TestHeaderNamesFilter(t *testing.T) {
 	if got := fh.Get("Sec-Ch-Ua"); got != "x" {
 		t.Errorf("Get(Sec-Ch-Ua) = %q, want the head's x", got)
 	}
+	// Nor are they listed (FastCGI's HTTP_* params, proxy_pass's lines).
+	if all := fh.AppendArrived(nil); len(all) != 3 || all[0].Name != "Host" || all[1].Name != "Transfer-Encoding" || all[2].Name != "Sec-Ch-Ua" {
+		t.Errorf("AppendArrived after the trailer: %q, want the head's Host, Transfer-Encoding, Sec-Ch-Ua", all)
+	}
 
 	for _, head := range []string{
 		"GET /a HTTP/1.1\r\nHost: example.com\r\nUser-Agent: ua\r\nIf-None-Match: \"x\"\r\nX-Forwarded-For: 1.2.3.4\r\nx-lower: v\r\nCookie: a=1\r\n\r\n",
